@@ -1,0 +1,269 @@
+//! Text analysis for legal clauses: the one place where "what is a term" is decided.
+//!
+//! The lexical index and anything that explains or highlights matches must agree on terms, so
+//! there is a single [`Analyzer`] here, and the index crate adapts it to tantivy instead of
+//! configuring tantivy's own filters separately (two configurations drift apart).
+//!
+//! Defaults follow the Lucene `EnglishAnalyzer` setup that the ACORD paper's BM25 reference uses:
+//! split on non-alphanumeric characters, lowercase, drop Lucene's 33 English stop words, Snowball
+//! English stems. Each step can be turned off through [`AnalyzerConfig`].
+
+use rust_stemmers::{Algorithm, Stemmer};
+use serde::{Deserialize, Serialize};
+
+/// Lucene's `EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`.
+///
+/// Note that it contains "no" and "not": for clause retrieval that loses "no event" and
+/// "not exceed" as phrases, but BM25 over single terms gains little from them anyway, and keeping
+/// the reference set makes our numbers comparable with the paper's.
+pub const LUCENE_ENGLISH_STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
+    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "will", "with",
+];
+
+/// Which stop words to drop.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum StopWords {
+    /// Keep every token.
+    None,
+    /// Lucene's English set ([`LUCENE_ENGLISH_STOP_WORDS`]).
+    #[default]
+    LuceneEnglish,
+    /// A custom list (compared after lowercasing).
+    Custom(Vec<String>),
+}
+
+/// How clause and query text become index terms. Persisted with an index so that queries are
+/// analysed exactly as the clauses were.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnalyzerConfig {
+    pub lowercase: bool,
+    pub stop_words: StopWords,
+    /// Snowball English stemming.
+    pub stem: bool,
+    /// Tokens longer than this (in bytes) are dropped: they are base64 blobs or table debris.
+    pub max_token_len: usize,
+}
+
+impl Default for AnalyzerConfig {
+    fn default() -> Self {
+        AnalyzerConfig {
+            lowercase: true,
+            stop_words: StopWords::LuceneEnglish,
+            stem: true,
+            max_token_len: 64,
+        }
+    }
+}
+
+/// A term and where it came from in the original text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Term {
+    pub text: String,
+    /// Byte offsets of the source token in the analysed text.
+    pub start: usize,
+    pub end: usize,
+    /// Position of the token among all tokens (stop words included), as Lucene counts positions.
+    pub position: usize,
+}
+
+/// Turns text into terms according to an [`AnalyzerConfig`]. Cheap to clone.
+pub struct Analyzer {
+    config: AnalyzerConfig,
+    stop_words: Vec<String>,
+    stemmer: Option<Stemmer>,
+}
+
+impl Clone for Analyzer {
+    fn clone(&self) -> Self {
+        Analyzer::new(self.config.clone())
+    }
+}
+
+impl std::fmt::Debug for Analyzer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Analyzer").field("config", &self.config).finish()
+    }
+}
+
+impl Default for Analyzer {
+    fn default() -> Self {
+        Analyzer::new(AnalyzerConfig::default())
+    }
+}
+
+impl Analyzer {
+    pub fn new(config: AnalyzerConfig) -> Self {
+        let mut stop_words: Vec<String> = match &config.stop_words {
+            StopWords::None => Vec::new(),
+            StopWords::LuceneEnglish => LUCENE_ENGLISH_STOP_WORDS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            StopWords::Custom(words) => words.iter().map(|w| w.to_lowercase()).collect(),
+        };
+        stop_words.sort();
+        stop_words.dedup();
+        let stemmer = config.stem.then(|| Stemmer::create(Algorithm::English));
+        Analyzer {
+            config,
+            stop_words,
+            stemmer,
+        }
+    }
+
+    pub fn config(&self) -> &AnalyzerConfig {
+        &self.config
+    }
+
+    fn is_stop_word(&self, token: &str) -> bool {
+        self.stop_words
+            .binary_search_by(|w| w.as_str().cmp(token))
+            .is_ok()
+    }
+
+    /// Calls `emit` for every term of `text`, in order.
+    pub fn for_each_term(&self, text: &str, mut emit: impl FnMut(Term)) {
+        let mut position = 0;
+        for (start, end) in word_spans(text) {
+            let raw = &text[start..end];
+            let token_position = position;
+            position += 1;
+            if raw.len() > self.config.max_token_len {
+                continue;
+            }
+            let lowered;
+            let token = if self.config.lowercase {
+                lowered = raw.to_lowercase();
+                lowered.as_str()
+            } else {
+                raw
+            };
+            if self.is_stop_word(token) {
+                continue;
+            }
+            let text = match &self.stemmer {
+                Some(stemmer) => stemmer.stem(token).into_owned(),
+                None => token.to_owned(),
+            };
+            emit(Term {
+                text,
+                start,
+                end,
+                position: token_position,
+            });
+        }
+    }
+
+    /// The terms of `text`, in order.
+    pub fn terms(&self, text: &str) -> Vec<Term> {
+        let mut out = Vec::new();
+        self.for_each_term(text, |t| out.push(t));
+        out
+    }
+
+    /// Just the term strings, in order (duplicates kept).
+    pub fn term_texts(&self, text: &str) -> Vec<String> {
+        self.terms(text).into_iter().map(|t| t.text).collect()
+    }
+}
+
+/// Byte spans of maximal alphanumeric runs. An apostrophe between letters stays inside the word
+/// and a trailing possessive `'s` is dropped, as Lucene's English possessive filter does, so
+/// "Licensee's" and "Licensee" meet.
+fn word_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c.is_alphanumeric() {
+            if start.is_none() {
+                start = Some(i);
+            }
+            continue;
+        }
+        let is_apostrophe = c == '\'' || c == '\u{2019}';
+        if let (Some(s), true) = (start, is_apostrophe) {
+            if let Some(&(j, next)) = chars.peek() {
+                if next.is_alphanumeric() {
+                    // Possessive: "party's" → "party".
+                    let after = j + next.len_utf8();
+                    let ends_word = text[after..]
+                        .chars()
+                        .next()
+                        .is_none_or(|ch| !ch.is_alphanumeric());
+                    if (next == 's' || next == 'S') && ends_word {
+                        spans.push((s, i));
+                        start = None;
+                        chars.next();
+                    }
+                    continue;
+                }
+            }
+        }
+        if let Some(s) = start.take() {
+            spans.push((s, i));
+        }
+    }
+    if let Some(s) = start {
+        spans.push((s, text.len()));
+    }
+    spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lucene_like_defaults() {
+        let a = Analyzer::default();
+        assert_eq!(
+            a.term_texts("The Licensee's liability shall not exceed the fees paid."),
+            vec!["license", "liabil", "shall", "exceed", "fee", "paid"]
+        );
+    }
+
+    #[test]
+    fn offsets_point_into_the_source() {
+        let a = Analyzer::default();
+        let text = "Indemnification — “Losses”";
+        for t in a.terms(text) {
+            assert!(text.get(t.start..t.end).is_some());
+        }
+        assert_eq!(a.term_texts(text), vec!["indemnif", "loss"]);
+    }
+
+    #[test]
+    fn each_step_can_be_disabled() {
+        let a = Analyzer::new(AnalyzerConfig {
+            lowercase: false,
+            stop_words: StopWords::None,
+            stem: false,
+            max_token_len: 64,
+        });
+        assert_eq!(a.term_texts("The Parties agree"), vec!["The", "Parties", "agree"]);
+        let custom = Analyzer::new(AnalyzerConfig {
+            stop_words: StopWords::Custom(vec!["Shall".into()]),
+            ..AnalyzerConfig::default()
+        });
+        assert_eq!(custom.term_texts("the party shall pay"), vec!["the", "parti", "pay"]);
+    }
+
+    #[test]
+    fn numbers_and_long_tokens() {
+        let a = Analyzer::default();
+        assert_eq!(a.term_texts("twelve (12) months"), vec!["twelv", "12", "month"]);
+        let blob = "x".repeat(100);
+        assert!(a.term_texts(&blob).is_empty());
+    }
+
+    #[test]
+    fn positions_count_stop_words() {
+        let a = Analyzer::default();
+        let positions: Vec<usize> = a.terms("cap on liability").iter().map(|t| t.position).collect();
+        assert_eq!(positions, vec![0, 2]);
+    }
+}
