@@ -181,6 +181,9 @@ pub fn read_queries(path: &Path) -> Result<Vec<Query>> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Qrels {
     by_query: BTreeMap<String, HashMap<String, i32>>,
+    /// Where each query's first judgement was read, for messages about that query.
+    first_line: HashMap<String, u64>,
+    source: Option<PathBuf>,
 }
 
 impl Qrels {
@@ -193,6 +196,18 @@ impl Qrels {
             .entry(query.to_owned())
             .or_default()
             .insert(doc.to_owned(), label)
+    }
+
+    /// `file:line` of the first judgement of `query`, when the qrels were read from a file.
+    pub fn location(&self, query: &str) -> Option<String> {
+        let path = self.source.as_ref()?;
+        let line = self.first_line.get(query)?;
+        Some(format!("{}:{line}", path.display()))
+    }
+
+    /// The file the qrels were read from, if any.
+    pub fn source(&self) -> Option<&Path> {
+        self.source.as_deref()
     }
 
     /// Judgements of one query, if it has any.
@@ -266,6 +281,7 @@ pub fn read_qrels(path: &Path) -> Result<Qrels> {
     let s_col =
         column(&headers, &["score", "label", "relevance"]).ok_or_else(|| missing("score"))?;
     let mut qrels = Qrels::new();
+    qrels.source = Some(path.to_path_buf());
     for record in reader.records() {
         let record = record.map_err(|e| csv_error(path, e))?;
         let line = record.position().map(|p| p.line()).unwrap_or(0);
@@ -281,6 +297,7 @@ pub fn read_qrels(path: &Path) -> Result<Qrels> {
         let label: i32 = score.parse().map_err(|_| {
             FormatError::malformed(path, line, format!("score {score:?} is not an integer"))
         })?;
+        qrels.first_line.entry(query.to_owned()).or_insert(line);
         if let Some(previous) = qrels.insert(query, doc, label) {
             if previous != label {
                 return Err(FormatError::malformed(

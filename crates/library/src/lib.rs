@@ -1,1 +1,508 @@
-//! precedent-library
+//! The clause library on disk: BM25 index, clause store and (optionally) clause vectors,
+//! committed together as one *generation*.
+//!
+//! ```text
+//! LIBRARY/
+//!   CURRENT            "gen-000004": the generation readers open
+//!   gen-000004/
+//!     manifest.json    format version, analyzer, clause count, vector model
+//!     lexical/         tantivy index (rows in a fast field)
+//!     clauses.jsonl    clause store + ids.jsonl + clauses.offsets
+//!     vectors/         clause embeddings (when built with a model)
+//! ```
+//!
+//! Why generations: an index is several files that must agree (row numbers in tantivy, in the
+//! clause store and in the vector store). A build or an incremental add writes a complete new
+//! generation beside the current one and only then replaces `CURRENT` with an atomic rename, so a
+//! crash at any point leaves the previous library usable. Tantivy segments are immutable, so an
+//! add hard-links them into the new generation instead of copying.
+//!
+//! This crate knows nothing of models or HTTP: vectors arrive already computed.
+
+mod lexical;
+mod store;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use precedent_formats::CorpusDoc;
+use precedent_text::AnalyzerConfig;
+use serde::{Deserialize, Serialize};
+
+pub use lexical::LexicalIndex;
+pub use store::ClauseStore;
+
+/// Version of the on-disk layout; bumped on incompatible changes so old libraries are refused
+/// with a clear message rather than misread.
+pub const FORMAT_VERSION: u32 = 1;
+const CURRENT_FILE: &str = "CURRENT";
+const MANIFEST_FILE: &str = "manifest.json";
+const LEXICAL_DIR: &str = "lexical";
+
+#[derive(Debug, thiserror::Error)]
+pub enum LibraryError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not a Precedent library (no CURRENT file); build one with `precedent index`")]
+    NotALibrary { path: PathBuf },
+    #[error("{path}: library is corrupt: {message}")]
+    Corrupt { path: PathBuf, message: String },
+    #[error("{path}: library format {found} is not supported (this build reads {FORMAT_VERSION}); rebuild it with `precedent index`")]
+    Version { path: PathBuf, found: u32 },
+    #[error("clause id {0:?} is already in the library")]
+    DuplicateId(String),
+    #[error("clause id {0:?} is empty")]
+    EmptyId(String),
+    #[error("no clause at row {0}")]
+    NoSuchRow(u32),
+    #[error("lexical index: {0}")]
+    Lexical(String),
+    #[error("{path}: {message}")]
+    Json { path: PathBuf, message: String },
+}
+
+impl LibraryError {
+    fn json(path: &Path) -> impl Fn(serde_json::Error) -> LibraryError + '_ {
+        move |e| LibraryError::Json {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    }
+}
+
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> LibraryError + '_ {
+    move |e| LibraryError::Io {
+        path: path.to_path_buf(),
+        source: e,
+    }
+}
+
+/// What a generation contains; written last, so its presence means the generation is complete.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub format_version: u32,
+    pub generation: u64,
+    pub created_unix: u64,
+    pub clauses: usize,
+    pub analyzer: AnalyzerConfig,
+    /// Caller-defined fingerprint of the source the library was built from (e.g. a hash of the
+    /// corpus file), so tools can tell whether an existing library can be reused.
+    #[serde(default)]
+    pub source_fingerprint: Option<String>,
+}
+
+/// Options for building a library.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    pub analyzer: AnalyzerConfig,
+    pub source_fingerprint: Option<String>,
+}
+
+/// Progress callbacks for long work (the CLI turns them into progress bars).
+pub trait Progress: Sync {
+    fn start(&self, _stage: &str, _total: u64) {}
+    fn advance(&self, _n: u64) {}
+    fn finish(&self) {}
+}
+
+/// A progress sink that ignores everything.
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// An opened library generation.
+pub struct Library {
+    root: PathBuf,
+    generation_dir: PathBuf,
+    manifest: Manifest,
+    lexical: LexicalIndex,
+    store: ClauseStore,
+}
+
+fn generation_name(generation: u64) -> String {
+    format!("gen-{generation:06}")
+}
+
+fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn check_new_ids<'a>(
+    docs: &'a [CorpusDoc],
+    existing: Option<&ClauseStore>,
+) -> Result<(), LibraryError> {
+    let mut seen = std::collections::HashSet::<&'a str>::new();
+    for doc in docs {
+        if doc.id.trim().is_empty() {
+            return Err(LibraryError::EmptyId(doc.id.clone()));
+        }
+        if !seen.insert(&doc.id) || existing.is_some_and(|s| s.row(&doc.id).is_some()) {
+            return Err(LibraryError::DuplicateId(doc.id.clone()));
+        }
+    }
+    Ok(())
+}
+
+/// The text BM25 indexes for a clause: title (when there is one) and body.
+pub fn indexed_text(doc: &CorpusDoc) -> String {
+    match doc.title.as_deref().filter(|t| !t.trim().is_empty()) {
+        Some(title) => format!("{title}\n{}", doc.text),
+        None => doc.text.clone(),
+    }
+}
+
+impl Library {
+    /// Returns true if `root` holds a library.
+    pub fn exists(root: &Path) -> bool {
+        root.join(CURRENT_FILE).is_file()
+    }
+
+    /// Builds a library from `docs` in `root`. If `root` already holds a library, the new one
+    /// replaces it atomically (readers of the old one keep working until they reopen).
+    pub fn build(
+        root: &Path,
+        docs: &[CorpusDoc],
+        options: &BuildOptions,
+        progress: &dyn Progress,
+    ) -> Result<Library, LibraryError> {
+        check_new_ids(docs, None)?;
+        fs::create_dir_all(root).map_err(io_err(root))?;
+        let generation = Self::next_generation(root)?;
+        let manifest = Manifest {
+            format_version: FORMAT_VERSION,
+            generation,
+            created_unix: now_unix(),
+            clauses: docs.len(),
+            analyzer: options.analyzer.clone(),
+            source_fingerprint: options.source_fingerprint.clone(),
+        };
+        let dir = root.join(generation_name(generation));
+        let result = Self::write_generation(&dir, &manifest, None, docs, progress);
+        if let Err(e) = result {
+            let _ = fs::remove_dir_all(&dir);
+            return Err(e);
+        }
+        Self::switch_to(root, generation)?;
+        Self::open(root)
+    }
+
+    /// Adds clauses as a new generation; ids already in the library are refused.
+    pub fn add(&mut self, docs: &[CorpusDoc], progress: &dyn Progress) -> Result<(), LibraryError> {
+        check_new_ids(docs, Some(&self.store))?;
+        let generation = Self::next_generation(&self.root)?;
+        let manifest = Manifest {
+            generation,
+            created_unix: now_unix(),
+            clauses: self.store.len() + docs.len(),
+            // The library no longer matches its original source alone.
+            source_fingerprint: None,
+            ..self.manifest.clone()
+        };
+        let dir = self.root.join(generation_name(generation));
+        let result = Self::write_generation(&dir, &manifest, Some(self), docs, progress);
+        if let Err(e) = result {
+            let _ = fs::remove_dir_all(&dir);
+            return Err(e);
+        }
+        Self::switch_to(&self.root, generation)?;
+        *self = Self::open(&self.root)?;
+        Ok(())
+    }
+
+    fn write_generation(
+        dir: &Path,
+        manifest: &Manifest,
+        previous: Option<&Library>,
+        docs: &[CorpusDoc],
+        progress: &dyn Progress,
+    ) -> Result<(), LibraryError> {
+        fs::create_dir_all(dir).map_err(io_err(dir))?;
+        let lexical_dir = dir.join(LEXICAL_DIR);
+        fs::create_dir_all(&lexical_dir).map_err(io_err(&lexical_dir))?;
+        let first_row = previous.map_or(0, |p| p.store.len()) as u64;
+        let mut lexical = match previous {
+            Some(prev) => {
+                link_or_copy_dir(&prev.generation_dir.join(LEXICAL_DIR), &lexical_dir)?;
+                LexicalIndex::open(&lexical_dir, &manifest.analyzer)?
+            }
+            None => LexicalIndex::create(&lexical_dir, &manifest.analyzer)?,
+        };
+        progress.start("indexing clauses (BM25)", docs.len() as u64);
+        let texts: Vec<String> = docs.iter().map(indexed_text).collect();
+        lexical.add(
+            texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (first_row + i as u64, t.as_str())),
+            &|n| progress.advance(n),
+        )?;
+        progress.finish();
+        ClauseStore::write(dir, previous.map(|p| &p.store), docs)?;
+        let manifest_path = dir.join(MANIFEST_FILE);
+        let json = serde_json::to_vec_pretty(manifest).map_err(LibraryError::json(&manifest_path))?;
+        write_atomically(&manifest_path, &json)
+    }
+
+    fn next_generation(root: &Path) -> Result<u64, LibraryError> {
+        let mut highest = 0;
+        for entry in fs::read_dir(root).map_err(io_err(root))? {
+            let entry = entry.map_err(io_err(root))?;
+            if let Some(n) = entry
+                .file_name()
+                .to_str()
+                .and_then(|name| name.strip_prefix("gen-"))
+                .and_then(|n| n.parse::<u64>().ok())
+            {
+                highest = highest.max(n);
+            }
+        }
+        Ok(highest + 1)
+    }
+
+    /// Points `CURRENT` at `generation` (atomic rename), then removes older generations and any
+    /// half-written leftovers of crashed builds.
+    fn switch_to(root: &Path, generation: u64) -> Result<(), LibraryError> {
+        let name = generation_name(generation);
+        write_atomically(&root.join(CURRENT_FILE), format!("{name}\n").as_bytes())?;
+        for entry in fs::read_dir(root).map_err(io_err(root))?.flatten() {
+            let file_name = entry.file_name();
+            let Some(other) = file_name.to_str() else {
+                continue;
+            };
+            if other.starts_with("gen-") && other != name {
+                if let Err(e) = fs::remove_dir_all(entry.path()) {
+                    tracing::warn!("could not remove old generation {other}: {e}");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens the current generation of the library in `root`.
+    pub fn open(root: &Path) -> Result<Library, LibraryError> {
+        let current_path = root.join(CURRENT_FILE);
+        if !current_path.is_file() {
+            return Err(LibraryError::NotALibrary {
+                path: root.to_path_buf(),
+            });
+        }
+        let current = fs::read_to_string(&current_path).map_err(io_err(&current_path))?;
+        let name = current.trim();
+        if !name.starts_with("gen-") || name.contains(['/', '\\']) {
+            return Err(LibraryError::Corrupt {
+                path: current_path,
+                message: format!("unexpected content {name:?}"),
+            });
+        }
+        let generation_dir = root.join(name);
+        let manifest_path = generation_dir.join(MANIFEST_FILE);
+        let raw = fs::read(&manifest_path).map_err(io_err(&manifest_path))?;
+        let version: serde_json::Value =
+            serde_json::from_slice(&raw).map_err(|e| LibraryError::Corrupt {
+                path: manifest_path.clone(),
+                message: e.to_string(),
+            })?;
+        let found = version
+            .get("format_version")
+            .and_then(|v| v.as_u64())
+            .unwrap_or(0) as u32;
+        if found != FORMAT_VERSION {
+            return Err(LibraryError::Version {
+                path: root.to_path_buf(),
+                found,
+            });
+        }
+        let manifest: Manifest =
+            serde_json::from_value(version).map_err(|e| LibraryError::Corrupt {
+                path: manifest_path.clone(),
+                message: e.to_string(),
+            })?;
+        let lexical = LexicalIndex::open(&generation_dir.join(LEXICAL_DIR), &manifest.analyzer)?;
+        let store = ClauseStore::open(&generation_dir)?;
+        if store.len() != manifest.clauses || lexical.len() as usize != manifest.clauses {
+            return Err(LibraryError::Corrupt {
+                path: generation_dir,
+                message: format!(
+                    "manifest says {} clauses, store has {}, lexical index has {}",
+                    manifest.clauses,
+                    store.len(),
+                    lexical.len()
+                ),
+            });
+        }
+        Ok(Library {
+            root: root.to_path_buf(),
+            generation_dir,
+            manifest,
+            lexical,
+            store,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Directory of the generation in use (where optional stores such as vectors live).
+    pub fn generation_dir(&self) -> &Path {
+        &self.generation_dir
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    pub fn lexical(&self) -> &LexicalIndex {
+        &self.lexical
+    }
+
+    pub fn store(&self) -> &ClauseStore {
+        &self.store
+    }
+
+    pub fn len(&self) -> usize {
+        self.store.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.store.is_empty()
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file, fsync and rename, so readers see either the
+/// old or the new content, never a torn file.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), LibraryError> {
+    use std::io::Write;
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    {
+        let mut f = fs::File::create(&tmp).map_err(io_err(&tmp))?;
+        f.write_all(bytes).map_err(io_err(&tmp))?;
+        f.sync_all().map_err(io_err(&tmp))?;
+    }
+    fs::rename(&tmp, path).map_err(io_err(path))?;
+    if let Some(parent) = path.parent() {
+        if let Ok(dir) = fs::File::open(parent) {
+            let _ = dir.sync_all();
+        }
+    }
+    Ok(())
+}
+
+/// Hard-links immutable files (tantivy segments) from `from` into `to`; tantivy's mutable
+/// bookkeeping files are copied so the new generation can change them without touching the old.
+fn link_or_copy_dir(from: &Path, to: &Path) -> Result<(), LibraryError> {
+    for entry in fs::read_dir(from).map_err(io_err(from))? {
+        let entry = entry.map_err(io_err(from))?;
+        let src = entry.path();
+        let dst = to.join(entry.file_name());
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') && name.ends_with(".lock") {
+            continue;
+        }
+        let mutable = name == "meta.json" || name == ".managed.json";
+        if mutable || fs::hard_link(&src, &dst).is_err() {
+            fs::copy(&src, &dst).map_err(io_err(&src))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(id: &str, text: &str) -> CorpusDoc {
+        CorpusDoc {
+            id: id.into(),
+            title: None,
+            text: text.into(),
+            metadata: serde_json::Value::Null,
+        }
+    }
+
+    fn sample() -> Vec<CorpusDoc> {
+        vec![
+            doc("cap", "In no event shall liability exceed the fees paid in the twelve months preceding the claim."),
+            doc("law", "This Agreement shall be governed by the laws of the State of New York."),
+            doc("indem", "Licensee shall indemnify and hold harmless Licensor from all losses."),
+        ]
+    }
+
+    #[test]
+    fn build_search_reopen_add() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("lib");
+        let lib = Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress)
+            .expect("build");
+        let hits = lib.lexical().search("governing laws of New York", 10).expect("search");
+        assert_eq!(lib.store().id(hits[0].0), Some("law"));
+        drop(lib);
+
+        let mut lib = Library::open(&root).expect("reopen without rebuilding");
+        assert_eq!(lib.len(), 3);
+        lib.add(&[doc("term", "Either party may terminate this Agreement for convenience.")], &NoProgress)
+            .expect("add");
+        let hits = lib.lexical().search("terminate for convenience", 10).expect("search");
+        assert_eq!(lib.store().id(hits[0].0), Some("term"));
+        assert_eq!(lib.store().clause(hits[0].0).expect("clause").text, "Either party may terminate this Agreement for convenience.");
+        // Old rows are unchanged after the add.
+        let hits = lib.lexical().search("indemnify", 10).expect("search");
+        assert_eq!(lib.store().id(hits[0].0), Some("indem"));
+        let reopened = Library::open(&root).expect("reopen");
+        assert_eq!(reopened.len(), 4);
+        assert_eq!(reopened.manifest().generation, 2);
+        // Only the current generation remains on disk.
+        let gens = fs::read_dir(&root).expect("ls").filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().starts_with("gen-"))).count();
+        assert_eq!(gens, 1);
+    }
+
+    #[test]
+    fn duplicate_ids_are_refused_and_change_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("lib");
+        let mut lib = Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress)
+            .expect("build");
+        let err = lib.add(&[doc("law", "dup")], &NoProgress).expect_err("dup");
+        assert!(err.to_string().contains("\"law\""), "{err}");
+        assert_eq!(Library::open(&root).expect("open").len(), 3);
+    }
+
+    #[test]
+    fn crash_mid_build_leaves_previous_library_usable() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("lib");
+        Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress).expect("build");
+        // Simulate a build that died after writing part of a new generation.
+        let partial = root.join(generation_name(2));
+        fs::create_dir_all(partial.join(LEXICAL_DIR)).expect("mkdir");
+        fs::write(partial.join(store::CLAUSES_FILE), b"{\"_id\": \"half").expect("write");
+        let lib = Library::open(&root).expect("previous generation still opens");
+        assert_eq!(lib.len(), 3);
+        assert!(!lib.lexical().search("indemnify", 5).expect("search").is_empty());
+        // The next successful build cleans the leftovers.
+        Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress).expect("rebuild");
+        assert!(!partial.exists());
+    }
+
+    #[test]
+    fn corrupt_store_is_reported_not_panicking() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("lib");
+        let lib = Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress).expect("build");
+        let clauses = lib.generation_dir().join(store::CLAUSES_FILE);
+        drop(lib);
+        let bytes = fs::read(&clauses).expect("read");
+        fs::write(&clauses, &bytes[..bytes.len() / 2]).expect("truncate");
+        let err = Library::open(&root).err().expect("must fail");
+        assert!(err.to_string().contains("corrupt"), "{err}");
+        let err = Library::open(&dir.path().join("nothing")).err().expect("must fail");
+        assert!(err.to_string().contains("not a Precedent library"), "{err}");
+    }
+}

@@ -1,1 +1,236 @@
-//! precedent-rank
+//! Ranking clauses for a query: retrievers, fusion, rerankers, and pipelines selected by name.
+//!
+//! Like ripgrep's `grep-matcher`, the seams are traits: a new first-stage retriever implements
+//! [`Retriever`], a new second stage implements [`Reranker`], and [`Pipeline`] strings them
+//! together. Everything works on library *rows*; ids and texts are looked up at the edges.
+
+pub mod fusion;
+
+use std::sync::Arc;
+
+use precedent_library::{Library, LibraryError};
+use serde::Serialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RankError {
+    #[error(transparent)]
+    Library(#[from] LibraryError),
+    #[error("unknown pipeline {name:?}; known pipelines: {known}")]
+    UnknownPipeline { name: String, known: String },
+    #[error("{0}")]
+    Unavailable(String),
+    #[error("the query is empty")]
+    EmptyQuery,
+    #[error("{stage}: {message}")]
+    Stage { stage: String, message: String },
+}
+
+/// What one stage said about a hit: used by `search --explain` to show who found what.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StageScore {
+    pub stage: String,
+    /// 1-based rank within that stage's list.
+    pub rank: usize,
+    pub score: f32,
+}
+
+/// A ranked clause.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hit {
+    pub row: u32,
+    pub score: f32,
+    /// Per-stage provenance, in pipeline order.
+    pub stages: Vec<StageScore>,
+}
+
+/// A first-stage retriever: query text in, best `k` clauses out, best first.
+pub trait Retriever: Send + Sync {
+    fn name(&self) -> &str;
+    fn retrieve(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError>;
+}
+
+/// A second stage: reorders (a prefix of) a candidate list.
+pub trait Reranker: Send + Sync {
+    fn name(&self) -> &str;
+    fn rerank(&self, query: &str, candidates: Vec<Hit>) -> Result<Vec<Hit>, RankError>;
+}
+
+/// Lucene-style BM25 over the library's lexical index.
+pub struct Bm25 {
+    library: Arc<Library>,
+}
+
+impl Bm25 {
+    pub fn new(library: Arc<Library>) -> Self {
+        Bm25 { library }
+    }
+}
+
+impl Retriever for Bm25 {
+    fn name(&self) -> &str {
+        "bm25"
+    }
+
+    fn retrieve(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
+        let ranked = self.library.lexical().search(query, k)?;
+        Ok(ranked
+            .into_iter()
+            .enumerate()
+            .map(|(i, (row, score))| Hit {
+                row,
+                score,
+                stages: vec![StageScore {
+                    stage: "bm25".into(),
+                    rank: i + 1,
+                    score,
+                }],
+            })
+            .collect())
+    }
+}
+
+/// A retriever followed by rerankers, each applied to the top `n` of the list before it.
+pub struct Pipeline {
+    name: String,
+    retriever: Box<dyn Retriever>,
+    rerankers: Vec<(Box<dyn Reranker>, usize)>,
+}
+
+impl Pipeline {
+    pub fn new(name: impl Into<String>, retriever: Box<dyn Retriever>) -> Self {
+        Pipeline {
+            name: name.into(),
+            retriever,
+            rerankers: Vec::new(),
+        }
+    }
+
+    /// Adds a reranker over the top `top_n` candidates; the rest keep their order below them.
+    pub fn then(mut self, reranker: Box<dyn Reranker>, top_n: usize) -> Self {
+        self.name = format!("{}+{}", self.name, reranker.name());
+        self.rerankers.push((reranker, top_n));
+        self
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Ranks clauses for `query`, returning at most `k`.
+    pub fn search(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
+        if query.trim().is_empty() {
+            return Err(RankError::EmptyQuery);
+        }
+        let depth = self
+            .rerankers
+            .iter()
+            .map(|(_, n)| *n)
+            .max()
+            .unwrap_or(0)
+            .max(k);
+        let mut hits = self.retriever.retrieve(query, depth)?;
+        for (reranker, top_n) in &self.rerankers {
+            let split = (*top_n).min(hits.len());
+            let tail = hits.split_off(split);
+            let mut head = reranker.rerank(query, hits)?;
+            head.extend(shift_below(tail, head.last().map(|h| h.score)));
+            hits = head;
+        }
+        hits.truncate(k);
+        Ok(hits)
+    }
+}
+
+/// Keeps a ranked list's scores non-increasing after a reranker replaced the head's scores with
+/// its own scale: the tail is shifted (spacing kept) to sit below the head's last score. Anything
+/// that re-sorts by score, trec_eval included, then sees the pipeline's order.
+fn shift_below(mut tail: Vec<Hit>, floor: Option<f32>) -> Vec<Hit> {
+    let (Some(floor), Some(top)) = (floor, tail.first().map(|h| h.score)) else {
+        return tail;
+    };
+    if top < floor {
+        return tail;
+    }
+    let offset = top - floor + 1.0;
+    for hit in &mut tail {
+        hit.score -= offset;
+    }
+    tail
+}
+
+/// Names of the pipelines [`build_pipeline`] knows, best offline pipeline first.
+pub const PIPELINES: &[&str] = &["bm25"];
+
+/// The pipeline used when none is named: the best one that runs offline.
+pub const DEFAULT_PIPELINE: &str = "bm25";
+
+/// Builds a pipeline by name over an opened library.
+pub fn build_pipeline(name: &str, library: Arc<Library>) -> Result<Pipeline, RankError> {
+    match name {
+        "bm25" => Ok(Pipeline::new("bm25", Box::new(Bm25::new(library)))),
+        other => Err(RankError::UnknownPipeline {
+            name: other.to_owned(),
+            known: PIPELINES.join(", "),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use precedent_formats::CorpusDoc;
+    use precedent_library::{BuildOptions, NoProgress};
+
+    struct Reverse;
+    impl Reranker for Reverse {
+        fn name(&self) -> &str {
+            "reverse"
+        }
+        fn rerank(&self, _q: &str, mut c: Vec<Hit>) -> Result<Vec<Hit>, RankError> {
+            c.reverse();
+            Ok(c)
+        }
+    }
+
+    fn library(dir: &std::path::Path) -> Arc<Library> {
+        let docs: Vec<CorpusDoc> = [
+            ("a", "liability cap liability cap liability"),
+            ("b", "liability cap"),
+            ("c", "liability"),
+            ("d", "governing law"),
+        ]
+        .iter()
+        .map(|(id, text)| CorpusDoc {
+            id: id.to_string(),
+            title: None,
+            text: text.to_string(),
+            metadata: serde_json::Value::Null,
+        })
+        .collect();
+        Arc::new(Library::build(dir, &docs, &BuildOptions::default(), &NoProgress).expect("build"))
+    }
+
+    #[test]
+    fn reranker_touches_only_the_top_n() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = library(&dir.path().join("lib"));
+        let base = build_pipeline("bm25", lib.clone()).expect("bm25");
+        let plain: Vec<u32> = base.search("liability cap", 10).expect("search").iter().map(|h| h.row).collect();
+        assert_eq!(plain.len(), 3, "only matching clauses are returned");
+        let reranked = build_pipeline("bm25", lib).expect("bm25").then(Box::new(Reverse), 2);
+        assert_eq!(reranked.name(), "bm25+reverse");
+        let rows: Vec<u32> = reranked.search("liability cap", 10).expect("search").iter().map(|h| h.row).collect();
+        assert_eq!(rows, vec![plain[1], plain[0], plain[2]]);
+    }
+
+    #[test]
+    fn unknown_pipeline_and_empty_query_are_errors() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = library(&dir.path().join("lib"));
+        let err = build_pipeline("magic", lib.clone()).err().expect("unknown");
+        assert!(err.to_string().contains("bm25"));
+        let p = build_pipeline("bm25", lib).expect("bm25");
+        assert!(matches!(p.search("  ", 5), Err(RankError::EmptyQuery)));
+        assert!(p.search("the of", 5).expect("stop words only").is_empty());
+    }
+}
