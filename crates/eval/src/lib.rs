@@ -223,17 +223,21 @@ impl Evaluation {
             "{:<42} {:>4} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}\n",
             "", "n", "NDCG@5", "NDCG@10", "3★P@5", "4★P@5", "5★P@5", "R@100"
         );
+        let pct = |v: Option<f64>| match v {
+            Some(v) => format!("{:>7.1}", 100.0 * v),
+            None => format!("{:>7}", "–"),
+        };
         let row = |name: &str, m: &MeanMetrics| {
             format!(
-                "{:<42} {:>4} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1}\n",
+                "{:<42} {:>4} {} {} {} {} {} {}\n",
                 truncate(name, 42),
                 m.queries,
-                100.0 * m.ndcg5,
-                100.0 * m.ndcg10,
-                100.0 * m.p5_3star,
-                100.0 * m.p5_4star,
-                100.0 * m.p5_5star,
-                100.0 * m.recall100
+                pct(Some(m.ndcg5)),
+                pct(Some(m.ndcg10)),
+                pct(m.p5_3star),
+                pct(m.p5_4star),
+                pct(m.p5_5star),
+                pct(m.recall100)
             )
         };
         out.push_str(&format!(

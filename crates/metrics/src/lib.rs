@@ -142,7 +142,8 @@ impl QueryMetrics {
     }
 }
 
-/// Means over queries; optional metrics average over the queries where they are defined.
+/// Means over queries. The optional metrics average over the queries where they are defined and
+/// are `None` when no query defines them (e.g. 5-star precision in a category with no 5-star clause).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct MeanMetrics {
     #[serde(rename = "ndcg@5")]
@@ -150,31 +151,27 @@ pub struct MeanMetrics {
     #[serde(rename = "ndcg@10")]
     pub ndcg10: f64,
     #[serde(rename = "p@5_3star")]
-    pub p5_3star: f64,
+    pub p5_3star: Option<f64>,
     #[serde(rename = "p@5_4star")]
-    pub p5_4star: f64,
+    pub p5_4star: Option<f64>,
     #[serde(rename = "p@5_5star")]
-    pub p5_5star: f64,
+    pub p5_5star: Option<f64>,
     #[serde(rename = "recall@100")]
-    pub recall100: f64,
+    pub recall100: Option<f64>,
     pub queries: usize,
 }
 
-fn mean(values: impl Iterator<Item = f64>) -> f64 {
+fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
     let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
-    if n == 0 {
-        0.0
-    } else {
-        sum / n as f64
-    }
+    (n > 0).then(|| sum / n as f64)
 }
 
 impl MeanMetrics {
     pub fn of<'a>(per_query: impl IntoIterator<Item = &'a QueryMetrics> + Clone) -> Self {
         let it = || per_query.clone().into_iter();
         MeanMetrics {
-            ndcg5: mean(it().map(|m| m.ndcg5)),
-            ndcg10: mean(it().map(|m| m.ndcg10)),
+            ndcg5: mean(it().map(|m| m.ndcg5)).unwrap_or(0.0),
+            ndcg10: mean(it().map(|m| m.ndcg10)).unwrap_or(0.0),
             p5_3star: mean(it().filter_map(|m| m.p5_3star)),
             p5_4star: mean(it().filter_map(|m| m.p5_4star)),
             p5_5star: mean(it().filter_map(|m| m.p5_5star)),
@@ -292,7 +289,8 @@ mod tests {
         };
         let m = MeanMetrics::of([&a, &b]);
         assert_eq!(m.ndcg5, 0.5);
-        assert_eq!(m.p5_5star, 1.0);
+        assert_eq!(m.p5_5star, Some(1.0));
+        assert_eq!(m.p5_3star, None);
         assert_eq!(m.queries, 2);
     }
 }
