@@ -1,0 +1,185 @@
+//! End-to-end tests of the `precedent` binary on the real ACORD data in `../shared/data/acord`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn acord() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/acord")
+}
+
+fn precedent(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_precedent"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run precedent")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn eval_bm25_on_train_matches_reference_and_independent_scorer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (corpus, queries, qrels) = (
+        acord().join("corpus.jsonl"),
+        acord().join("queries.jsonl"),
+        acord().join("qrels/train.tsv"),
+    );
+    let run = dir.path().join("run.tsv");
+    let summary = dir.path().join("summary.json");
+    let out = precedent(
+        &[
+            "eval", "--corpus", s(&corpus), "--queries", s(&queries), "--qrels", s(&qrels),
+            "--pipeline", "bm25", "--run-out", s(&run), "--json-out", s(&summary),
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("Limitation of Liability") && table.contains("Overall"), "{table}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&summary).expect("summary")).expect("json");
+    assert_eq!(json["queries"], 51);
+    let ndcg5 = json["overall"]["ndcg@5"].as_f64().expect("ndcg@5");
+    let ndcg10 = json["overall"]["ndcg@10"].as_f64().expect("ndcg@10");
+    // Lucene-style BM25 reference on train (condensed): about 54 / 56.
+    assert!((0.52..=0.58).contains(&ndcg5), "ndcg@5 {ndcg5}");
+    assert!((0.54..=0.60).contains(&ndcg10), "ndcg@10 {ndcg10}");
+    for key in ["p@5_3star", "p@5_4star", "p@5_5star", "recall@100"] {
+        assert!(json["overall"][key].is_number(), "{key}");
+    }
+    // The library was cached under .precedent/eval and is reused on the second run.
+    assert!(dir.path().join(".precedent/eval").is_dir());
+    let again = precedent(
+        &["eval", "--corpus", s(&corpus), "--queries", s(&queries), "--qrels", s(&qrels)],
+        dir.path(),
+    );
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(again.stdout, out.stdout, "default pipeline is bm25 and results are deterministic");
+
+    // An independent scorer (pytrec_eval + Python) agrees with the JSON on the run file.
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/score_run.py");
+    let check = Command::new("python3")
+        .arg(script)
+        .args(["--qrels", s(&qrels), "--run", s(&run), "--queries", s(&queries)])
+        .args(["--compare", s(&summary)])
+        .output()
+        .expect("python3 (see .ci/run)");
+    assert!(
+        check.status.success(),
+        "independent scorer disagrees: {}{}",
+        String::from_utf8_lossy(&check.stdout),
+        stderr(&check)
+    );
+}
+
+#[test]
+fn index_search_and_add() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lib = dir.path().join("lib");
+    let corpus = acord().join("corpus.jsonl");
+    let out = precedent(&["index", "--corpus", s(&corpus), "--index", s(&lib)], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("indexed 3931 clauses"), "{}", stderr(&out));
+
+    let out = precedent(
+        &["search", "--index", s(&lib), "governed by the laws of the State of New York", "-k", "3", "--json"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let hits = json["hits"].as_array().expect("hits");
+    assert_eq!(hits.len(), 3);
+    let top = hits[0]["text"].as_str().expect("text");
+    assert!(top.contains("New York"), "{top}");
+    assert!(hits[0]["score"].as_f64() >= hits[1]["score"].as_f64());
+
+    let out = precedent(&["search", "--index", s(&lib), "cap on liability", "--explain"], dir.path());
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("found by: bm25 #1"));
+
+    // Incremental add: new clauses become searchable; re-adding the same ids is refused.
+    let extra = dir.path().join("extra.jsonl");
+    std::fs::write(
+        &extra,
+        "{\"_id\": \"new-1\", \"text\": \"Zanzibar arbitration shall be final and binding.\"}\n",
+    )
+    .expect("write");
+    let out = precedent(&["index", "--corpus", s(&extra), "--index", s(&lib), "--add"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = precedent(&["search", "--index", s(&lib), "Zanzibar", "--json"], dir.path());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["hits"][0]["id"], "new-1");
+    let out = precedent(&["index", "--corpus", s(&extra), "--index", s(&lib), "--add"], dir.path());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("already in the library"), "{}", stderr(&out));
+    // The library still works after the refused add.
+    let out = precedent(&["search", "--index", s(&lib), "Zanzibar", "--json"], dir.path());
+    assert!(out.status.success());
+}
+
+#[test]
+fn bad_input_gives_clear_errors_naming_file_and_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let queries = acord().join("queries.jsonl");
+    let qrels = acord().join("qrels/valid.tsv");
+
+    // Missing file.
+    let out = precedent(&["index", "--corpus", "nope.jsonl", "--index", "lib"], p);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("nope.jsonl"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"));
+
+    // Malformed JSON line.
+    let bad = p.join("bad.jsonl");
+    std::fs::write(&bad, "{\"_id\": \"a\", \"text\": \"ok\"}\n{\"_id\": \"b\", \"text\": oops}\n")
+        .expect("write");
+    let out = precedent(&["index", "--corpus", s(&bad), "--index", "lib"], p);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("bad.jsonl:2"), "{}", stderr(&out));
+
+    // Qrels naming a query that is not in the queries file: warning with file and line.
+    let corpus = p.join("corpus.jsonl");
+    std::fs::write(&corpus, "{\"_id\": \"c1\", \"text\": \"New York law governs.\"}\n").expect("write");
+    let odd_qrels = p.join("qrels.tsv");
+    std::fs::write(
+        &odd_qrels,
+        "query-id\tcorpus-id\tscore\nNew York Governing Law\tc1\t4\nNo Such Query\tc1\t1\n",
+    )
+    .expect("write");
+    let out = precedent(
+        &["eval", "--corpus", s(&corpus), "--queries", s(&queries), "--qrels", s(&odd_qrels)],
+        p,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("qrels.tsv:3") && stderr(&out).contains("No Such Query"), "{}", stderr(&out));
+
+    // Empty query.
+    let out = precedent(&["index", "--corpus", s(&corpus), "--index", "lib"], p);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = precedent(&["search", "--index", "lib", "   "], p);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("query is empty"), "{}", stderr(&out));
+
+    // Queries file with an empty query text.
+    let empty_q = p.join("queries.jsonl");
+    std::fs::write(&empty_q, "{\"_id\": \"q\", \"text\": \"\"}\n").expect("write");
+    let out = precedent(
+        &["eval", "--corpus", s(&corpus), "--queries", s(&empty_q), "--qrels", s(&qrels)],
+        p,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("queries.jsonl:1"), "{}", stderr(&out));
+
+    // Not a library.
+    let out = precedent(&["search", "--index", "nowhere", "indemnity"], p);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("not a Precedent library"), "{}", stderr(&out));
+}
