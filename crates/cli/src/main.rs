@@ -36,6 +36,28 @@ enum Command {
     Search(SearchArgs),
     /// Run a pipeline over a benchmark's queries and score it (ACORD protocol).
     Eval(EvalArgs),
+    /// Measure query latency and throughput of a pipeline over a library.
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Library directory built by `precedent index`.
+    #[arg(long)]
+    index: PathBuf,
+    /// Queries to run (BEIR queries.jsonl); each is run `--repeat` times.
+    #[arg(long)]
+    queries: PathBuf,
+    #[arg(long, default_value = DEFAULT_PIPELINE)]
+    pipeline: String,
+    /// Clauses retrieved per query.
+    #[arg(short, default_value_t = 100)]
+    k: usize,
+    #[arg(long, default_value_t = 5)]
+    repeat: usize,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -123,6 +145,7 @@ fn main() {
         Command::Index(args) => index(args, &bars),
         Command::Search(args) => search(args),
         Command::Eval(args) => eval(args, &bars),
+        Command::Bench(args) => bench(args),
     };
     if let Err(err) = result {
         eprintln!("error: {err:#}");
@@ -210,7 +233,9 @@ fn search(args: SearchArgs) -> Result<()> {
         };
         println!(
             "{:>3}. {}  score {:.4}",
-            result["rank"], result["id"].as_str().unwrap_or_default(), hit.score
+            result["rank"],
+            result["id"].as_str().unwrap_or_default(),
+            hit.score
         );
         if args.explain {
             let found_by: Vec<String> = hit
@@ -264,6 +289,60 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         let json = serde_json::to_string_pretty(&evaluation.summary_json())?;
         std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))?;
         eprintln!("summary written to {}", path.display());
+    }
+    Ok(())
+}
+
+fn bench(args: BenchArgs) -> Result<()> {
+    let queries = precedent_formats::read_queries(&args.queries)?;
+    if queries.is_empty() {
+        bail!("{}: no queries", args.queries.display());
+    }
+    let open_started = std::time::Instant::now();
+    let library = Arc::new(Library::open(&args.index)?);
+    let open_ms = open_started.elapsed().as_secs_f64() * 1e3;
+    let pipeline = build_pipeline(&args.pipeline, library.clone())?;
+    // One warm-up pass so page cache and lazy loads do not count.
+    for q in &queries {
+        pipeline.search(&q.text, args.k)?;
+    }
+    let mut latencies = Vec::with_capacity(queries.len() * args.repeat);
+    let started = std::time::Instant::now();
+    for _ in 0..args.repeat.max(1) {
+        for q in &queries {
+            let t = std::time::Instant::now();
+            pipeline.search(&q.text, args.k)?;
+            latencies.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let total = started.elapsed().as_secs_f64();
+    latencies.sort_by(|a, b| a.total_cmp(b));
+    let pct = |p: f64| latencies[((latencies.len() - 1) as f64 * p).round() as usize];
+    let report = serde_json::json!({
+        "pipeline": pipeline.name(),
+        "clauses": library.len(),
+        "queries": latencies.len(),
+        "k": args.k,
+        "open_ms": open_ms,
+        "qps": latencies.len() as f64 / total,
+        "p50_ms": pct(0.50),
+        "p99_ms": pct(0.99),
+        "max_ms": pct(1.0),
+    });
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "{} over {} clauses, top {}: {} queries, {:.1} q/s (1 thread), p50 {:.3} ms, p99 {:.3} ms, open {:.0} ms",
+            pipeline.name(),
+            library.len(),
+            args.k,
+            latencies.len(),
+            latencies.len() as f64 / total,
+            pct(0.50),
+            pct(0.99),
+            open_ms
+        );
     }
     Ok(())
 }

@@ -26,11 +26,10 @@ impl Progress for Bars {
             return;
         }
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-        let style = ProgressStyle::with_template(
-            "{msg:<28} [{bar:32}] {pos}/{len} ({per_sec}, eta {eta})",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> ");
+        let style =
+            ProgressStyle::with_template("{msg:<28} [{bar:32}] {pos}/{len} ({per_sec}, eta {eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> ");
         bar.set_style(style);
         bar.set_message(stage.to_owned());
         if let Ok(mut current) = self.current.lock() {

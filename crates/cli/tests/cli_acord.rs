@@ -35,14 +35,28 @@ fn eval_bm25_on_train_matches_reference_and_independent_scorer() {
     let summary = dir.path().join("summary.json");
     let out = precedent(
         &[
-            "eval", "--corpus", s(&corpus), "--queries", s(&queries), "--qrels", s(&qrels),
-            "--pipeline", "bm25", "--run-out", s(&run), "--json-out", s(&summary),
+            "eval",
+            "--corpus",
+            s(&corpus),
+            "--queries",
+            s(&queries),
+            "--qrels",
+            s(&qrels),
+            "--pipeline",
+            "bm25",
+            "--run-out",
+            s(&run),
+            "--json-out",
+            s(&summary),
         ],
         dir.path(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let table = String::from_utf8_lossy(&out.stdout);
-    assert!(table.contains("Limitation of Liability") && table.contains("Overall"), "{table}");
+    assert!(
+        table.contains("Limitation of Liability") && table.contains("Overall"),
+        "{table}"
+    );
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&summary).expect("summary")).expect("json");
     assert_eq!(json["queries"], 51);
@@ -57,17 +71,35 @@ fn eval_bm25_on_train_matches_reference_and_independent_scorer() {
     // The library was cached under .precedent/eval and is reused on the second run.
     assert!(dir.path().join(".precedent/eval").is_dir());
     let again = precedent(
-        &["eval", "--corpus", s(&corpus), "--queries", s(&queries), "--qrels", s(&qrels)],
+        &[
+            "eval",
+            "--corpus",
+            s(&corpus),
+            "--queries",
+            s(&queries),
+            "--qrels",
+            s(&qrels),
+        ],
         dir.path(),
     );
     assert!(again.status.success(), "{}", stderr(&again));
-    assert_eq!(again.stdout, out.stdout, "default pipeline is bm25 and results are deterministic");
+    assert_eq!(
+        again.stdout, out.stdout,
+        "default pipeline is bm25 and results are deterministic"
+    );
 
     // An independent scorer (pytrec_eval + Python) agrees with the JSON on the run file.
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/score_run.py");
     let check = Command::new("python3")
         .arg(script)
-        .args(["--qrels", s(&qrels), "--run", s(&run), "--queries", s(&queries)])
+        .args([
+            "--qrels",
+            s(&qrels),
+            "--run",
+            s(&run),
+            "--queries",
+            s(&queries),
+        ])
         .args(["--compare", s(&summary)])
         .output()
         .expect("python3 (see .ci/run)");
@@ -84,12 +116,27 @@ fn index_search_and_add() {
     let dir = tempfile::tempdir().expect("tempdir");
     let lib = dir.path().join("lib");
     let corpus = acord().join("corpus.jsonl");
-    let out = precedent(&["index", "--corpus", s(&corpus), "--index", s(&lib)], dir.path());
+    let out = precedent(
+        &["index", "--corpus", s(&corpus), "--index", s(&lib)],
+        dir.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("indexed 3931 clauses"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("indexed 3931 clauses"),
+        "{}",
+        stderr(&out)
+    );
 
     let out = precedent(
-        &["search", "--index", s(&lib), "governed by the laws of the State of New York", "-k", "3", "--json"],
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "governed by the laws of the State of New York",
+            "-k",
+            "3",
+            "--json",
+        ],
         dir.path(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -100,7 +147,16 @@ fn index_search_and_add() {
     assert!(top.contains("New York"), "{top}");
     assert!(hits[0]["score"].as_f64() >= hits[1]["score"].as_f64());
 
-    let out = precedent(&["search", "--index", s(&lib), "cap on liability", "--explain"], dir.path());
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "cap on liability",
+            "--explain",
+        ],
+        dir.path(),
+    );
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("found by: bm25 #1"));
 
@@ -111,16 +167,32 @@ fn index_search_and_add() {
         "{\"_id\": \"new-1\", \"text\": \"Zanzibar arbitration shall be final and binding.\"}\n",
     )
     .expect("write");
-    let out = precedent(&["index", "--corpus", s(&extra), "--index", s(&lib), "--add"], dir.path());
+    let out = precedent(
+        &["index", "--corpus", s(&extra), "--index", s(&lib), "--add"],
+        dir.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = precedent(&["search", "--index", s(&lib), "Zanzibar", "--json"], dir.path());
+    let out = precedent(
+        &["search", "--index", s(&lib), "Zanzibar", "--json"],
+        dir.path(),
+    );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(json["hits"][0]["id"], "new-1");
-    let out = precedent(&["index", "--corpus", s(&extra), "--index", s(&lib), "--add"], dir.path());
+    let out = precedent(
+        &["index", "--corpus", s(&extra), "--index", s(&lib), "--add"],
+        dir.path(),
+    );
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("already in the library"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("already in the library"),
+        "{}",
+        stderr(&out)
+    );
     // The library still works after the refused add.
-    let out = precedent(&["search", "--index", s(&lib), "Zanzibar", "--json"], dir.path());
+    let out = precedent(
+        &["search", "--index", s(&lib), "Zanzibar", "--json"],
+        dir.path(),
+    );
     assert!(out.status.success());
 }
 
@@ -139,15 +211,22 @@ fn bad_input_gives_clear_errors_naming_file_and_line() {
 
     // Malformed JSON line.
     let bad = p.join("bad.jsonl");
-    std::fs::write(&bad, "{\"_id\": \"a\", \"text\": \"ok\"}\n{\"_id\": \"b\", \"text\": oops}\n")
-        .expect("write");
+    std::fs::write(
+        &bad,
+        "{\"_id\": \"a\", \"text\": \"ok\"}\n{\"_id\": \"b\", \"text\": oops}\n",
+    )
+    .expect("write");
     let out = precedent(&["index", "--corpus", s(&bad), "--index", "lib"], p);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("bad.jsonl:2"), "{}", stderr(&out));
 
     // Qrels naming a query that is not in the queries file: warning with file and line.
     let corpus = p.join("corpus.jsonl");
-    std::fs::write(&corpus, "{\"_id\": \"c1\", \"text\": \"New York law governs.\"}\n").expect("write");
+    std::fs::write(
+        &corpus,
+        "{\"_id\": \"c1\", \"text\": \"New York law governs.\"}\n",
+    )
+    .expect("write");
     let odd_qrels = p.join("qrels.tsv");
     std::fs::write(
         &odd_qrels,
@@ -155,11 +234,23 @@ fn bad_input_gives_clear_errors_naming_file_and_line() {
     )
     .expect("write");
     let out = precedent(
-        &["eval", "--corpus", s(&corpus), "--queries", s(&queries), "--qrels", s(&odd_qrels)],
+        &[
+            "eval",
+            "--corpus",
+            s(&corpus),
+            "--queries",
+            s(&queries),
+            "--qrels",
+            s(&odd_qrels),
+        ],
         p,
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("qrels.tsv:3") && stderr(&out).contains("No Such Query"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("qrels.tsv:3") && stderr(&out).contains("No Such Query"),
+        "{}",
+        stderr(&out)
+    );
 
     // Empty query.
     let out = precedent(&["index", "--corpus", s(&corpus), "--index", "lib"], p);
@@ -172,7 +263,15 @@ fn bad_input_gives_clear_errors_naming_file_and_line() {
     let empty_q = p.join("queries.jsonl");
     std::fs::write(&empty_q, "{\"_id\": \"q\", \"text\": \"\"}\n").expect("write");
     let out = precedent(
-        &["eval", "--corpus", s(&corpus), "--queries", s(&empty_q), "--qrels", s(&qrels)],
+        &[
+            "eval",
+            "--corpus",
+            s(&corpus),
+            "--queries",
+            s(&empty_q),
+            "--qrels",
+            s(&qrels),
+        ],
         p,
     );
     assert_eq!(out.status.code(), Some(1));
@@ -181,5 +280,9 @@ fn bad_input_gives_clear_errors_naming_file_and_line() {
     // Not a library.
     let out = precedent(&["search", "--index", "nowhere", "indemnity"], p);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("not a Precedent library"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a Precedent library"),
+        "{}",
+        stderr(&out)
+    );
 }

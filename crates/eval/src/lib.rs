@@ -184,11 +184,7 @@ pub fn evaluate(
     }
     progress.finish();
     let overall = MeanMetrics::of(per_query.iter().map(|r| &r.metrics));
-    let per_category = mean_by_group(
-        per_query
-            .iter()
-            .map(|r| (r.category.as_str(), &r.metrics)),
-    );
+    let per_category = mean_by_group(per_query.iter().map(|r| (r.category.as_str(), &r.metrics)));
     Ok(Evaluation {
         pipeline: pipeline.name().to_owned(),
         protocol: options.protocol,

@@ -15,7 +15,10 @@ use precedent_metrics::{condense, QueryMetrics, Scored};
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
     fn below(&mut self, n: u64) -> u64 {
@@ -83,9 +86,11 @@ fn reference(fixture: &Fixture, protocol: &str) -> serde_json::Value {
         .delimiter(b'\t')
         .from_path(&qrels_path)
         .expect("qrels file");
-    w.write_record(["query-id", "corpus-id", "score"]).expect("header");
+    w.write_record(["query-id", "corpus-id", "score"])
+        .expect("header");
     for (q, d, l) in &fixture.qrels_rows {
-        w.write_record([q.as_str(), d.as_str(), &l.to_string()]).expect("row");
+        w.write_record([q.as_str(), d.as_str(), &l.to_string()])
+            .expect("row");
     }
     w.flush().expect("flush");
     let run_path = dir.path().join("run.tsv");
@@ -121,7 +126,11 @@ fn ours(fixture: &Fixture, condensed: bool) -> HashMap<String, QueryMetrics> {
         .iter()
         .map(|(q, judged)| {
             let run = by_query.get(q).cloned().unwrap_or_default();
-            let run = if condensed { condense(&run, judged) } else { run };
+            let run = if condensed {
+                condense(&run, judged)
+            } else {
+                run
+            };
             (q.to_owned(), QueryMetrics::compute(&run, judged))
         })
         .collect()
@@ -160,7 +169,10 @@ fn compare(protocol: &str) {
             nonzero += 1;
         }
     }
-    assert!(nonzero > 10, "fixture must exercise non-trivial NDCG values");
+    assert!(
+        nonzero > 10,
+        "fixture must exercise non-trivial NDCG values"
+    );
 }
 
 #[test]

@@ -274,7 +274,13 @@ fn column(headers: &csv::StringRecord, names: &[&str]) -> Option<usize> {
 pub fn read_qrels(path: &Path) -> Result<Qrels> {
     let mut reader = tsv_reader(path)?;
     let headers = reader.headers().map_err(|e| csv_error(path, e))?.clone();
-    let missing = |what: &str| FormatError::malformed(path, 1, format!("header has no `{what}` column (expected `query-id<TAB>corpus-id<TAB>score`)"));
+    let missing = |what: &str| {
+        FormatError::malformed(
+            path,
+            1,
+            format!("header has no `{what}` column (expected `query-id<TAB>corpus-id<TAB>score`)"),
+        )
+    };
     let q_col = column(&headers, &["query-id", "qid"]).ok_or_else(|| missing("query-id"))?;
     let d_col =
         column(&headers, &["corpus-id", "doc-id", "docid"]).ok_or_else(|| missing("corpus-id"))?;
@@ -438,9 +444,16 @@ mod tests {
         let err = read_qrels(&path).expect_err("must fail").to_string();
         assert!(err.contains("short.tsv:2"), "{err}");
 
-        let path = write(&dir, "conflict.tsv", "query-id\tcorpus-id\tscore\nq\td\t1\nq\td\t2\n");
+        let path = write(
+            &dir,
+            "conflict.tsv",
+            "query-id\tcorpus-id\tscore\nq\td\t1\nq\td\t2\n",
+        );
         let err = read_qrels(&path).expect_err("must fail").to_string();
-        assert!(err.contains("conflict.tsv:3") && err.contains("judged twice"), "{err}");
+        assert!(
+            err.contains("conflict.tsv:3") && err.contains("judged twice"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -460,7 +473,10 @@ mod tests {
             "{\"_id\": \"a\", \"text\": \"x\"}\n{\"_id\": \"a\", \"text\": \"y\"}\n",
         );
         let err = read_corpus(&path).expect_err("must fail").to_string();
-        assert!(err.contains("dup.jsonl:2") && err.contains("duplicate"), "{err}");
+        assert!(
+            err.contains("dup.jsonl:2") && err.contains("duplicate"),
+            "{err}"
+        );
 
         let err = read_corpus(&dir.path().join("missing.jsonl"))
             .expect_err("must fail")
@@ -519,7 +535,9 @@ mod real_data {
         assert_eq!(corpus.len(), 3931);
         let queries = read_queries(&acord().join("queries.jsonl")).expect("queries");
         assert_eq!(queries.len(), 114);
-        assert!(queries.iter().all(|q| q.category.is_some() && q.split.is_some()));
+        assert!(queries
+            .iter()
+            .all(|q| q.category.is_some() && q.split.is_some()));
         let qrels = read_qrels(&acord().join("qrels/train.tsv")).expect("qrels");
         // The quoted query id must come out unquoted and match queries.jsonl.
         let ids: HashSet<&str> = queries.iter().map(|q| q.id.as_str()).collect();

@@ -76,7 +76,10 @@ fn schema() -> Schema {
     let indexing = TextFieldIndexing::default()
         .set_tokenizer(TOKENIZER_NAME)
         .set_index_option(IndexRecordOption::WithFreqsAndPositions);
-    builder.add_text_field(BODY_FIELD, TextOptions::default().set_indexing_options(indexing));
+    builder.add_text_field(
+        BODY_FIELD,
+        TextOptions::default().set_indexing_options(indexing),
+    );
     builder.build()
 }
 

@@ -246,7 +246,8 @@ impl Library {
         progress.finish();
         ClauseStore::write(dir, previous.map(|p| &p.store), docs)?;
         let manifest_path = dir.join(MANIFEST_FILE);
-        let json = serde_json::to_vec_pretty(manifest).map_err(LibraryError::json(&manifest_path))?;
+        let json =
+            serde_json::to_vec_pretty(manifest).map_err(LibraryError::json(&manifest_path))?;
         write_atomically(&manifest_path, &json)
     }
 
@@ -439,19 +440,34 @@ mod tests {
     fn build_search_reopen_add() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("lib");
-        let lib = Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress)
-            .expect("build");
-        let hits = lib.lexical().search("governing laws of New York", 10).expect("search");
+        let lib =
+            Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress).expect("build");
+        let hits = lib
+            .lexical()
+            .search("governing laws of New York", 10)
+            .expect("search");
         assert_eq!(lib.store().id(hits[0].0), Some("law"));
         drop(lib);
 
         let mut lib = Library::open(&root).expect("reopen without rebuilding");
         assert_eq!(lib.len(), 3);
-        lib.add(&[doc("term", "Either party may terminate this Agreement for convenience.")], &NoProgress)
-            .expect("add");
-        let hits = lib.lexical().search("terminate for convenience", 10).expect("search");
+        lib.add(
+            &[doc(
+                "term",
+                "Either party may terminate this Agreement for convenience.",
+            )],
+            &NoProgress,
+        )
+        .expect("add");
+        let hits = lib
+            .lexical()
+            .search("terminate for convenience", 10)
+            .expect("search");
         assert_eq!(lib.store().id(hits[0].0), Some("term"));
-        assert_eq!(lib.store().clause(hits[0].0).expect("clause").text, "Either party may terminate this Agreement for convenience.");
+        assert_eq!(
+            lib.store().clause(hits[0].0).expect("clause").text,
+            "Either party may terminate this Agreement for convenience."
+        );
         // Old rows are unchanged after the add.
         let hits = lib.lexical().search("indemnify", 10).expect("search");
         assert_eq!(lib.store().id(hits[0].0), Some("indem"));
@@ -459,7 +475,13 @@ mod tests {
         assert_eq!(reopened.len(), 4);
         assert_eq!(reopened.manifest().generation, 2);
         // Only the current generation remains on disk.
-        let gens = fs::read_dir(&root).expect("ls").filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().starts_with("gen-"))).count();
+        let gens = fs::read_dir(&root)
+            .expect("ls")
+            .filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.file_name().to_string_lossy().starts_with("gen-"))
+            })
+            .count();
         assert_eq!(gens, 1);
     }
 
@@ -467,8 +489,8 @@ mod tests {
     fn duplicate_ids_are_refused_and_change_nothing() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("lib");
-        let mut lib = Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress)
-            .expect("build");
+        let mut lib =
+            Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress).expect("build");
         let err = lib.add(&[doc("law", "dup")], &NoProgress).expect_err("dup");
         assert!(err.to_string().contains("\"law\""), "{err}");
         assert_eq!(Library::open(&root).expect("open").len(), 3);
@@ -485,7 +507,11 @@ mod tests {
         fs::write(partial.join(store::CLAUSES_FILE), b"{\"_id\": \"half").expect("write");
         let lib = Library::open(&root).expect("previous generation still opens");
         assert_eq!(lib.len(), 3);
-        assert!(!lib.lexical().search("indemnify", 5).expect("search").is_empty());
+        assert!(!lib
+            .lexical()
+            .search("indemnify", 5)
+            .expect("search")
+            .is_empty());
         // The next successful build cleans the leftovers.
         Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress).expect("rebuild");
         assert!(!partial.exists());
@@ -495,14 +521,17 @@ mod tests {
     fn corrupt_store_is_reported_not_panicking() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("lib");
-        let lib = Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress).expect("build");
+        let lib =
+            Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress).expect("build");
         let clauses = lib.generation_dir().join(store::CLAUSES_FILE);
         drop(lib);
         let bytes = fs::read(&clauses).expect("read");
         fs::write(&clauses, &bytes[..bytes.len() / 2]).expect("truncate");
         let err = Library::open(&root).err().expect("must fail");
         assert!(err.to_string().contains("corrupt"), "{err}");
-        let err = Library::open(&dir.path().join("nothing")).err().expect("must fail");
+        let err = Library::open(&dir.path().join("nothing"))
+            .err()
+            .expect("must fail");
         assert!(err.to_string().contains("not a Precedent library"), "{err}");
     }
 }

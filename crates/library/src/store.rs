@@ -43,7 +43,8 @@ impl ClauseStore {
     ) -> Result<(), LibraryError> {
         let clauses_path = dir.join(CLAUSES_FILE);
         let ids_path = dir.join(IDS_FILE);
-        let mut clauses = BufWriter::new(File::create(&clauses_path).map_err(io_err(&clauses_path))?);
+        let mut clauses =
+            BufWriter::new(File::create(&clauses_path).map_err(io_err(&clauses_path))?);
         let mut ids = BufWriter::new(File::create(&ids_path).map_err(io_err(&ids_path))?);
         let mut offsets: Vec<u64> = vec![0];
         let mut position = 0u64;
@@ -70,7 +71,8 @@ impl ClauseStore {
         let offsets_path = dir.join(OFFSETS_FILE);
         let mut out = BufWriter::new(File::create(&offsets_path).map_err(io_err(&offsets_path))?);
         for o in offsets {
-            out.write_all(&o.to_le_bytes()).map_err(io_err(&offsets_path))?;
+            out.write_all(&o.to_le_bytes())
+                .map_err(io_err(&offsets_path))?;
         }
         out.flush().map_err(io_err(&offsets_path))?;
         for path in [&clauses_path, &ids_path, &offsets_path] {
@@ -119,7 +121,10 @@ impl ClauseStore {
         if offsets.last().copied() != Some(size) {
             return Err(LibraryError::Corrupt {
                 path: clauses_path,
-                message: format!("file has {size} bytes, offset table expects {:?}", offsets.last()),
+                message: format!(
+                    "file has {size} bytes, offset table expects {:?}",
+                    offsets.last()
+                ),
             });
         }
         let rows = ids
@@ -166,13 +171,10 @@ impl ClauseStore {
             _ => return Err(LibraryError::NoSuchRow(row)),
         };
         let mut buf = vec![0u8; (end - start) as usize];
-        let mut file = self
-            .file
-            .lock()
-            .map_err(|_| LibraryError::Corrupt {
-                path: path.clone(),
-                message: "clause store lock poisoned".into(),
-            })?;
+        let mut file = self.file.lock().map_err(|_| LibraryError::Corrupt {
+            path: path.clone(),
+            message: "clause store lock poisoned".into(),
+        })?;
         file.seek(SeekFrom::Start(start)).map_err(io_err(&path))?;
         file.read_exact(&mut buf).map_err(io_err(&path))?;
         Ok(buf)

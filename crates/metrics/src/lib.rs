@@ -75,7 +75,11 @@ pub fn ndcg_at_k(run: &[Scored], judged: &HashMap<String, i32>, k: usize) -> f64
 ///
 /// `stars` is 1..=5 and maps to label `stars - 1`. Returns `None` when the query has no clause
 /// with that many stars: such queries are skipped from the mean, as in the paper.
-pub fn k_star_precision_at_5(run: &[Scored], judged: &HashMap<String, i32>, stars: i32) -> Option<f64> {
+pub fn k_star_precision_at_5(
+    run: &[Scored],
+    judged: &HashMap<String, i32>,
+    stars: i32,
+) -> Option<f64> {
     let threshold = stars - 1;
     let available = judged.values().filter(|&&l| l >= threshold).count();
     if available == 0 {
@@ -92,7 +96,12 @@ pub fn k_star_precision_at_5(run: &[Scored], judged: &HashMap<String, i32>, star
 }
 
 /// Recall@k of documents with label >= `min_label`; `None` when the query has none.
-pub fn recall_at_k(run: &[Scored], judged: &HashMap<String, i32>, k: usize, min_label: i32) -> Option<f64> {
+pub fn recall_at_k(
+    run: &[Scored],
+    judged: &HashMap<String, i32>,
+    k: usize,
+    min_label: i32,
+) -> Option<f64> {
     let relevant = judged.values().filter(|&&l| l >= min_label).count();
     if relevant == 0 {
         return None;
@@ -204,7 +213,10 @@ mod tests {
     }
 
     fn run<'a>(pairs: &[(&'a str, f64)]) -> Vec<Scored<'a>> {
-        pairs.iter().map(|&(doc, score)| Scored { doc, score }).collect()
+        pairs
+            .iter()
+            .map(|&(doc, score)| Scored { doc, score })
+            .collect()
     }
 
     #[test]

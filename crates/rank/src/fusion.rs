@@ -28,15 +28,21 @@ pub fn fuse(lists: &[Vec<Hit>], weights: &[f32], method: &FusionMethod) -> Vec<H
     let mut fused: HashMap<u32, (f32, Vec<StageScore>)> = HashMap::new();
     for (list_index, list) in lists.iter().enumerate() {
         let weight = weights.get(list_index).copied().unwrap_or(1.0);
-        let (lo, hi) = list.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), h| {
-            (lo.min(h.score), hi.max(h.score))
-        });
+        let (lo, hi) = list
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), h| {
+                (lo.min(h.score), hi.max(h.score))
+            });
         for (rank0, hit) in list.iter().enumerate() {
             let contribution = match method {
                 FusionMethod::Rrf { k } => weight / (k + (rank0 + 1) as f32),
                 FusionMethod::Normalized => {
                     let span = hi - lo;
-                    let norm = if span > 0.0 { (hit.score - lo) / span } else { 1.0 };
+                    let norm = if span > 0.0 {
+                        (hit.score - lo) / span
+                    } else {
+                        1.0
+                    };
                     weight * norm
                 }
             };
@@ -84,7 +90,10 @@ mod tests {
         let a = list("bm25", &[(1, 30.0), (2, 20.0), (3, 10.0)]);
         let b = list("dense", &[(2, 0.9), (4, 0.8), (1, 0.1)]);
         let fused = fuse(&[a, b], &[1.0, 1.0], &FusionMethod::Rrf { k: 60.0 });
-        assert_eq!(fused[0].row, 2, "second in one list and first in the other wins");
+        assert_eq!(
+            fused[0].row, 2,
+            "second in one list and first in the other wins"
+        );
         assert_eq!(fused[0].stages.len(), 2);
         let expected = 1.0 / 62.0 + 1.0 / 61.0;
         assert!((fused[0].score - expected).abs() < 1e-7);
@@ -95,7 +104,11 @@ mod tests {
     fn normalized_fusion_uses_margins_and_weights() {
         let a = list("bm25", &[(1, 100.0), (2, 1.0), (3, 0.0)]);
         let b = list("dense", &[(2, 0.9), (1, 0.89), (3, 0.0)]);
-        let fused = fuse(&[a.clone(), b.clone()], &[1.0, 1.0], &FusionMethod::Normalized);
+        let fused = fuse(
+            &[a.clone(), b.clone()],
+            &[1.0, 1.0],
+            &FusionMethod::Normalized,
+        );
         assert_eq!(fused[0].row, 1);
         let dense_only = fuse(&[a, b], &[0.0, 1.0], &FusionMethod::Normalized);
         assert_eq!(dense_only[0].row, 2);

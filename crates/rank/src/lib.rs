@@ -215,11 +215,23 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let lib = library(&dir.path().join("lib"));
         let base = build_pipeline("bm25", lib.clone()).expect("bm25");
-        let plain: Vec<u32> = base.search("liability cap", 10).expect("search").iter().map(|h| h.row).collect();
+        let plain: Vec<u32> = base
+            .search("liability cap", 10)
+            .expect("search")
+            .iter()
+            .map(|h| h.row)
+            .collect();
         assert_eq!(plain.len(), 3, "only matching clauses are returned");
-        let reranked = build_pipeline("bm25", lib).expect("bm25").then(Box::new(Reverse), 2);
+        let reranked = build_pipeline("bm25", lib)
+            .expect("bm25")
+            .then(Box::new(Reverse), 2);
         assert_eq!(reranked.name(), "bm25+reverse");
-        let rows: Vec<u32> = reranked.search("liability cap", 10).expect("search").iter().map(|h| h.row).collect();
+        let rows: Vec<u32> = reranked
+            .search("liability cap", 10)
+            .expect("search")
+            .iter()
+            .map(|h| h.row)
+            .collect();
         assert_eq!(rows, vec![plain[1], plain[0], plain[2]]);
     }
 

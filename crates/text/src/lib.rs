@@ -84,7 +84,9 @@ impl Clone for Analyzer {
 
 impl std::fmt::Debug for Analyzer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Analyzer").field("config", &self.config).finish()
+        f.debug_struct("Analyzer")
+            .field("config", &self.config)
+            .finish()
     }
 }
 
@@ -126,11 +128,8 @@ impl Analyzer {
 
     /// Calls `emit` for every term of `text`, in order.
     pub fn for_each_term(&self, text: &str, mut emit: impl FnMut(Term)) {
-        let mut position = 0;
-        for (start, end) in word_spans(text) {
+        for (token_position, (start, end)) in word_spans(text).into_iter().enumerate() {
             let raw = &text[start..end];
-            let token_position = position;
-            position += 1;
             if raw.len() > self.config.max_token_len {
                 continue;
             }
@@ -244,18 +243,27 @@ mod tests {
             stem: false,
             max_token_len: 64,
         });
-        assert_eq!(a.term_texts("The Parties agree"), vec!["The", "Parties", "agree"]);
+        assert_eq!(
+            a.term_texts("The Parties agree"),
+            vec!["The", "Parties", "agree"]
+        );
         let custom = Analyzer::new(AnalyzerConfig {
             stop_words: StopWords::Custom(vec!["Shall".into()]),
             ..AnalyzerConfig::default()
         });
-        assert_eq!(custom.term_texts("the party shall pay"), vec!["the", "parti", "pay"]);
+        assert_eq!(
+            custom.term_texts("the party shall pay"),
+            vec!["the", "parti", "pay"]
+        );
     }
 
     #[test]
     fn numbers_and_long_tokens() {
         let a = Analyzer::default();
-        assert_eq!(a.term_texts("twelve (12) months"), vec!["twelv", "12", "month"]);
+        assert_eq!(
+            a.term_texts("twelve (12) months"),
+            vec!["twelv", "12", "month"]
+        );
         let blob = "x".repeat(100);
         assert!(a.term_texts(&blob).is_empty());
     }
@@ -263,7 +271,11 @@ mod tests {
     #[test]
     fn positions_count_stop_words() {
         let a = Analyzer::default();
-        let positions: Vec<usize> = a.terms("cap on liability").iter().map(|t| t.position).collect();
+        let positions: Vec<usize> = a
+            .terms("cap on liability")
+            .iter()
+            .map(|t| t.position)
+            .collect();
         assert_eq!(positions, vec![0, 2]);
     }
 }

