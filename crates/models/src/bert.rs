@@ -1,0 +1,400 @@
+//! A BERT encoder written directly against candle-core/candle-nn.
+//!
+//! candle-transformers' `bert` works, but it computes Q, K and V with three separate
+//! matmuls, runs attention as hundreds of tiny batched GEMMs over padded sequences
+//! with an additive mask, uses candle's single-threaded GELU/softmax, does not expose
+//! the pooler that cross-encoders need, and pulls in a large crate (every model
+//! candle supports) that would dominate CI compile time. Here the big projections
+//! stay candle matmuls (multithreaded GEMM), and everything between them is one of
+//! the fused kernels in `kernels.rs`. Weights load with or without the `bert.` prefix.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use candle_core::{DType, Device, Module, Tensor};
+use candle_nn::{Embedding, LayerNorm};
+
+use crate::kernels::{host, Act, BiasAct, BiasResidualNorm, FusedAttention};
+use serde::Deserialize;
+
+use crate::ModelError;
+
+/// The subset of a Hugging Face `config.json` that inference needs.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct BertConfig {
+    pub vocab_size: usize,
+    pub hidden_size: usize,
+    pub num_hidden_layers: usize,
+    pub num_attention_heads: usize,
+    pub intermediate_size: usize,
+    #[serde(default = "default_act")]
+    pub hidden_act: String,
+    pub max_position_embeddings: usize,
+    #[serde(default = "default_type_vocab")]
+    pub type_vocab_size: usize,
+    #[serde(default = "default_eps")]
+    pub layer_norm_eps: f64,
+    #[serde(default)]
+    pub position_embedding_type: Option<String>,
+    #[serde(default)]
+    pub model_type: Option<String>,
+    #[serde(default)]
+    pub num_labels: Option<usize>,
+    #[serde(default)]
+    pub id2label: Option<HashMap<String, String>>,
+}
+
+fn default_act() -> String {
+    "gelu".into()
+}
+fn default_type_vocab() -> usize {
+    2
+}
+fn default_eps() -> f64 {
+    1e-12
+}
+
+impl BertConfig {
+    pub fn from_file(path: &Path) -> Result<Self, ModelError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ModelError::io(path, e))?;
+        let cfg: BertConfig =
+            serde_json::from_str(&text).map_err(|e| ModelError::config(path, e))?;
+        cfg.validate(path)?;
+        Ok(cfg)
+    }
+
+    fn validate(&self, path: &Path) -> Result<(), ModelError> {
+        if let Some(mt) = &self.model_type {
+            if mt != "bert" {
+                return Err(ModelError::config(
+                    path,
+                    format!("model_type `{mt}` is not supported (only BERT encoders are)"),
+                ));
+            }
+        }
+        if self.num_attention_heads == 0
+            || self.hidden_size == 0
+            || self.hidden_size % self.num_attention_heads != 0
+        {
+            return Err(ModelError::config(
+                path,
+                format!(
+                    "hidden_size {} is not a multiple of num_attention_heads {}",
+                    self.hidden_size, self.num_attention_heads
+                ),
+            ));
+        }
+        if let Some(p) = &self.position_embedding_type {
+            if p != "absolute" {
+                return Err(ModelError::config(
+                    path,
+                    format!("position_embedding_type `{p}` is not supported"),
+                ));
+            }
+        }
+        parse_activation(&self.hidden_act).map_err(|r| ModelError::config(path, r))?;
+        if self.max_position_embeddings < 3 {
+            return Err(ModelError::config(path, "max_position_embeddings < 3"));
+        }
+        Ok(())
+    }
+
+    /// HF configs state the label count either directly or through `id2label`.
+    pub fn labels(&self) -> usize {
+        self.num_labels
+            .or_else(|| self.id2label.as_ref().map(|m| m.len()))
+            .unwrap_or(1)
+    }
+}
+
+fn parse_activation(s: &str) -> Result<Act, String> {
+    match s {
+        "gelu" => Ok(Act::GeluErf),
+        "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => Ok(Act::GeluTanh),
+        "relu" => Ok(Act::Relu),
+        other => Err(format!("hidden_act `{other}` is not supported")),
+    }
+}
+
+/// Named tensors from a safetensors file, with the checks that turn a bad file into
+/// an error instead of a panic deep inside a matmul.
+pub(crate) struct Weights {
+    tensors: HashMap<String, Tensor>,
+    path: std::path::PathBuf,
+}
+
+impl Weights {
+    /// Parses an in-memory safetensors buffer. Reading the file into memory instead of
+    /// mmapping it means a file truncated or rewritten later cannot crash the process
+    /// with SIGBUS; the cost (one copy of ~90 MB) is paid once at startup.
+    pub fn from_buffer(data: &[u8], path: &Path, device: &Device) -> Result<Self, ModelError> {
+        let tensors = candle_core::safetensors::load_buffer(data, device).map_err(|e| {
+            ModelError::Weights {
+                path: path.to_path_buf(),
+                reason: e.to_string(),
+            }
+        })?;
+        Ok(Self {
+            tensors,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.tensors.contains_key(name)
+    }
+
+    /// Fetches a tensor as f32 and checks its shape.
+    pub fn get(&self, name: &str, shape: &[usize]) -> Result<Tensor, ModelError> {
+        let t = self.tensors.get(name).ok_or_else(|| ModelError::Weights {
+            path: self.path.clone(),
+            reason: format!("missing tensor `{name}`"),
+        })?;
+        if t.dims() != shape {
+            return Err(ModelError::Weights {
+                path: self.path.clone(),
+                reason: format!(
+                    "tensor `{name}` has shape {:?}, config implies {:?}",
+                    t.dims(),
+                    shape
+                ),
+            });
+        }
+        Ok(t.to_dtype(DType::F32)?)
+    }
+
+    fn layer_norm(&self, prefix: &str, dim: usize, eps: f64) -> Result<LayerNorm, ModelError> {
+        // Old TF-converted checkpoints name LayerNorm parameters gamma/beta.
+        let (w, b) = if self.contains(&format!("{prefix}.weight")) {
+            ("weight", "bias")
+        } else {
+            ("gamma", "beta")
+        };
+        Ok(LayerNorm::new(
+            self.get(&format!("{prefix}.{w}"), &[dim])?,
+            self.get(&format!("{prefix}.{b}"), &[dim])?,
+            eps,
+        ))
+    }
+
+    /// The prefix under which the encoder lives: `bert.` for
+    /// `BertForSequenceClassification` checkpoints, nothing for bare `BertModel`s.
+    pub fn encoder_prefix(&self) -> Result<&'static str, ModelError> {
+        for p in ["", "bert.", "model."] {
+            if self.contains(&format!("{p}embeddings.word_embeddings.weight")) {
+                return Ok(p);
+            }
+        }
+        let mut names: Vec<&String> = self.tensors.keys().collect();
+        names.sort();
+        names.truncate(5);
+        Err(ModelError::Weights {
+            path: self.path.clone(),
+            reason: format!(
+                "no BERT embeddings found (looked for [bert.]embeddings.word_embeddings.weight; file starts with {names:?})"
+            ),
+        })
+    }
+}
+
+struct Layer {
+    /// Q, K and V stacked into one [3H, H] projection so one matmul serves all three;
+    /// the Q rows are pre-multiplied by 1/sqrt(head_dim) so scores need no scaling.
+    qkv_w: Tensor,
+    qkv_b: Vec<f32>,
+    attn_out_w: Tensor,
+    attn_out_b: Vec<f32>,
+    ln_attn: (Vec<f32>, Vec<f32>),
+    inter_w: Tensor,
+    inter_b: Vec<f32>,
+    out_w: Tensor,
+    out_b: Vec<f32>,
+    ln_out: (Vec<f32>, Vec<f32>),
+}
+
+pub(crate) struct Bert {
+    word: Embedding,
+    position: Embedding,
+    token_type: Embedding,
+    ln_emb: LayerNorm,
+    layers: Vec<Layer>,
+    heads: usize,
+    head_dim: usize,
+    hidden: usize,
+    act: Act,
+    eps: f32,
+    pub type_vocab_size: usize,
+    pub vocab_size: usize,
+}
+
+impl Bert {
+    pub fn load(w: &Weights, prefix: &str, cfg: &BertConfig) -> Result<Self, ModelError> {
+        let h = cfg.hidden_size;
+        let emb = |name: &str, rows: usize| -> Result<Embedding, ModelError> {
+            Ok(Embedding::new(
+                w.get(&format!("{prefix}embeddings.{name}.weight"), &[rows, h])?,
+                h,
+            ))
+        };
+        let word = emb("word_embeddings", cfg.vocab_size)?;
+        let position = emb("position_embeddings", cfg.max_position_embeddings)?;
+        let token_type = emb("token_type_embeddings", cfg.type_vocab_size)?;
+        let eps = cfg.layer_norm_eps;
+        let ln_emb = w.layer_norm(&format!("{prefix}embeddings.LayerNorm"), h, eps)?;
+        let head_dim = h / cfg.num_attention_heads;
+        let scale = 1.0 / (head_dim as f64).sqrt();
+        let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
+        for i in 0..cfg.num_hidden_layers {
+            let p = format!("{prefix}encoder.layer.{i}");
+            let part = |name: &str, kind: &str, shape: &[usize]| {
+                w.get(&format!("{p}.attention.self.{name}.{kind}"), shape)
+            };
+            let qkv_w = Tensor::cat(
+                &[
+                    (part("query", "weight", &[h, h])? * scale)?,
+                    part("key", "weight", &[h, h])?,
+                    part("value", "weight", &[h, h])?,
+                ],
+                0,
+            )?;
+            let qkv_b = Tensor::cat(
+                &[
+                    (part("query", "bias", &[h])? * scale)?,
+                    part("key", "bias", &[h])?,
+                    part("value", "bias", &[h])?,
+                ],
+                0,
+            )?;
+            let vec = |name: String, n: usize| -> Result<Vec<f32>, ModelError> {
+                Ok(host(&w.get(&name, &[n])?)?)
+            };
+            let ln = |name: String| -> Result<(Vec<f32>, Vec<f32>), ModelError> {
+                let l = w.layer_norm(&name, h, eps)?;
+                let bias = l
+                    .bias()
+                    .ok_or_else(|| candle_core::Error::Msg("layer norm bias".into()))?;
+                Ok((host(l.weight())?, host(bias)?))
+            };
+            let inter = cfg.intermediate_size;
+            layers.push(Layer {
+                qkv_w,
+                qkv_b: host(&qkv_b)?,
+                attn_out_w: w.get(&format!("{p}.attention.output.dense.weight"), &[h, h])?,
+                attn_out_b: vec(format!("{p}.attention.output.dense.bias"), h)?,
+                ln_attn: ln(format!("{p}.attention.output.LayerNorm"))?,
+                inter_w: w.get(&format!("{p}.intermediate.dense.weight"), &[inter, h])?,
+                inter_b: vec(format!("{p}.intermediate.dense.bias"), inter)?,
+                out_w: w.get(&format!("{p}.output.dense.weight"), &[h, inter])?,
+                out_b: vec(format!("{p}.output.dense.bias"), h)?,
+                ln_out: ln(format!("{p}.output.LayerNorm"))?,
+            });
+        }
+        let act = parse_activation(&cfg.hidden_act).map_err(candle_core::Error::Msg)?;
+        Ok(Self {
+            word,
+            position,
+            token_type,
+            ln_emb,
+            layers,
+            heads: cfg.num_attention_heads,
+            head_dim: h / cfg.num_attention_heads,
+            hidden: h,
+            act,
+            eps: eps as f32,
+            type_vocab_size: cfg.type_vocab_size,
+            vocab_size: cfg.vocab_size,
+        })
+    }
+
+    pub fn hidden_size(&self) -> usize {
+        self.hidden
+    }
+
+    /// Runs the encoder on a right-padded batch.
+    ///
+    /// `ids`/`type_ids` are `[batch, len]` u32; `lens` gives each row's real length.
+    /// Returns the last hidden state `[batch, len, hidden]`; rows' padded positions
+    /// hold garbage that pooling must ignore.
+    pub fn forward(
+        &self,
+        ids: &Tensor,
+        type_ids: &Tensor,
+        lens: &[usize],
+    ) -> candle_core::Result<Tensor> {
+        let (b, l) = ids.dims2()?;
+        let dev = ids.device();
+        let positions = Tensor::arange(0u32, l as u32, dev)?;
+        let x = self
+            .word
+            .forward(ids)?
+            .add(&self.token_type.forward(type_ids)?)?
+            .broadcast_add(&self.position.forward(&positions)?)?;
+        let mut x = self.ln_emb.forward(&x)?.reshape((b * l, self.hidden))?;
+
+        let (nh, d) = (self.heads, self.head_dim);
+        for layer in &self.layers {
+            let qkv = x.matmul(&layer.qkv_w.t()?)?; // [b*l, 3h]
+            let ctx = qkv.apply_op1_no_bwd(&FusedAttention {
+                bias: &layer.qkv_b,
+                lens,
+                len: l,
+                heads: nh,
+                head_dim: d,
+            })?; // [b*l, h]
+            let attn = ctx.matmul(&layer.attn_out_w.t()?)?.apply_op2_no_bwd(
+                &x,
+                &BiasResidualNorm {
+                    bias: &layer.attn_out_b,
+                    gamma: &layer.ln_attn.0,
+                    beta: &layer.ln_attn.1,
+                    eps: self.eps,
+                },
+            )?;
+            let inter = attn
+                .matmul(&layer.inter_w.t()?)?
+                .apply_op1_no_bwd(&BiasAct {
+                    bias: &layer.inter_b,
+                    act: self.act,
+                })?;
+            x = inter.matmul(&layer.out_w.t()?)?.apply_op2_no_bwd(
+                &attn,
+                &BiasResidualNorm {
+                    bias: &layer.out_b,
+                    gamma: &layer.ln_out.0,
+                    beta: &layer.ln_out.1,
+                    eps: self.eps,
+                },
+            )?;
+        }
+        x.reshape((b, l, self.hidden))
+    }
+}
+
+/// Builds `[batch, len]` id and type-id tensors from unpadded sequences, padding on
+/// the right with id 0 (BERT's [PAD]; its value never matters because it is masked).
+pub(crate) fn pad_batch(
+    seqs: &[(&[u32], &[u32])],
+    device: &Device,
+) -> candle_core::Result<(Tensor, Tensor, Vec<usize>)> {
+    let l = seqs.iter().map(|(ids, _)| ids.len()).max().unwrap_or(0);
+    let b = seqs.len();
+    let mut ids = vec![0u32; b * l];
+    let mut types = vec![0u32; b * l];
+    let mut lens = Vec::with_capacity(b);
+    for (row, (i, t)) in seqs.iter().enumerate() {
+        ids[row * l..row * l + i.len()].copy_from_slice(i);
+        types[row * l..row * l + t.len()].copy_from_slice(t);
+        lens.push(i.len());
+    }
+    Ok((
+        Tensor::from_vec(ids, (b, l), device)?,
+        Tensor::from_vec(types, (b, l), device)?,
+        lens,
+    ))
+}
+
+/// Copies a `[batch, len, hidden]` tensor out as one flat vector for pooling in
+/// plain Rust (cheaper than a chain of masked tensor ops for these sizes).
+pub(crate) fn to_host(x: &Tensor) -> candle_core::Result<Vec<f32>> {
+    x.flatten_all()?.to_vec1::<f32>()
+}

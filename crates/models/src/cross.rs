@@ -1,0 +1,169 @@
+//! BERT cross-encoder (sentence-transformers `CrossEncoder`) for re-ranking.
+
+use candle_core::{Device, Module};
+use candle_nn::Linear;
+use sha2::Digest;
+use tokenizers::{Encoding, Tokenizer, TruncationParams, TruncationStrategy};
+
+use crate::bert::{pad_batch, Bert, Weights};
+use crate::loader::{self, Loaded};
+use crate::ModelError;
+
+/// A `BertForSequenceClassification` checkpoint scoring (query, clause) pairs.
+///
+/// Scores are the raw logits; no sigmoid is applied. sentence-transformers'
+/// `CrossEncoder.predict` applies a sigmoid by default for one-label models, but it
+/// is monotone, so rankings are identical and raw logits keep resolution where the
+/// sigmoid saturates. Apply `1 / (1 + exp(-s))` if a probability is needed.
+pub struct CrossEncoder {
+    bert: Bert,
+    pooler: Linear,
+    classifier: Linear,
+    num_labels: usize,
+    /// Truncates only the clause, as the query is short and carries the intent.
+    tok_only_second: Tokenizer,
+    /// Fallback for a query that alone exceeds the window.
+    tok_longest_first: Tokenizer,
+    max_len: usize,
+    batch_size: usize,
+    model_id: String,
+    device: Device,
+}
+
+impl CrossEncoder {
+    /// Loads a cross-encoder from a folder path or hub id (see [`crate::locate`]).
+    pub fn load(spec: &str) -> Result<Self, ModelError> {
+        Self::from_loaded(loader::load(spec)?)
+    }
+
+    fn from_loaded(l: Loaded) -> Result<Self, ModelError> {
+        let Loaded {
+            name,
+            dir,
+            cfg,
+            weights,
+            tokenizer,
+            hasher,
+            model_max_length,
+        } = l;
+        let prefix = weights.encoder_prefix()?;
+        let bert = Bert::load(&weights, prefix, &cfg)?;
+        let h = cfg.hidden_size;
+        let num_labels = cfg.labels();
+        if !(1..=2).contains(&num_labels) {
+            return Err(ModelError::config(
+                dir.join("config.json"),
+                format!("cross-encoder with {num_labels} labels: only 1 (relevance logit) or 2 (not/relevant) are supported"),
+            ));
+        }
+        let pooler = linear(&weights, &format!("{prefix}pooler.dense"), h, h)?;
+        let classifier = linear(&weights, "classifier", num_labels, h)?;
+        drop(weights);
+        let max_len = model_max_length
+            .unwrap_or(512)
+            .min(cfg.max_position_embeddings);
+        let tok = |strategy| -> Result<Tokenizer, ModelError> {
+            let mut t = tokenizer.clone();
+            t.with_truncation(Some(TruncationParams {
+                max_length: max_len,
+                strategy,
+                ..Default::default()
+            }))
+            .map_err(|e| ModelError::tokenizer(dir.display(), e))?;
+            Ok(t)
+        };
+        let fingerprint = loader::hex(&hasher.finalize()[..8]);
+        Ok(Self {
+            tok_only_second: tok(TruncationStrategy::OnlySecond)?,
+            tok_longest_first: tok(TruncationStrategy::LongestFirst)?,
+            bert,
+            pooler,
+            classifier,
+            num_labels,
+            max_len,
+            batch_size: 32,
+            model_id: format!("{name}@{fingerprint}"),
+            device: Device::Cpu,
+        })
+    }
+
+    pub fn model_id(&self) -> &str {
+        &self.model_id
+    }
+
+    /// Pair length limit in tokens (specials included).
+    pub fn max_len(&self) -> usize {
+        self.max_len
+    }
+
+    /// Sets how many pairs go through the model at once.
+    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size.max(1);
+        self
+    }
+
+    /// Scores each doc against `query`; higher means more relevant. For two-label
+    /// models the score is `logit[1] - logit[0]`, the log-odds of the second label.
+    pub fn score(&self, query: &str, docs: &[&str]) -> Result<Vec<f32>, ModelError> {
+        let pairs: Vec<(&str, &str)> = docs.iter().map(|d| (query, *d)).collect();
+        self.score_pairs(&pairs)
+    }
+
+    /// Scores arbitrary (query, doc) pairs, in input order.
+    pub fn score_pairs(&self, pairs: &[(&str, &str)]) -> Result<Vec<f32>, ModelError> {
+        let encs = pairs
+            .iter()
+            .map(|&(q, d)| self.encode_pair(q, d))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut order: Vec<usize> = (0..encs.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(encs[i].get_ids().len()));
+        let mut scores = vec![0f32; encs.len()];
+        for batch in order.chunks(self.batch_size) {
+            let seqs: Vec<(&[u32], &[u32])> = batch
+                .iter()
+                .map(|&i| (encs[i].get_ids(), encs[i].get_type_ids()))
+                .collect();
+            for (ids, types) in &seqs {
+                if ids.iter().any(|&id| id as usize >= self.bert.vocab_size)
+                    || types
+                        .iter()
+                        .any(|&t| t as usize >= self.bert.type_vocab_size)
+                {
+                    return Err(ModelError::tokenizer(
+                        "encoding pairs",
+                        "token or type id outside the model's embedding tables",
+                    ));
+                }
+            }
+            let (ids, types, lens) = pad_batch(&seqs, &self.device)?;
+            let hidden = self.bert.forward(&ids, &types, &lens)?; // [b, l, h]
+            let cls = hidden.narrow(1, 0, 1)?.squeeze(1)?;
+            let pooled = self.pooler.forward(&cls)?.tanh()?;
+            let logits = self.classifier.forward(&pooled)?.to_vec2::<f32>()?;
+            for (&i, row) in batch.iter().zip(logits) {
+                scores[i] = match self.num_labels {
+                    1 => row[0],
+                    _ => row[1] - row[0],
+                };
+            }
+        }
+        Ok(scores)
+    }
+
+    fn encode_pair(&self, q: &str, d: &str) -> Result<Encoding, ModelError> {
+        match self.tok_only_second.encode_fast((q, d), true) {
+            Ok(e) => Ok(e),
+            // OnlySecond refuses when the query alone overflows the window.
+            Err(_) => self
+                .tok_longest_first
+                .encode_fast((q, d), true)
+                .map_err(|e| ModelError::tokenizer("encoding (query, clause) pair", e)),
+        }
+    }
+}
+
+fn linear(w: &Weights, prefix: &str, out_dim: usize, in_dim: usize) -> Result<Linear, ModelError> {
+    let weight = w.get(&format!("{prefix}.weight"), &[out_dim, in_dim])?;
+    let bias = w.get(&format!("{prefix}.bias"), &[out_dim])?;
+    Ok(Linear::new(weight, Some(bias)))
+}
