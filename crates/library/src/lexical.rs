@@ -146,9 +146,12 @@ impl LexicalIndex {
         clauses: impl Iterator<Item = (u64, &'a str)>,
         progress: &dyn Fn(u64),
     ) -> Result<(), LibraryError> {
+        // One indexing thread: several threads spread clauses over several segments in an order
+        // that depends on scheduling, and BM25 scores then differ in the last float bit from run
+        // to run, which reorders near-ties (seen on ACORD). Same input, same library.
         let mut writer: IndexWriter = self
             .index
-            .writer(WRITER_HEAP_BYTES)
+            .writer_with_num_threads(1, WRITER_HEAP_BYTES)
             .map_err(tantivy_err("opening writer"))?;
         for (row, text) in clauses {
             let mut doc = TantivyDocument::default();

@@ -31,6 +31,7 @@ use precedent_text::AnalyzerConfig;
 use serde::{Deserialize, Serialize};
 
 pub use lexical::LexicalIndex;
+pub use precedent_vectors::{IndexKind, Neighbor, VectorError, VectorIndex};
 pub use store::ClauseStore;
 
 /// Version of the on-disk layout; bumped on incompatible changes so old libraries are refused
@@ -39,6 +40,7 @@ pub const FORMAT_VERSION: u32 = 1;
 const CURRENT_FILE: &str = "CURRENT";
 const MANIFEST_FILE: &str = "manifest.json";
 const LEXICAL_DIR: &str = "lexical";
+const VECTORS_DIR: &str = "vectors";
 
 #[derive(Debug, thiserror::Error)]
 pub enum LibraryError {
@@ -64,6 +66,10 @@ pub enum LibraryError {
     Lexical(String),
     #[error("{path}: {message}")]
     Json { path: PathBuf, message: String },
+    #[error("vectors: {0}")]
+    Vectors(#[from] VectorError),
+    #[error("{0}")]
+    VectorMismatch(String),
 }
 
 impl LibraryError {
@@ -94,6 +100,30 @@ pub struct Manifest {
     /// corpus file), so tools can tell whether an existing library can be reused.
     #[serde(default)]
     pub source_fingerprint: Option<String>,
+    /// The clause vectors of this generation, if it has any.
+    #[serde(default)]
+    pub vectors: Option<VectorsInfo>,
+}
+
+/// Which model embedded the clauses, and how they are indexed.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct VectorsInfo {
+    /// The embedder's identity (name + weights hash): queries must be embedded by the same model.
+    pub model_id: String,
+    /// How to load that model again (a path, a short name or a hub id), for queries.
+    #[serde(default)]
+    pub model_source: String,
+    pub dim: usize,
+    pub kind: IndexKind,
+    /// How clauses longer than the model's window were embedded (e.g. `trunc`, `chunkmean32`).
+    pub long_text: String,
+}
+
+/// Clause embeddings handed to [`Library::build`] / [`Library::add`], row-major, one per clause
+/// in input order.
+pub struct ClauseVectors {
+    pub info: VectorsInfo,
+    pub data: Vec<f32>,
 }
 
 /// Options for building a library.
@@ -101,6 +131,18 @@ pub struct Manifest {
 pub struct BuildOptions {
     pub analyzer: AnalyzerConfig,
     pub source_fingerprint: Option<String>,
+}
+
+fn check_vector_count(vectors: &ClauseVectors, clauses: usize) -> Result<(), LibraryError> {
+    let expected = clauses * vectors.info.dim;
+    if vectors.info.dim == 0 || vectors.data.len() != expected {
+        return Err(LibraryError::VectorMismatch(format!(
+            "{} vector values for {clauses} clauses of dimension {}",
+            vectors.data.len(),
+            vectors.info.dim
+        )));
+    }
+    Ok(())
 }
 
 /// Progress callbacks for long work (the CLI turns them into progress bars).
@@ -121,6 +163,7 @@ pub struct Library {
     manifest: Manifest,
     lexical: LexicalIndex,
     store: ClauseStore,
+    vectors: Option<Box<dyn VectorIndex>>,
 }
 
 fn generation_name(generation: u64) -> String {
@@ -170,9 +213,13 @@ impl Library {
         root: &Path,
         docs: &[CorpusDoc],
         options: &BuildOptions,
+        vectors: Option<ClauseVectors>,
         progress: &dyn Progress,
     ) -> Result<Library, LibraryError> {
         check_new_ids(docs, None)?;
+        if let Some(v) = &vectors {
+            check_vector_count(v, docs.len())?;
+        }
         fs::create_dir_all(root).map_err(io_err(root))?;
         let generation = Self::next_generation(root)?;
         let manifest = Manifest {
@@ -182,9 +229,10 @@ impl Library {
             clauses: docs.len(),
             analyzer: options.analyzer.clone(),
             source_fingerprint: options.source_fingerprint.clone(),
+            vectors: vectors.as_ref().map(|v| v.info.clone()),
         };
         let dir = root.join(generation_name(generation));
-        let result = Self::write_generation(&dir, &manifest, None, docs, progress);
+        let result = Self::write_generation(&dir, &manifest, None, docs, vectors, progress);
         if let Err(e) = result {
             let _ = fs::remove_dir_all(&dir);
             return Err(e);
@@ -193,9 +241,36 @@ impl Library {
         Self::open(root)
     }
 
-    /// Adds clauses as a new generation; ids already in the library are refused.
-    pub fn add(&mut self, docs: &[CorpusDoc], progress: &dyn Progress) -> Result<(), LibraryError> {
+    /// Adds clauses as a new generation; ids already in the library are refused. A library with
+    /// vectors needs the new clauses' vectors, from the same model.
+    pub fn add(
+        &mut self,
+        docs: &[CorpusDoc],
+        vectors: Option<ClauseVectors>,
+        progress: &dyn Progress,
+    ) -> Result<(), LibraryError> {
         check_new_ids(docs, Some(&self.store))?;
+        match (&self.manifest.vectors, &vectors) {
+            (Some(have), Some(new)) => {
+                check_vector_count(new, docs.len())?;
+                if have.model_id != new.info.model_id || have.dim != new.info.dim {
+                    return Err(LibraryError::VectorMismatch(format!(
+                        "the library's vectors come from model {} (dim {}), the new clauses' from {} (dim {}): rebuild with `precedent index`",
+                        have.model_id, have.dim, new.info.model_id, new.info.dim
+                    )));
+                }
+            }
+            (Some(have), None) => return Err(LibraryError::VectorMismatch(format!(
+                "the library has clause vectors ({}); new clauses need vectors from the same model",
+                have.model_id
+            ))),
+            (None, Some(_)) => {
+                return Err(LibraryError::VectorMismatch(
+                    "the library has no vectors; rebuild it with a model to add vectors".into(),
+                ))
+            }
+            (None, None) => {}
+        }
         let generation = Self::next_generation(&self.root)?;
         let manifest = Manifest {
             generation,
@@ -206,7 +281,7 @@ impl Library {
             ..self.manifest.clone()
         };
         let dir = self.root.join(generation_name(generation));
-        let result = Self::write_generation(&dir, &manifest, Some(self), docs, progress);
+        let result = Self::write_generation(&dir, &manifest, Some(self), docs, vectors, progress);
         if let Err(e) = result {
             let _ = fs::remove_dir_all(&dir);
             return Err(e);
@@ -221,9 +296,30 @@ impl Library {
         manifest: &Manifest,
         previous: Option<&Library>,
         docs: &[CorpusDoc],
+        vectors: Option<ClauseVectors>,
         progress: &dyn Progress,
     ) -> Result<(), LibraryError> {
         fs::create_dir_all(dir).map_err(io_err(dir))?;
+        if let Some(new) = vectors {
+            let vectors_dir = dir.join(VECTORS_DIR);
+            progress.start("indexing vectors", docs.len() as u64);
+            let index = match previous.filter(|p| p.vectors.is_some()) {
+                Some(prev) => {
+                    // A fresh copy of the previous store, so the generation in use stays
+                    // untouched if anything below fails.
+                    let mut index = precedent_vectors::open(
+                        &prev.generation_dir.join(VECTORS_DIR),
+                        &new.info.model_id,
+                        new.info.dim,
+                    )?;
+                    index.add(&new.data)?;
+                    index
+                }
+                None => precedent_vectors::build(new.info.kind, new.info.dim, new.data)?,
+            };
+            progress.finish();
+            index.save(&vectors_dir, &new.info.model_id)?;
+        }
         let lexical_dir = dir.join(LEXICAL_DIR);
         fs::create_dir_all(&lexical_dir).map_err(io_err(&lexical_dir))?;
         let first_row = previous.map_or(0, |p| p.store.len()) as u64;
@@ -327,6 +423,27 @@ impl Library {
             })?;
         let lexical = LexicalIndex::open(&generation_dir.join(LEXICAL_DIR), &manifest.analyzer)?;
         let store = ClauseStore::open(&generation_dir)?;
+        let vectors = match &manifest.vectors {
+            Some(info) => {
+                let index = precedent_vectors::open(
+                    &generation_dir.join(VECTORS_DIR),
+                    &info.model_id,
+                    info.dim,
+                )?;
+                if index.len() != manifest.clauses {
+                    return Err(LibraryError::Corrupt {
+                        path: generation_dir,
+                        message: format!(
+                            "{} clause vectors for {} clauses",
+                            index.len(),
+                            manifest.clauses
+                        ),
+                    });
+                }
+                Some(index)
+            }
+            None => None,
+        };
         if store.len() != manifest.clauses || lexical.len() as usize != manifest.clauses {
             return Err(LibraryError::Corrupt {
                 path: generation_dir,
@@ -344,7 +461,18 @@ impl Library {
             manifest,
             lexical,
             store,
+            vectors,
         })
+    }
+
+    /// The clause vectors, when the library was built with a model.
+    pub fn vectors(&self) -> Option<&dyn VectorIndex> {
+        self.vectors.as_deref()
+    }
+
+    /// Which model embedded the clauses.
+    pub fn vectors_info(&self) -> Option<&VectorsInfo> {
+        self.manifest.vectors.as_ref()
     }
 
     pub fn root(&self) -> &Path {
@@ -440,8 +568,14 @@ mod tests {
     fn build_search_reopen_add() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("lib");
-        let lib =
-            Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress).expect("build");
+        let lib = Library::build(
+            &root,
+            &sample(),
+            &BuildOptions::default(),
+            None,
+            &NoProgress,
+        )
+        .expect("build");
         let hits = lib
             .lexical()
             .search("governing laws of New York", 10)
@@ -456,6 +590,7 @@ mod tests {
                 "term",
                 "Either party may terminate this Agreement for convenience.",
             )],
+            None,
             &NoProgress,
         )
         .expect("add");
@@ -489,9 +624,17 @@ mod tests {
     fn duplicate_ids_are_refused_and_change_nothing() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("lib");
-        let mut lib =
-            Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress).expect("build");
-        let err = lib.add(&[doc("law", "dup")], &NoProgress).expect_err("dup");
+        let mut lib = Library::build(
+            &root,
+            &sample(),
+            &BuildOptions::default(),
+            None,
+            &NoProgress,
+        )
+        .expect("build");
+        let err = lib
+            .add(&[doc("law", "dup")], None, &NoProgress)
+            .expect_err("dup");
         assert!(err.to_string().contains("\"law\""), "{err}");
         assert_eq!(Library::open(&root).expect("open").len(), 3);
     }
@@ -500,7 +643,14 @@ mod tests {
     fn crash_mid_build_leaves_previous_library_usable() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("lib");
-        Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress).expect("build");
+        Library::build(
+            &root,
+            &sample(),
+            &BuildOptions::default(),
+            None,
+            &NoProgress,
+        )
+        .expect("build");
         // Simulate a build that died after writing part of a new generation.
         let partial = root.join(generation_name(2));
         fs::create_dir_all(partial.join(LEXICAL_DIR)).expect("mkdir");
@@ -513,7 +663,14 @@ mod tests {
             .expect("search")
             .is_empty());
         // The next successful build cleans the leftovers.
-        Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress).expect("rebuild");
+        Library::build(
+            &root,
+            &sample(),
+            &BuildOptions::default(),
+            None,
+            &NoProgress,
+        )
+        .expect("rebuild");
         assert!(!partial.exists());
     }
 
@@ -521,8 +678,14 @@ mod tests {
     fn corrupt_store_is_reported_not_panicking() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("lib");
-        let lib =
-            Library::build(&root, &sample(), &BuildOptions::default(), &NoProgress).expect("build");
+        let lib = Library::build(
+            &root,
+            &sample(),
+            &BuildOptions::default(),
+            None,
+            &NoProgress,
+        )
+        .expect("build");
         let clauses = lib.generation_dir().join(store::CLAUSES_FILE);
         drop(lib);
         let bytes = fs::read(&clauses).expect("read");
@@ -533,5 +696,77 @@ mod tests {
             .err()
             .expect("must fail");
         assert!(err.to_string().contains("not a Precedent library"), "{err}");
+    }
+
+    fn unit(dim: usize, hot: usize) -> Vec<f32> {
+        let mut v = vec![0.01f32; dim];
+        v[hot] = 1.0;
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter().map(|x| x / norm).collect()
+    }
+
+    fn vectors(model: &str, hots: &[usize]) -> ClauseVectors {
+        ClauseVectors {
+            info: VectorsInfo {
+                model_id: model.into(),
+                model_source: model.into(),
+                dim: 8,
+                kind: IndexKind::Flat,
+                long_text: "trunc".into(),
+            },
+            data: hots.iter().flat_map(|&h| unit(8, h)).collect(),
+        }
+    }
+
+    #[test]
+    fn vectors_live_in_the_generation_and_follow_adds() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("lib");
+        let mut lib = Library::build(
+            &root,
+            &sample(),
+            &BuildOptions::default(),
+            Some(vectors("m1", &[0, 1, 2])),
+            &NoProgress,
+        )
+        .expect("build");
+        let top = lib
+            .vectors()
+            .expect("vectors")
+            .search(&unit(8, 1), 1)
+            .expect("search");
+        assert_eq!(lib.store().id(top[0].row), Some("law"));
+        assert_eq!(lib.vectors_info().map(|v| v.model_id.as_str()), Some("m1"));
+
+        // Adding without vectors, or with another model's, is refused and changes nothing.
+        let new = [doc("term", "terminate for convenience")];
+        let err = lib.add(&new, None, &NoProgress).expect_err("no vectors");
+        assert!(err.to_string().contains("need vectors"), "{err}");
+        let err = lib
+            .add(&new, Some(vectors("m2", &[3])), &NoProgress)
+            .expect_err("other model");
+        assert!(err.to_string().contains("m2"), "{err}");
+        let err = lib
+            .add(&new, Some(vectors("m1", &[3, 4])), &NoProgress)
+            .expect_err("count");
+        assert!(err.to_string().contains("1 clauses"), "{err}");
+        assert_eq!(Library::open(&root).expect("open").len(), 3);
+
+        lib.add(&new, Some(vectors("m1", &[3])), &NoProgress)
+            .expect("add");
+        let reopened = Library::open(&root).expect("reopen");
+        let top = reopened
+            .vectors()
+            .expect("vectors")
+            .search(&unit(8, 3), 1)
+            .expect("search");
+        assert_eq!(reopened.store().id(top[0].row), Some("term"));
+        let top = reopened
+            .vectors()
+            .expect("vectors")
+            .search(&unit(8, 0), 1)
+            .expect("search");
+        assert_eq!(reopened.store().id(top[0].row), Some("cap"));
+        assert_eq!(reopened.vectors().map(|v| v.len()), Some(4));
     }
 }

@@ -4,12 +4,19 @@
 //! [`Retriever`], a new second stage implements [`Reranker`], and [`Pipeline`] strings them
 //! together. Everything works on library *rows*; ids and texts are looked up at the edges.
 
+pub mod dense;
 pub mod fusion;
+pub mod rerank;
 
 use std::sync::Arc;
 
 use precedent_library::{Library, LibraryError};
+use precedent_models::{CrossEncoder, Embedder};
 use serde::Serialize;
+
+pub use dense::{check_same_model, embed_clauses, Dense, EmbedSettings};
+pub use fusion::{fuse, FusionMethod};
+pub use rerank::CrossEncoderReranker;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RankError {
@@ -158,21 +165,120 @@ fn shift_below(mut tail: Vec<Hit>, floor: Option<f32>) -> Vec<Hit> {
     tail
 }
 
-/// Names of the pipelines [`build_pipeline`] knows, best offline pipeline first.
-pub const PIPELINES: &[&str] = &["bm25"];
+/// Several retrievers whose lists are fused into one.
+pub struct Hybrid {
+    name: String,
+    retrievers: Vec<Box<dyn Retriever>>,
+    weights: Vec<f32>,
+    method: FusionMethod,
+    /// Each retriever contributes at least this many candidates, so fusion sees clauses that one
+    /// retriever ranks low but the other likes.
+    min_depth: usize,
+}
 
-/// The pipeline used when none is named: the best one that runs offline.
-pub const DEFAULT_PIPELINE: &str = "bm25";
+impl Hybrid {
+    pub fn new(
+        name: impl Into<String>,
+        retrievers: Vec<Box<dyn Retriever>>,
+        weights: Vec<f32>,
+        method: FusionMethod,
+    ) -> Self {
+        Hybrid {
+            name: name.into(),
+            retrievers,
+            weights,
+            method,
+            min_depth: 200,
+        }
+    }
+}
+
+impl Retriever for Hybrid {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn retrieve(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
+        let depth = k.max(self.min_depth);
+        let lists = self
+            .retrievers
+            .iter()
+            .map(|r| r.retrieve(query, depth))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut fused = fuse(&lists, &self.weights, &self.method);
+        fused.truncate(k);
+        Ok(fused)
+    }
+}
+
+/// Names of the pipelines [`build_pipeline`] knows.
+pub const PIPELINES: &[&str] = &["bm25", "dense", "hybrid", "hybrid-norm"];
+
+/// The pipeline used when none is named: the best one that runs offline (measured on ACORD
+/// train, see BENCHMARKS.md).
+pub const DEFAULT_PIPELINE: &str = "hybrid";
+
+/// Does this pipeline need clause vectors and a bi-encoder?
+pub fn needs_embedder(name: &str) -> bool {
+    matches!(name, "dense" | "hybrid" | "hybrid-norm")
+}
+
+/// What a pipeline may use besides the library.
+#[derive(Clone, Default)]
+pub struct PipelineModels {
+    /// Bi-encoder for dense retrieval (required by dense and hybrid pipelines).
+    pub embedder: Option<Arc<Embedder>>,
+    /// Cross-encoder to rerank the top `rerank_top` candidates.
+    pub cross_encoder: Option<Arc<CrossEncoder>>,
+    pub rerank_top: usize,
+    /// Fusion weights (bm25, dense) for hybrid pipelines; default equal.
+    pub fusion_weights: Option<(f32, f32)>,
+}
 
 /// Builds a pipeline by name over an opened library.
-pub fn build_pipeline(name: &str, library: Arc<Library>) -> Result<Pipeline, RankError> {
-    match name {
-        "bm25" => Ok(Pipeline::new("bm25", Box::new(Bm25::new(library)))),
-        other => Err(RankError::UnknownPipeline {
-            name: other.to_owned(),
-            known: PIPELINES.join(", "),
-        }),
-    }
+pub fn build_pipeline(
+    name: &str,
+    library: Arc<Library>,
+    models: &PipelineModels,
+) -> Result<Pipeline, RankError> {
+    let embedder = || {
+        models.embedder.clone().ok_or_else(|| {
+            RankError::Unavailable(format!("pipeline {name:?} needs a bi-encoder model"))
+        })
+    };
+    let (w_bm25, w_dense) = models.fusion_weights.unwrap_or((1.0, 1.0));
+    let pipeline = match name {
+        "bm25" => Pipeline::new("bm25", Box::new(Bm25::new(library.clone()))),
+        "dense" => Pipeline::new("dense", Box::new(Dense::new(library.clone(), embedder()?)?)),
+        "hybrid" | "hybrid-norm" => {
+            let method = if name == "hybrid" {
+                FusionMethod::Rrf { k: 60.0 }
+            } else {
+                FusionMethod::Normalized
+            };
+            let retrievers: Vec<Box<dyn Retriever>> = vec![
+                Box::new(Bm25::new(library.clone())),
+                Box::new(Dense::new(library.clone(), embedder()?)?),
+            ];
+            Pipeline::new(
+                name,
+                Box::new(Hybrid::new(name, retrievers, vec![w_bm25, w_dense], method)),
+            )
+        }
+        other => {
+            return Err(RankError::UnknownPipeline {
+                name: other.to_owned(),
+                known: PIPELINES.join(", "),
+            })
+        }
+    };
+    Ok(match &models.cross_encoder {
+        Some(model) => pipeline.then(
+            Box::new(CrossEncoderReranker::new(library, model.clone())),
+            models.rerank_top.max(1),
+        ),
+        None => pipeline,
+    })
 }
 
 #[cfg(test)]
@@ -207,14 +313,16 @@ mod tests {
             metadata: serde_json::Value::Null,
         })
         .collect();
-        Arc::new(Library::build(dir, &docs, &BuildOptions::default(), &NoProgress).expect("build"))
+        Arc::new(
+            Library::build(dir, &docs, &BuildOptions::default(), None, &NoProgress).expect("build"),
+        )
     }
 
     #[test]
     fn reranker_touches_only_the_top_n() {
         let dir = tempfile::tempdir().expect("tempdir");
         let lib = library(&dir.path().join("lib"));
-        let base = build_pipeline("bm25", lib.clone()).expect("bm25");
+        let base = build_pipeline("bm25", lib.clone(), &PipelineModels::default()).expect("bm25");
         let plain: Vec<u32> = base
             .search("liability cap", 10)
             .expect("search")
@@ -222,7 +330,7 @@ mod tests {
             .map(|h| h.row)
             .collect();
         assert_eq!(plain.len(), 3, "only matching clauses are returned");
-        let reranked = build_pipeline("bm25", lib)
+        let reranked = build_pipeline("bm25", lib, &PipelineModels::default())
             .expect("bm25")
             .then(Box::new(Reverse), 2);
         assert_eq!(reranked.name(), "bm25+reverse");
@@ -239,9 +347,11 @@ mod tests {
     fn unknown_pipeline_and_empty_query_are_errors() {
         let dir = tempfile::tempdir().expect("tempdir");
         let lib = library(&dir.path().join("lib"));
-        let err = build_pipeline("magic", lib.clone()).err().expect("unknown");
+        let err = build_pipeline("magic", lib.clone(), &PipelineModels::default())
+            .err()
+            .expect("unknown");
         assert!(err.to_string().contains("bm25"));
-        let p = build_pipeline("bm25", lib).expect("bm25");
+        let p = build_pipeline("bm25", lib, &PipelineModels::default()).expect("bm25");
         assert!(matches!(p.search("  ", 5), Err(RankError::EmptyQuery)));
         assert!(p.search("the of", 5).expect("stop words only").is_empty());
     }

@@ -1,0 +1,63 @@
+//! Cross-encoder reranking: the query and each candidate clause read together by a BERT
+//! cross-encoder, which sees word interactions a bi-encoder cannot.
+
+use std::sync::Arc;
+
+use precedent_library::Library;
+use precedent_models::CrossEncoder;
+
+use crate::{Hit, RankError, Reranker, StageScore};
+
+pub struct CrossEncoderReranker {
+    library: Arc<Library>,
+    model: Arc<CrossEncoder>,
+}
+
+impl CrossEncoderReranker {
+    pub fn new(library: Arc<Library>, model: Arc<CrossEncoder>) -> Self {
+        CrossEncoderReranker { library, model }
+    }
+}
+
+impl Reranker for CrossEncoderReranker {
+    fn name(&self) -> &str {
+        "cross-encoder"
+    }
+
+    fn rerank(&self, query: &str, candidates: Vec<Hit>) -> Result<Vec<Hit>, RankError> {
+        let texts = candidates
+            .iter()
+            .map(|h| {
+                self.library
+                    .store()
+                    .clause(h.row)
+                    .map(|c| precedent_library::indexed_text(&c))
+            })
+            .collect::<Result<Vec<String>, _>>()?;
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let scores = self
+            .model
+            .score(query, &refs)
+            .map_err(|e| RankError::Stage {
+                stage: "cross-encoder".into(),
+                message: e.to_string(),
+            })?;
+        let mut hits: Vec<Hit> = candidates
+            .into_iter()
+            .zip(scores)
+            .map(|(mut hit, score)| {
+                hit.score = score;
+                hit
+            })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
+        for (i, hit) in hits.iter_mut().enumerate() {
+            hit.stages.push(StageScore {
+                stage: "cross-encoder".into(),
+                rank: i + 1,
+                score: hit.score,
+            });
+        }
+        Ok(hits)
+    }
+}
