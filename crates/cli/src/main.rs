@@ -141,6 +141,24 @@ struct RerankArgs {
     /// How many top candidates the reranker reorders.
     #[arg(long, default_value_t = 50)]
     rerank_top: usize,
+    /// Fusion weights of the hybrid pipelines, `BM25,DENSE` (default 1,1).
+    #[arg(long, value_parser = parse_weights)]
+    weights: Option<(f32, f32)>,
+}
+
+fn parse_weights(s: &str) -> Result<(f32, f32), String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    let parse = |p: &str| {
+        p.trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|w| w.is_finite() && *w >= 0.0)
+            .ok_or_else(|| format!("{p:?} is not a non-negative number"))
+    };
+    match parts.as_slice() {
+        [a, b] => Ok((parse(a)?, parse(b)?)),
+        _ => Err(format!("expected BM25,DENSE (e.g. 1,1.5), got {s:?}")),
+    }
 }
 
 #[derive(Args)]
@@ -346,7 +364,10 @@ fn pipeline_models(
     model: Option<&str>,
     rerank: &RerankArgs,
 ) -> Result<PipelineModels> {
-    let mut models = PipelineModels::default();
+    let mut models = PipelineModels {
+        fusion_weights: rerank.weights,
+        ..PipelineModels::default()
+    };
     if needs_embedder(pipeline) {
         let spec = match (model, library.vectors_info()) {
             (Some(spec), _) => spec.to_owned(),
