@@ -260,10 +260,12 @@ impl Library {
                     )));
                 }
             }
-            (Some(have), None) => return Err(LibraryError::VectorMismatch(format!(
-                "the library has clause vectors ({}); new clauses need vectors from the same model",
-                have.model_id
-            ))),
+            (Some(have), None) => {
+                let model = &have.model_id;
+                return Err(LibraryError::VectorMismatch(format!(
+                    "the library has clause vectors ({model}); new clauses need vectors from the same model"
+                )));
+            }
             (None, Some(_)) => {
                 return Err(LibraryError::VectorMismatch(
                     "the library has no vectors; rebuild it with a model to add vectors".into(),
