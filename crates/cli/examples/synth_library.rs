@@ -5,8 +5,9 @@
 //! ```text
 //! cargo run --release -p precedent --example synth_library -- \
 //!     --cuad ../shared/data/cuad/full_contract_txt --out /work/bench-1m/lib-hnsw \
-//!     --artifacts /work/bench-1m --n 1000000 --embed 20000 --cache /work/bench-cache \
+//!     --artifacts /work/bench-1m --n 1000000 --embed 16000 --cache /work/bench-cache \
 //!     --kind hnsw [--sigma S] [--calibrate 256] [--embed-only]
+//!     [--recall-queries FILE]   # instead of building: recall of the built library's index
 //! ```
 //!
 //! 1. **Segment.** Every contract is cut into passages: blocks separated by blank lines (lines
@@ -32,6 +33,12 @@
 //!    their seed as real embeddings of the perturbed texts have.
 //! 4. **Build.** `Library::build` with the chosen vector index; stage times, on-disk size and a
 //!    JSON summary (`<artifacts>/summary-<kind>.json`) are printed.
+//!
+//! With `--recall-queries FILE` nothing is built: the library in `--out` is opened, the queries
+//! are embedded with the model, the exact top 100 by dot product is computed by a full scan over
+//! the same 1M vectors (regenerated deterministically, never read back from the index), and
+//! recall@10 / recall@100 of the library's own vector index (`search(q, k)`, as the dense
+//! retriever calls it) against that exact list is printed, with the index's search latency.
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -60,6 +67,7 @@ struct Args {
     calibrate: usize,
     embed_only: bool,
     shuffle_seed: u64,
+    recall_queries: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Args> {
@@ -68,13 +76,14 @@ fn parse_args() -> Result<Args> {
         out: PathBuf::from("/work/bench-1m/lib-hnsw"),
         artifacts: PathBuf::from("/work/bench-1m"),
         n: 1_000_000,
-        embed: 20_000,
+        embed: 16_000,
         cache: PathBuf::from("/work/bench-cache"),
         kind: "hnsw".into(),
         sigma: None,
         calibrate: 256,
         embed_only: false,
         shuffle_seed: 3,
+        recall_queries: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -94,6 +103,7 @@ fn parse_args() -> Result<Args> {
             "--sigma" => a.sigma = Some(val.parse()?),
             "--calibrate" => a.calibrate = val.parse()?,
             "--shuffle-seed" => a.shuffle_seed = val.parse()?,
+            "--recall-queries" => a.recall_queries = Some(val.into()),
             other => bail!("unknown flag {other}"),
         }
     }
@@ -434,6 +444,130 @@ fn noisy(seed: &[f32], sigma: f32, row: u64) -> impl Iterator<Item = f32> + '_ {
     v.into_iter().map(move |x| x / norm)
 }
 
+/// The vector of library row `r`: seed `r` itself for the first S rows, else a noisy copy.
+fn row_vector(seed_vecs: &[f32], dim: usize, s: usize, sigma: f32, r: usize) -> Vec<f32> {
+    let src = r % s;
+    let seed = &seed_vecs[src * dim..(src + 1) * dim];
+    if r < s {
+        seed.to_vec()
+    } else {
+        noisy(seed, sigma, r as u64).collect()
+    }
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for ((s, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *s += x * y;
+        }
+    }
+    acc.iter().sum::<f32>() + ra.iter().zip(rb).map(|(x, y)| x * y).sum::<f32>()
+}
+
+/// Recall of the built library's vector index against an exact scan, on real query embeddings.
+fn recall(
+    a: &Args,
+    queries: &Path,
+    embedder: &Embedder,
+    seed_vecs: &[f32],
+    s: usize,
+    sigma: f32,
+    log: &Log,
+) -> Result<()> {
+    const K: usize = 100;
+    let dim = embedder.dim();
+    let qs = precedent_formats::read_queries(queries)?;
+    let library = Library::open(&a.out)?;
+    if library.len() != a.n {
+        bail!(
+            "{} has {} clauses, --n is {}",
+            a.out.display(),
+            library.len(),
+            a.n
+        );
+    }
+    let index = library.vectors().context("the library has no vectors")?;
+    // Embedded one by one, exactly as the dense retriever does.
+    let mut qv: Vec<Vec<f32>> = Vec::with_capacity(qs.len());
+    for q in &qs {
+        qv.extend(embedder.embed(&[q.text.as_str()])?);
+    }
+    log.say(&format!(
+        "embedded {} queries; exact scan over {} rows ...",
+        qv.len(),
+        a.n
+    ));
+    let t = Instant::now();
+    // Per query: candidates above a running threshold, pruned to the top K now and then.
+    let mut best: Vec<Vec<(f32, u32)>> = vec![Vec::with_capacity(4 * K); qv.len()];
+    let mut floor = vec![f32::NEG_INFINITY; qv.len()];
+    let prune = |list: &mut Vec<(f32, u32)>| {
+        list.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+        list.truncate(K);
+    };
+    for r in 0..a.n {
+        let v = row_vector(seed_vecs, dim, s, sigma, r);
+        for (qi, q) in qv.iter().enumerate() {
+            let d = dot(q, &v);
+            if d > floor[qi] || best[qi].len() < K {
+                best[qi].push((d, r as u32));
+                if best[qi].len() >= 4 * K {
+                    prune(&mut best[qi]);
+                    floor[qi] = best[qi][K - 1].0;
+                }
+            }
+        }
+    }
+    for list in &mut best {
+        prune(list);
+    }
+    log.say(&format!("exact scan {:.1}s", t.elapsed().as_secs_f64()));
+    let mut r10 = 0.0;
+    let mut r100 = 0.0;
+    let mut lat10 = Vec::new();
+    let mut lat100 = Vec::new();
+    let mut score_gap = 0f32;
+    for (q, exact) in qv.iter().zip(&best) {
+        let t = Instant::now();
+        let got10 = index.search(q, 10)?;
+        lat10.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        let got100 = index.search(q, K)?;
+        lat100.push(t.elapsed().as_secs_f64() * 1e3);
+        let truth10: HashSet<u32> = exact.iter().take(10).map(|x| x.1).collect();
+        let truth100: HashSet<u32> = exact.iter().map(|x| x.1).collect();
+        r10 += got10.iter().filter(|n| truth10.contains(&n.row)).count() as f64 / 10.0;
+        r100 += got100.iter().filter(|n| truth100.contains(&n.row)).count() as f64 / K as f64;
+        // Sanity: the index's score for its top row equals the regenerated vector's.
+        if let Some(top) = got10.first() {
+            let v = row_vector(seed_vecs, dim, s, sigma, top.row as usize);
+            score_gap = score_gap.max((dot(q, &v) - top.score).abs());
+        }
+    }
+    let nq = qv.len() as f64;
+    let pct = |v: &mut Vec<f64>, p: f64| {
+        v.sort_by(f64::total_cmp);
+        v[((v.len() - 1) as f64 * p).round() as usize]
+    };
+    let summary = serde_json::json!({
+        "library": a.out,
+        "index": format!("{:?}", index.kind()),
+        "queries": qv.len(),
+        "recall_at_10": r10 / nq,
+        "recall_at_100": r100 / nq,
+        "search_k10_p50_ms": pct(&mut lat10, 0.5),
+        "search_k10_p99_ms": pct(&mut lat10, 0.99),
+        "search_k100_p50_ms": pct(&mut lat100, 0.5),
+        "search_k100_p99_ms": pct(&mut lat100, 0.99),
+        "max_abs_score_gap_index_vs_regenerated": score_gap,
+    });
+    println!("{}", serde_json::to_string_pretty(&summary)?);
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------------
 
 struct Log {
@@ -618,6 +752,9 @@ fn run() -> Result<()> {
     if a.embed_only {
         return Ok(());
     }
+    if let Some(queries) = &a.recall_queries {
+        return recall(&a, queries, &embedder, &seed_vecs, s, sigma, &log);
+    }
 
     // 3. Synthesize.
     let kind = match a.kind.as_str() {
@@ -633,15 +770,10 @@ fn run() -> Result<()> {
         let src = r % s;
         let copy = r / s;
         let p = seeds[src];
+        data.extend(row_vector(&seed_vecs, dim, s, sigma, r));
         let (id, text) = if copy == 0 {
-            data.extend_from_slice(&seed_vecs[src * dim..(src + 1) * dim]);
             (format!("cuad-{src:06}"), p.text.clone())
         } else {
-            data.extend(noisy(
-                &seed_vecs[src * dim..(src + 1) * dim],
-                sigma,
-                r as u64,
-            ));
             (format!("syn-{r:07}"), perturb_text(&p.text, r as u64))
         };
         docs.push(CorpusDoc {
