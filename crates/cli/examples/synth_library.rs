@@ -489,7 +489,7 @@ fn recall(
             a.n
         );
     }
-    let index = library.vectors().context("the library has no vectors")?;
+    let index = library.vectors()?.context("the library has no vectors")?;
     // Embedded one by one, exactly as the dense retriever does.
     let mut qv: Vec<Vec<f32>> = Vec::with_capacity(qs.len());
     for q in &qs {

@@ -163,7 +163,9 @@ pub struct Library {
     manifest: Manifest,
     lexical: LexicalIndex,
     store: ClauseStore,
-    vectors: Option<Box<dyn VectorIndex>>,
+    /// Loaded on first use: a BM25-only query on a million-clause library should not pay
+    /// seconds and gigabytes to read vectors it never touches.
+    vectors: std::sync::OnceLock<Result<Option<Box<dyn VectorIndex>>, String>>,
 }
 
 fn generation_name(generation: u64) -> String {
@@ -305,7 +307,7 @@ impl Library {
         if let Some(new) = vectors {
             let vectors_dir = dir.join(VECTORS_DIR);
             progress.start("indexing vectors", docs.len() as u64);
-            let index = match previous.filter(|p| p.vectors.is_some()) {
+            let index = match previous.filter(|p| p.manifest.vectors.is_some()) {
                 Some(prev) => {
                     // A fresh copy of the previous store, so the generation in use stays
                     // untouched if anything below fails.
@@ -425,51 +427,48 @@ impl Library {
             })?;
         let lexical = LexicalIndex::open(&generation_dir.join(LEXICAL_DIR), &manifest.analyzer)?;
         let store = ClauseStore::open(&generation_dir)?;
-        let vectors = match &manifest.vectors {
-            Some(info) => {
-                let index = precedent_vectors::open(
-                    &generation_dir.join(VECTORS_DIR),
-                    &info.model_id,
-                    info.dim,
-                )?;
-                if index.len() != manifest.clauses {
-                    return Err(LibraryError::Corrupt {
-                        path: generation_dir,
-                        message: format!(
-                            "{} clause vectors for {} clauses",
-                            index.len(),
-                            manifest.clauses
-                        ),
-                    });
-                }
-                Some(index)
-            }
-            None => None,
-        };
-        if store.len() != manifest.clauses || lexical.len() as usize != manifest.clauses {
-            return Err(LibraryError::Corrupt {
-                path: generation_dir,
-                message: format!(
-                    "manifest says {} clauses, store has {}, lexical index has {}",
-                    manifest.clauses,
-                    store.len(),
-                    lexical.len()
-                ),
-            });
-        }
         Ok(Library {
             root: root.to_path_buf(),
             generation_dir,
             manifest,
             lexical,
             store,
-            vectors,
+            vectors: std::sync::OnceLock::new(),
         })
     }
 
-    /// The clause vectors, when the library was built with a model.
-    pub fn vectors(&self) -> Option<&dyn VectorIndex> {
-        self.vectors.as_deref()
+    fn load_vectors(&self) -> Result<Option<Box<dyn VectorIndex>>, LibraryError> {
+        let Some(info) = &self.manifest.vectors else {
+            return Ok(None);
+        };
+        let dir = self.generation_dir.join(VECTORS_DIR);
+        let index = precedent_vectors::open(&dir, &info.model_id, info.dim)?;
+        if index.len() != self.manifest.clauses {
+            return Err(LibraryError::Corrupt {
+                path: dir,
+                message: format!(
+                    "{} clause vectors for {} clauses",
+                    index.len(),
+                    self.manifest.clauses
+                ),
+            });
+        }
+        Ok(Some(index))
+    }
+
+    /// The clause vectors, when the library was built with a model. Read from disk (and
+    /// validated) on first call; a damaged store is an error on every call.
+    pub fn vectors(&self) -> Result<Option<&dyn VectorIndex>, LibraryError> {
+        match self
+            .vectors
+            .get_or_init(|| self.load_vectors().map_err(|e| e.to_string()))
+        {
+            Ok(index) => Ok(index.as_deref()),
+            Err(message) => Err(LibraryError::Corrupt {
+                path: self.generation_dir.join(VECTORS_DIR),
+                message: message.clone(),
+            }),
+        }
     }
 
     /// Which model embedded the clauses.
@@ -734,6 +733,7 @@ mod tests {
         .expect("build");
         let top = lib
             .vectors()
+            .expect("readable")
             .expect("vectors")
             .search(&unit(8, 1), 1)
             .expect("search");
@@ -759,16 +759,21 @@ mod tests {
         let reopened = Library::open(&root).expect("reopen");
         let top = reopened
             .vectors()
+            .expect("readable")
             .expect("vectors")
             .search(&unit(8, 3), 1)
             .expect("search");
         assert_eq!(reopened.store().id(top[0].row), Some("term"));
         let top = reopened
             .vectors()
+            .expect("readable")
             .expect("vectors")
             .search(&unit(8, 0), 1)
             .expect("search");
         assert_eq!(reopened.store().id(top[0].row), Some("cap"));
-        assert_eq!(reopened.vectors().map(|v| v.len()), Some(4));
+        assert_eq!(
+            reopened.vectors().expect("readable").map(|v| v.len()),
+            Some(4)
+        );
     }
 }

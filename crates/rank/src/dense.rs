@@ -40,6 +40,9 @@ pub struct Dense {
 impl Dense {
     pub fn new(library: Arc<Library>, embedder: Arc<Embedder>) -> Result<Self, RankError> {
         check_same_model(&library, &embedder)?;
+        // Load (and validate) the vectors now, so a damaged store fails when the pipeline is
+        // built rather than on the first query.
+        library.vectors()?;
         Ok(Dense { library, embedder })
     }
 }
@@ -52,7 +55,7 @@ impl Retriever for Dense {
     fn retrieve(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
         let vectors = self
             .library
-            .vectors()
+            .vectors()?
             .ok_or_else(|| RankError::Unavailable("library has no clause vectors".into()))?;
         let embedded = self
             .embedder

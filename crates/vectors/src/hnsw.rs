@@ -446,20 +446,6 @@ impl HnswIndex {
                 kept.push(c.row);
             }
         }
-        // Keep pruned connections (Malkov & Yashunin, Algorithm 4, `keepPrunedConnections`):
-        // inside a tight cluster of near-duplicates (contract boilerplate repeats) the heuristic
-        // keeps one or two links and the graph falls apart into islands that searches cannot
-        // leave. Filling the free slots with the best pruned candidates keeps it connected.
-        if kept.len() < m {
-            for c in cands {
-                if kept.len() >= m {
-                    break;
-                }
-                if c.row != base && !kept.contains(&c.row) {
-                    kept.push(c.row);
-                }
-            }
-        }
         kept
     }
 
