@@ -56,8 +56,17 @@ fn dcg(gains: impl Iterator<Item = f64>) -> f64 {
 
 /// NDCG@k exactly as trec_eval's `ndcg_cut.k` (and pytrec_eval).
 pub fn ndcg_at_k(run: &[Scored], judged: &HashMap<String, i32>, k: usize) -> f64 {
+    ndcg_sorted(&sorted_trec(run), judged, k)
+}
+
+fn sorted_trec<'a>(run: &[Scored<'a>]) -> Vec<Scored<'a>> {
     let mut sorted = run.to_vec();
     sort_trec(&mut sorted);
+    sorted
+}
+
+/// NDCG@k of a run already in trec order.
+fn ndcg_sorted(sorted: &[Scored], judged: &HashMap<String, i32>, k: usize) -> f64 {
     let gain = |doc: &str| judged.get(doc).copied().unwrap_or(0).max(0) as f64;
     let actual = dcg(sorted.iter().take(k).map(|s| gain(s.doc)));
     let mut ideal: Vec<i32> = judged.values().copied().filter(|&l| l > 0).collect();
@@ -80,13 +89,15 @@ pub fn k_star_precision_at_5(
     judged: &HashMap<String, i32>,
     stars: i32,
 ) -> Option<f64> {
+    k_star_sorted(&sorted_trec(run), judged, stars)
+}
+
+fn k_star_sorted(sorted: &[Scored], judged: &HashMap<String, i32>, stars: i32) -> Option<f64> {
     let threshold = stars - 1;
     let available = judged.values().filter(|&&l| l >= threshold).count();
     if available == 0 {
         return None;
     }
-    let mut sorted = run.to_vec();
-    sort_trec(&mut sorted);
     let hits = sorted
         .iter()
         .take(5)
@@ -102,12 +113,19 @@ pub fn recall_at_k(
     k: usize,
     min_label: i32,
 ) -> Option<f64> {
+    recall_sorted(&sorted_trec(run), judged, k, min_label)
+}
+
+fn recall_sorted(
+    sorted: &[Scored],
+    judged: &HashMap<String, i32>,
+    k: usize,
+    min_label: i32,
+) -> Option<f64> {
     let relevant = judged.values().filter(|&&l| l >= min_label).count();
     if relevant == 0 {
         return None;
     }
-    let mut sorted = run.to_vec();
-    sort_trec(&mut sorted);
     let found = sorted
         .iter()
         .take(k)
@@ -140,13 +158,15 @@ impl QueryMetrics {
     /// All ACORD metrics of one query's ranking against its judgements. The caller decides the
     /// protocol (pass a [`condense`]d run for the condensed protocol).
     pub fn compute(run: &[Scored], judged: &HashMap<String, i32>) -> Self {
+        // Sort once; every metric reads the same trec-ordered list.
+        let sorted = sorted_trec(run);
         QueryMetrics {
-            ndcg5: ndcg_at_k(run, judged, 5),
-            ndcg10: ndcg_at_k(run, judged, 10),
-            p5_3star: k_star_precision_at_5(run, judged, 3),
-            p5_4star: k_star_precision_at_5(run, judged, 4),
-            p5_5star: k_star_precision_at_5(run, judged, 5),
-            recall100: recall_at_k(run, judged, 100, RELEVANT_LABEL),
+            ndcg5: ndcg_sorted(&sorted, judged, 5),
+            ndcg10: ndcg_sorted(&sorted, judged, 10),
+            p5_3star: k_star_sorted(&sorted, judged, 3),
+            p5_4star: k_star_sorted(&sorted, judged, 4),
+            p5_5star: k_star_sorted(&sorted, judged, 5),
+            recall100: recall_sorted(&sorted, judged, 100, RELEVANT_LABEL),
         }
     }
 }
