@@ -257,22 +257,15 @@ fn index(args: IndexArgs, bars: &Bars) -> Result<()> {
     if args.add {
         let mut library = Library::open(&args.index)?;
         let before = library.len();
+        // New clauses are embedded exactly as the library's existing ones were.
         let vectors = match library.vectors_info() {
             Some(info) => {
-                let mut vector_args = args.vectors.clone();
-                vector_args.model = info.model_source.clone();
                 let settings = EmbedSettings {
+                    policy: policy_from_tag(&info.long_text)?,
                     kind: info.kind,
-                    ..vector_args.settings()?
+                    model_source: info.model_source.clone(),
                 };
-                let embedder = load_embedder(&info.model_source)?;
-                Some(embed_docs(
-                    &embedder,
-                    &docs,
-                    &settings,
-                    &args.vectors.cache,
-                    bars,
-                )?)
+                Some(embed_docs(&docs, &settings, &args.vectors.cache, bars)?)
             }
             None => None,
         };
@@ -294,14 +287,7 @@ fn index(args: IndexArgs, bars: &Bars) -> Result<()> {
             None
         } else {
             let settings = args.vectors.settings()?;
-            let embedder = load_embedder(&args.vectors.model)?;
-            Some(embed_docs(
-                &embedder,
-                &docs,
-                &settings,
-                &args.vectors.cache,
-                bars,
-            )?)
+            Some(embed_docs(&docs, &settings, &args.vectors.cache, bars)?)
         };
         let with_vectors = vectors.is_some();
         let library = Library::build(&args.index, &docs, &options, vectors, bars)?;
@@ -328,8 +314,8 @@ fn load_embedder(spec: &str) -> Result<Embedder> {
     })
 }
 
+/// Loads the model named by `settings` and embeds `docs` through the on-disk cache.
 fn embed_docs(
-    embedder: &Embedder,
     docs: &[CorpusDoc],
     settings: &EmbedSettings,
     cache_dir: &Path,
@@ -345,15 +331,27 @@ fn embed_docs(
             None
         }
     };
+    let embedder = load_embedder(&settings.model_source)?;
     let texts: Vec<String> = docs.iter().map(precedent_library::indexed_text).collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     Ok(embed_clauses(
-        embedder,
+        &embedder,
         cache.as_ref(),
         &refs,
         settings,
         bars,
     )?)
+}
+
+/// Inverse of `LongTextPolicy::tag`, for libraries that recorded how they were embedded.
+fn policy_from_tag(tag: &str) -> Result<LongTextPolicy> {
+    if tag == LongTextPolicy::Truncate.tag() {
+        return Ok(LongTextPolicy::Truncate);
+    }
+    match tag.strip_prefix("chunkmean").map(str::parse) {
+        Some(Ok(overlap_tokens)) => Ok(LongTextPolicy::ChunkMean { overlap_tokens }),
+        _ => bail!("library records an unknown long-text policy {tag:?}"),
+    }
 }
 
 /// Loads the models a pipeline needs: the library's own bi-encoder (or `model`) for dense
@@ -618,10 +616,7 @@ fn open_or_build(
         ..BuildOptions::default()
     };
     let clause_vectors = match (vectors, &settings) {
-        (Some(args), Some(settings)) => {
-            let embedder = load_embedder(&args.model)?;
-            Some(embed_docs(&embedder, &docs, settings, &args.cache, bars)?)
-        }
+        (Some(args), Some(settings)) => Some(embed_docs(&docs, settings, &args.cache, bars)?),
         _ => None,
     };
     Ok(Library::build(dir, &docs, &options, clause_vectors, bars)?)
