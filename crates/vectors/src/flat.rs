@@ -48,14 +48,7 @@ impl FlatIndex {
     /// Opens a store saved by a flat index and checks it was built by
     /// `model_id` with dimension `dim`.
     pub fn open(dir: &Path, model_id: &str, dim: usize) -> Result<Self, VectorError> {
-        let m = store::read_manifest(dir)?;
-        store::check_model(&m, model_id, dim)?;
-        if m.kind != IndexKind::Flat {
-            return Err(VectorError::BadManifest {
-                path: dir.join(store::MANIFEST),
-                reason: format!("store holds a {:?} index, not a flat one", m.kind),
-            });
-        }
+        let m = store::read_checked(dir, model_id, dim, |k| *k == IndexKind::Flat, "a flat")?;
         Self::load(dir, &m)
     }
 

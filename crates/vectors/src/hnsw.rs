@@ -221,14 +221,13 @@ impl HnswIndex {
     }
 
     pub fn open(dir: &Path, model_id: &str, dim: usize) -> Result<Self, VectorError> {
-        let m = store::read_manifest(dir)?;
-        store::check_model(&m, model_id, dim)?;
-        if !matches!(m.kind, IndexKind::Hnsw { .. }) {
-            return Err(VectorError::BadManifest {
-                path: dir.join(store::MANIFEST),
-                reason: format!("store holds a {:?} index, not an HNSW one", m.kind),
-            });
-        }
+        let m = store::read_checked(
+            dir,
+            model_id,
+            dim,
+            |k| matches!(k, IndexKind::Hnsw { .. }),
+            "an HNSW",
+        )?;
         Self::load(dir, &m)
     }
 

@@ -61,14 +61,7 @@ impl QuantizedIndex {
     }
 
     pub fn open(dir: &Path, model_id: &str, dim: usize) -> Result<Self, VectorError> {
-        let m = store::read_manifest(dir)?;
-        store::check_model(&m, model_id, dim)?;
-        if m.kind != IndexKind::Int8 {
-            return Err(VectorError::BadManifest {
-                path: dir.join(store::MANIFEST),
-                reason: format!("store holds a {:?} index, not an int8 one", m.kind),
-            });
-        }
+        let m = store::read_checked(dir, model_id, dim, |k| *k == IndexKind::Int8, "an int8")?;
         Self::load(dir, &m)
     }
 

@@ -127,6 +127,26 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest, VectorError> {
 }
 
 /// Checks the caller's model against the manifest before any data is read.
+/// Reads and checks the manifest for a typed `open`: right model and dimension, and a store of
+/// the kind the caller can load (`what` names it in the error, e.g. "a flat").
+pub(crate) fn read_checked(
+    dir: &Path,
+    model_id: &str,
+    dim: usize,
+    is_kind: impl Fn(&IndexKind) -> bool,
+    what: &str,
+) -> Result<Manifest, VectorError> {
+    let m = read_manifest(dir)?;
+    check_model(&m, model_id, dim)?;
+    if !is_kind(&m.kind) {
+        return Err(VectorError::BadManifest {
+            path: dir.join(MANIFEST),
+            reason: format!("store holds a {:?} index, not {what} one", m.kind),
+        });
+    }
+    Ok(m)
+}
+
 pub(crate) fn check_model(m: &Manifest, model_id: &str, dim: usize) -> Result<(), VectorError> {
     if m.model_id != model_id || m.dim != dim {
         return Err(VectorError::ModelMismatch {
