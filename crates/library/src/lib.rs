@@ -565,18 +565,15 @@ mod tests {
         ]
     }
 
+    fn build_sample(root: &Path) -> Library {
+        Library::build(root, &sample(), &BuildOptions::default(), None, &NoProgress).expect("build")
+    }
+
     #[test]
     fn build_search_reopen_add() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("lib");
-        let lib = Library::build(
-            &root,
-            &sample(),
-            &BuildOptions::default(),
-            None,
-            &NoProgress,
-        )
-        .expect("build");
+        let lib = build_sample(&root);
         let hits = lib
             .lexical()
             .search("governing laws of New York", 10)
@@ -625,14 +622,7 @@ mod tests {
     fn duplicate_ids_are_refused_and_change_nothing() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("lib");
-        let mut lib = Library::build(
-            &root,
-            &sample(),
-            &BuildOptions::default(),
-            None,
-            &NoProgress,
-        )
-        .expect("build");
+        let mut lib = build_sample(&root);
         let err = lib
             .add(&[doc("law", "dup")], None, &NoProgress)
             .expect_err("dup");
@@ -644,14 +634,7 @@ mod tests {
     fn crash_mid_build_leaves_previous_library_usable() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("lib");
-        Library::build(
-            &root,
-            &sample(),
-            &BuildOptions::default(),
-            None,
-            &NoProgress,
-        )
-        .expect("build");
+        build_sample(&root);
         // Simulate a build that died after writing part of a new generation.
         let partial = root.join(generation_name(2));
         fs::create_dir_all(partial.join(LEXICAL_DIR)).expect("mkdir");
@@ -664,14 +647,7 @@ mod tests {
             .expect("search")
             .is_empty());
         // The next successful build cleans the leftovers.
-        Library::build(
-            &root,
-            &sample(),
-            &BuildOptions::default(),
-            None,
-            &NoProgress,
-        )
-        .expect("rebuild");
+        build_sample(&root);
         assert!(!partial.exists());
     }
 
@@ -679,14 +655,7 @@ mod tests {
     fn corrupt_store_is_reported_not_panicking() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("lib");
-        let lib = Library::build(
-            &root,
-            &sample(),
-            &BuildOptions::default(),
-            None,
-            &NoProgress,
-        )
-        .expect("build");
+        let lib = build_sample(&root);
         let clauses = lib.generation_dir().join(store::CLAUSES_FILE);
         drop(lib);
         let bytes = fs::read(&clauses).expect("read");
