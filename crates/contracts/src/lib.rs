@@ -1,0 +1,12 @@
+//! Contracts as files: reading them ([`read_path`]), cutting them into clauses ([`segment`]),
+//! attaching cross-referenced text ([`xref`]) and extracting contract metadata ([`meta`]).
+//!
+//! Everything here works on one [`Document`] at a time and knows nothing of retrieval; the
+//! library and the CLI build on it.
+
+pub mod read;
+pub mod segment;
+pub mod xref;
+
+pub use read::{read_bytes, read_path, read_path_with, Document, Format, ReadError, ReadOptions};
+pub use segment::{segment, segment_text, Clause};

@@ -1,0 +1,220 @@
+//! Readers: every supported file becomes one [`Document`] whose `text` is what segmentation,
+//! metadata and offsets refer to.
+//!
+//! Plain text is kept verbatim except for line endings (`\r\n` and `\r` become `\n`), so spans
+//! located in a `.txt` file (CUAD's annotations) keep their character offsets. Formats without a
+//! canonical text (HTML, PDF, DOCX) are rendered to paragraphs separated by blank lines, and for
+//! PDF the repeated page headers/footers and page numbers are removed at read time.
+
+mod docx;
+mod html;
+mod pdf;
+mod text;
+
+use std::path::{Path, PathBuf};
+
+/// Files above this size are refused rather than read: a real contract is a few megabytes at most,
+/// and a 100 MB "contract" is almost always a mistake (a dump, a video) that would stall a batch.
+pub const DEFAULT_MAX_BYTES: u64 = 32 * 1024 * 1024;
+
+/// Which reader produced a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Txt,
+    Html,
+    Pdf,
+    Docx,
+}
+
+impl Format {
+    /// The format implied by a file extension (case-insensitive), if it is one we read.
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "txt" | "text" => Some(Format::Txt),
+            "htm" | "html" | "xhtml" => Some(Format::Html),
+            "pdf" => Some(Format::Pdf),
+            "docx" => Some(Format::Docx),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Txt => "txt",
+            Format::Html => "html",
+            Format::Pdf => "pdf",
+            Format::Docx => "docx",
+        }
+    }
+}
+
+/// A contract as text. Every offset elsewhere in this crate (clause spans, metadata) is a
+/// character offset (Unicode scalar values, not bytes) into `text`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Document {
+    pub path: PathBuf,
+    pub format: Format,
+    pub text: String,
+}
+
+impl Document {
+    /// A document from text already in memory (tests, pasted contracts, the server).
+    pub fn from_text(path: impl Into<PathBuf>, text: &str) -> Document {
+        Document {
+            path: path.into(),
+            format: Format::Txt,
+            text: normalize_newlines(text),
+        }
+    }
+
+    /// The file stem, which is how ingested clauses name their contract.
+    pub fn stem(&self) -> String {
+        self.path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// Why a file could not be read. The message is meant for a per-file report line.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: unsupported file type (expected .txt, .htm/.html, .pdf or .docx)")]
+    Unsupported { path: PathBuf },
+    #[error("{path}: file too large ({size} bytes; the limit is {limit} bytes)")]
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        limit: u64,
+    },
+    #[error("{path}: empty file")]
+    Empty { path: PathBuf },
+    #[error("{path}: binary data, not text ({reason})")]
+    Binary { path: PathBuf, reason: String },
+    #[error("{path}: no text layer (scanned?); run OCR first")]
+    NoTextLayer { path: PathBuf },
+    #[error("{path}: not a readable {format} file: {reason}")]
+    Corrupt {
+        path: PathBuf,
+        format: &'static str,
+        reason: String,
+    },
+    #[error("{path}: no text in the document")]
+    NoText { path: PathBuf },
+}
+
+impl ReadError {
+    pub fn path(&self) -> &Path {
+        match self {
+            ReadError::Io { path, .. }
+            | ReadError::Unsupported { path }
+            | ReadError::TooLarge { path, .. }
+            | ReadError::Empty { path }
+            | ReadError::Binary { path, .. }
+            | ReadError::NoTextLayer { path }
+            | ReadError::Corrupt { path, .. }
+            | ReadError::NoText { path } => path,
+        }
+    }
+}
+
+/// Options of [`read_path_with`].
+#[derive(Clone, Copy, Debug)]
+pub struct ReadOptions {
+    pub max_bytes: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+}
+
+/// Reads a contract file, choosing the reader by extension, with the default size limit.
+pub fn read_path(path: &Path) -> Result<Document, ReadError> {
+    read_path_with(path, &ReadOptions::default())
+}
+
+pub fn read_path_with(path: &Path, options: &ReadOptions) -> Result<Document, ReadError> {
+    let format = Format::from_path(path).ok_or_else(|| ReadError::Unsupported {
+        path: path.to_path_buf(),
+    })?;
+    let io = |source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    // The size check comes before reading so that a huge file costs nothing.
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    if size > options.max_bytes {
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            size,
+            limit: options.max_bytes,
+        });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    read_bytes(path, format, &bytes)
+}
+
+/// Reads a contract already in memory; `path` is only used to name it.
+pub fn read_bytes(path: &Path, format: Format, bytes: &[u8]) -> Result<Document, ReadError> {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(ReadError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    let text = match format {
+        Format::Txt => text::read(path, bytes)?,
+        Format::Html => html::read(path, bytes)?,
+        Format::Pdf => pdf::read(path, bytes)?,
+        Format::Docx => docx::read(path, bytes)?,
+    };
+    let text = normalize_newlines(&text);
+    if !text.chars().any(char::is_alphanumeric) {
+        return Err(ReadError::NoText {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(Document {
+        path: path.to_path_buf(),
+        format,
+        text,
+    })
+}
+
+fn normalize_newlines(text: &str) -> String {
+    if !text.contains('\r') {
+        return text.to_string();
+    }
+    text.replace("\r\n", "\n").replace('\r', "\n")
+}
+
+/// Collapses runs of 3+ newlines to a blank line and trims trailing spaces on each line: the
+/// rendered formats produce such runs from nested block elements.
+pub(crate) fn tidy_rendered(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank_run = 0usize;
+    for line in text.split('\n') {
+        let line = line.trim_end();
+        if line.trim().is_empty() {
+            blank_run += 1;
+            if blank_run == 1 && !out.is_empty() {
+                out.push('\n');
+            }
+            continue;
+        }
+        blank_run = 0;
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.trim_end().to_string()
+}

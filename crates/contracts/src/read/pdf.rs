@@ -1,0 +1,103 @@
+//! PDF text layers through `pdf-extract`. A PDF without a text layer (a scan) is an error that
+//! says so, and the running headers, footers and page numbers each page repeats are dropped
+//! here, where page boundaries are still known.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::ReadError;
+
+pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<String, ReadError> {
+    if !bytes.starts_with(b"%PDF")
+        && !bytes[..bytes.len().min(1024)]
+            .windows(4)
+            .any(|w| w == b"%PDF")
+    {
+        return Err(corrupt(path, "no %PDF header".to_string()));
+    }
+    // pdf-extract panics on some malformed inputs (unknown encodings, bad fonts) instead of
+    // returning an error; one bad file must not take a whole ingest down.
+    let pages = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem_by_pages(bytes))
+        .map_err(|panic| {
+            let reason = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("the PDF parser failed");
+            corrupt(path, reason.to_string())
+        })?
+        .map_err(|e| corrupt(path, e.to_string()))?;
+    if pages
+        .iter()
+        .all(|page| !page.chars().any(char::is_alphanumeric))
+    {
+        return Err(ReadError::NoTextLayer {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(super::tidy_rendered(&strip_running_lines(&pages)))
+}
+
+fn corrupt(path: &Path, reason: String) -> ReadError {
+    ReadError::Corrupt {
+        path: path.to_path_buf(),
+        format: "PDF",
+        reason,
+    }
+}
+
+/// How many lines at the top and bottom of a page may be running headers/footers.
+const EDGE_LINES: usize = 3;
+
+/// Removes lines near the top or bottom of a page that recur (digits ignored, so "Page 3 of 9"
+/// matches "Page 4 of 9") on at least half of the pages, and bare page numbers anywhere near
+/// the edges.
+fn strip_running_lines(pages: &[String]) -> String {
+    let shape = |line: &str| -> String {
+        line.trim()
+            .chars()
+            .map(|c| if c.is_ascii_digit() { '#' } else { c })
+            .collect()
+    };
+    let page_lines: Vec<Vec<&str>> = pages.iter().map(|p| p.lines().collect()).collect();
+    let edge_indices = |lines: &[&str]| -> Vec<usize> {
+        let content: Vec<usize> = (0..lines.len())
+            .filter(|&i| !lines[i].trim().is_empty())
+            .collect();
+        let mut edges: Vec<usize> = content.iter().take(EDGE_LINES).copied().collect();
+        edges.extend(content.iter().rev().take(EDGE_LINES).copied());
+        edges.sort_unstable();
+        edges.dedup();
+        edges
+    };
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for lines in &page_lines {
+        let mut seen: Vec<String> = edge_indices(lines)
+            .iter()
+            .map(|&i| shape(lines[i]))
+            .collect();
+        seen.sort();
+        seen.dedup();
+        for s in seen {
+            *counts.entry(s).or_default() += 1;
+        }
+    }
+    let repeated =
+        |s: &str| pages.len() >= 3 && counts.get(s).copied().unwrap_or(0) * 2 >= pages.len();
+    let mut out = String::new();
+    for lines in &page_lines {
+        let edges = edge_indices(lines);
+        for (i, line) in lines.iter().enumerate() {
+            if edges.contains(&i) {
+                let s = shape(line);
+                if repeated(&s) || crate::segment::is_page_number(line) {
+                    continue;
+                }
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    out
+}
