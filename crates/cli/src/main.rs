@@ -1,7 +1,9 @@
 //! `precedent`: the command-line face of the engine. Thin by design: parsing, progress bars and
 //! printing live here; everything else is in the library crates.
 
+mod keys;
 mod progress;
+mod serve;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -43,6 +45,10 @@ enum Command {
     Eval(EvalArgs),
     /// Measure query latency and throughput of a pipeline over a library.
     Bench(BenchArgs),
+    /// Serve the JSON API (/v1, /openapi.json) and the web page over libraries.
+    Serve(serve::ServeArgs),
+    /// Create, list and revoke the API keys of a library.
+    Keys(keys::KeysArgs),
 }
 
 #[derive(Args)]
@@ -244,6 +250,8 @@ fn main() {
         Command::Search(args) => search(args),
         Command::Eval(args) => eval(args, &bars),
         Command::Bench(args) => bench(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Keys(args) => keys::run(args),
     };
     if let Err(err) = result {
         eprintln!("error: {err:#}");

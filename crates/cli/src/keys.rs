@@ -1,0 +1,115 @@
+//! `precedent keys`: create, list and revoke the API keys of a library.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use clap::{Args, Subcommand};
+use precedent_server::{KeyStore, Role};
+
+#[derive(Args)]
+pub struct KeysArgs {
+    #[command(subcommand)]
+    action: KeysAction,
+}
+
+#[derive(Subcommand)]
+enum KeysAction {
+    /// Create a key and print it once (only its hash is stored).
+    Create {
+        /// Library directory built by `precedent index`.
+        #[arg(long)]
+        index: PathBuf,
+        /// read (search, clauses, compare, review), rate (read + ratings) or admin (all,
+        /// including the ratings export).
+        #[arg(long)]
+        role: Role,
+        /// Who the key is for.
+        #[arg(long, default_value = "")]
+        label: String,
+        /// Print JSON (id, role, label, key) instead of the bare key.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke a key by its id (see `list`); a running server stops accepting it at once.
+    Revoke {
+        #[arg(long)]
+        index: PathBuf,
+        id: String,
+    },
+    /// List the library's keys (ids, roles, labels; never the keys themselves).
+    List {
+        #[arg(long)]
+        index: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn store(index: &std::path::Path) -> Result<KeyStore> {
+    if !precedent_server::state::is_library(index) {
+        bail!(
+            "{}: not a Precedent library (build one with `precedent index`)",
+            index.display()
+        );
+    }
+    Ok(KeyStore::new(index))
+}
+
+pub fn run(args: KeysArgs) -> Result<()> {
+    match args.action {
+        KeysAction::Create {
+            index,
+            role,
+            label,
+            json,
+        } => {
+            let (record, token) = store(&index)?.create(role, &label)?;
+            if json {
+                let out = serde_json::json!({
+                    "id": record.id, "role": record.role, "label": record.label, "key": token,
+                });
+                println!("{out}");
+            } else {
+                eprintln!(
+                    "created key {} (role {}) for {}; it is shown only now:",
+                    record.id,
+                    record.role,
+                    index.display()
+                );
+                println!("{token}");
+            }
+        }
+        KeysAction::Revoke { index, id } => {
+            let record = store(&index)?.revoke(&id)?;
+            eprintln!("revoked key {} (role {})", record.id, record.role);
+        }
+        KeysAction::List { index, json } => {
+            let keys = store(&index)?.list()?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&keys)?);
+            } else if keys.is_empty() {
+                println!(
+                    "no keys; create one with `precedent keys create --index {} --role read`",
+                    index.display()
+                );
+            } else {
+                println!("{:<10} {:<6} {:<8} label", "id", "role", "status");
+                for k in keys {
+                    let status = if k.revoked_unix.is_some() {
+                        "revoked"
+                    } else {
+                        "active"
+                    };
+                    println!(
+                        "{:<10} {:<6} {:<8} {}",
+                        k.id,
+                        k.role.as_str(),
+                        status,
+                        k.label
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}

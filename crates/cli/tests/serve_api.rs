@@ -1,0 +1,505 @@
+//! The HTTP API of `precedent serve`, over a real server process on loopback, on libraries
+//! built from the real ACORD clauses: authentication and roles, search, clauses, similar,
+//! compare, ratings (durable across kill -9), limits and problem details, OpenAPI, metrics.
+
+mod support;
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use support::*;
+
+#[test]
+fn api_over_loopback_on_acord() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let acord_lib = build_library(p, "acord", None, false);
+    let other_lib = build_library(p, "other", Some(200), false);
+    let read = create_key(&acord_lib, "read");
+    let rate = create_key(&acord_lib, "rate");
+    let admin = create_key(&acord_lib, "admin");
+    let other = create_key(&other_lib, "admin");
+    let server = Server::start(
+        &[
+            format!("acord={}", s(&acord_lib)),
+            format!("other={}", s(&other_lib)),
+        ],
+        p,
+    );
+    let url = |path: &str| server.url(path);
+    let corpus = precedent_formats::read_corpus(&acord().join("corpus.jsonl")).expect("corpus");
+    let qrels = precedent_formats::read_qrels(&acord().join("qrels/train.tsv")).expect("qrels");
+
+    // Health and OpenAPI need no key.
+    let health = call("GET", &url("/healthz"), None, None);
+    assert_eq!(health.status, 200);
+    let health = health.json();
+    assert_eq!(health["status"], "ok");
+    assert_eq!(health["libraries"][0]["name"], "acord");
+    assert_eq!(health["libraries"][0]["clauses"], corpus.len());
+    assert_eq!(health["libraries"][0]["default_pipeline"], "bm25");
+    let openapi = call("GET", &url("/openapi.json"), None, None).json();
+    for path in [
+        "/v1/search",
+        "/v1/similar",
+        "/v1/clauses/{id}",
+        "/v1/compare",
+        "/v1/ratings",
+        "/v1/review",
+        "/healthz",
+    ] {
+        assert!(openapi["paths"][path].is_object(), "OpenAPI lacks {path}");
+    }
+    assert_eq!(
+        openapi["components"]["securitySchemes"]["api_key"]["scheme"],
+        "bearer"
+    );
+    assert!(openapi["components"]["schemas"]["SearchRequest"].is_object());
+
+    // Authentication: none, garbage, revoked -> 401; other library or role -> 403.
+    let search_body = json!({"query": "New York Governing Law", "k": 5});
+    let no_key = call("POST", &url("/v1/search"), None, Some(&search_body));
+    no_key.assert_problem(401);
+    assert!(no_key
+        .header("www-authenticate")
+        .is_some_and(|v| v.starts_with("Bearer")));
+    call(
+        "POST",
+        &url("/v1/search"),
+        Some("prec_0000"),
+        Some(&search_body),
+    )
+    .assert_problem(401);
+    let wrong_library = json!({"query": "governing law", "library": "acord"});
+    let problem = call(
+        "POST",
+        &url("/v1/search"),
+        Some(&other),
+        Some(&wrong_library),
+    )
+    .assert_problem(403);
+    assert!(
+        problem["detail"].as_str().unwrap_or("").contains("other"),
+        "{problem}"
+    );
+    call(
+        "POST",
+        &url("/v1/search"),
+        Some(&read),
+        Some(&json!({"query": "x", "library": "nope"})),
+    )
+    .assert_problem(404);
+
+    // Search: ranked ACORD clauses with highlights and stage scores.
+    let reply = call("POST", &url("/v1/search"), Some(&read), Some(&search_body));
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let result = reply.json();
+    assert_eq!(result["library"], "acord");
+    assert_eq!(result["pipeline"], "bm25");
+    let hits = result["hits"].as_array().expect("hits");
+    assert_eq!(hits.len(), 5);
+    // The same ranking as the CLI's `search` on the same library and pipeline.
+    let cli = precedent(
+        &[
+            "search",
+            "--index",
+            s(&acord_lib),
+            "New York Governing Law",
+            "-k",
+            "5",
+            "--json",
+        ],
+        p,
+    );
+    let cli: serde_json::Value = serde_json::from_slice(&cli.stdout).expect("cli json");
+    let cli_ids: Vec<&str> = cli["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .filter_map(|h| h["id"].as_str())
+        .collect();
+    let api_ids: Vec<&str> = hits
+        .iter()
+        .filter_map(|h| h["clause"]["id"].as_str())
+        .collect();
+    assert_eq!(api_ids, cli_ids);
+    // And a sensible one: as ACORD scores it (unjudged clauses dropped), the first judged hit
+    // is a 3+ star clause.
+    let judged = qrels
+        .judged("New York Governing Law")
+        .expect("judged query");
+    let first_judged = api_ids.iter().find_map(|id| judged.get(*id));
+    assert!(
+        first_judged.is_some_and(|&label| label >= 2),
+        "{first_judged:?}"
+    );
+    for (i, hit) in hits.iter().enumerate() {
+        assert_eq!(hit["rank"], i + 1);
+        assert_eq!(hit["stages"][0]["stage"], "bm25");
+        let text: Vec<char> = hit["clause"]["text"]
+            .as_str()
+            .expect("text")
+            .chars()
+            .collect();
+        let spans = hit["highlights"].as_array().expect("highlights");
+        assert!(!spans.is_empty(), "hit {i} has no highlight");
+        for span in spans {
+            let (a, b) = (
+                span["start"].as_u64().unwrap_or(0) as usize,
+                span["end"].as_u64().unwrap_or(0) as usize,
+            );
+            let word: String = text[a..b].iter().collect::<String>().to_lowercase();
+            assert!(
+                ["new", "york", "govern", "law"]
+                    .iter()
+                    .any(|w| word.starts_with(w)),
+                "highlight {word:?} is not a query term"
+            );
+        }
+        let id = hit["clause"]["id"].as_str().expect("id");
+        let doc = corpus
+            .iter()
+            .find(|d| d.id == id)
+            .expect("hit is a corpus clause");
+        assert_eq!(hit["clause"]["text"], doc.text.as_str());
+        assert_eq!(hit["clause"]["citation"]["text"], format!("Clause {id}"));
+    }
+    assert!(result["facets"]["candidates"].as_u64().unwrap_or(0) >= 5);
+
+    // Bad searches are 4xx problems, never a crash.
+    for (body, status) in [
+        (json!({"query": "  "}), 400),
+        (json!({"query": "law", "k": 0}), 400),
+        (json!({"query": "law", "k": 101}), 400),
+        (json!({"query": "law", "pipeline": "dense"}), 400),
+        (
+            json!({"query": "law", "filters": {"date_from": "2020-13-45"}}),
+            400,
+        ),
+        (json!({"query": "law", "rerank": true}), 400),
+        (json!({"query": "x".repeat(20_001)}), 400),
+        (json!({"query": "law", "colour": "red"}), 422),
+        (json!({"query": 7}), 422),
+    ] {
+        call("POST", &url("/v1/search"), Some(&read), Some(&body)).assert_problem(status);
+    }
+    call_raw(
+        "POST",
+        &url("/v1/search"),
+        Some(&read),
+        "application/json",
+        b"{\"query\": ",
+    )
+    .assert_problem(400);
+    call_raw(
+        "POST",
+        &url("/v1/search"),
+        Some(&read),
+        "text/plain",
+        b"query",
+    )
+    .assert_problem(415);
+    let huge = format!("{{\"query\": \"{}\"}}", "a".repeat(2 * 1024 * 1024));
+    call_raw(
+        "POST",
+        &url("/v1/search"),
+        Some(&read),
+        "application/json",
+        huge.as_bytes(),
+    )
+    .assert_problem(413);
+    call("GET", &url("/v1/nothing-here"), Some(&read), None).assert_problem(404);
+
+    // Filters: ACORD clauses carry no contract metadata, so a party filter matches none.
+    let filtered = call(
+        "POST",
+        &url("/v1/search"),
+        Some(&read),
+        Some(&json!({"query": "governing law", "filters": {"party": "acme"}})),
+    )
+    .json();
+    assert_eq!(filtered["hits"].as_array().map(Vec::len), Some(0));
+
+    // A clause by id; unknown ids are 404.
+    let top_id = hits[0]["clause"]["id"].as_str().expect("id").to_owned();
+    let clause = call(
+        "GET",
+        &url(&format!("/v1/clauses/{top_id}")),
+        Some(&read),
+        None,
+    );
+    assert_eq!(clause.status, 200, "{}", clause.body);
+    let clause = clause.json();
+    assert_eq!(clause["clause"]["id"], top_id.as_str());
+    assert!(
+        clause["context"].is_null(),
+        "ACORD keeps no source contract"
+    );
+    call("GET", &url("/v1/clauses/no-such-clause"), Some(&read), None).assert_problem(404);
+
+    // Similar: by clause id (the clause itself excluded) and by pasted text.
+    let similar = call(
+        "POST",
+        &url("/v1/similar"),
+        Some(&read),
+        Some(&json!({"clause_id": top_id, "k": 5})),
+    );
+    assert_eq!(similar.status, 200, "{}", similar.body);
+    let similar = similar.json();
+    let ids: Vec<&str> = similar["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .filter_map(|h| h["clause"]["id"].as_str())
+        .collect();
+    assert_eq!(ids.len(), 5);
+    assert!(!ids.contains(&top_id.as_str()));
+    let draft = json!({"text": "This Agreement shall be governed by the laws of the State of New York.", "k": 3});
+    let by_text = call("POST", &url("/v1/similar"), Some(&read), Some(&draft)).json();
+    assert_eq!(by_text["hits"].as_array().map(Vec::len), Some(3));
+    call(
+        "POST",
+        &url("/v1/similar"),
+        Some(&read),
+        Some(&json!({"clause_id": top_id, "text": "both"})),
+    )
+    .assert_problem(400);
+
+    // Compare two clauses word by word; the ops spell both texts.
+    let second_id = hits[1]["clause"]["id"].as_str().expect("id");
+    let compared = call(
+        "POST",
+        &url("/v1/compare"),
+        Some(&read),
+        Some(&json!({"left": {"clause_id": top_id}, "right": {"clause_id": second_id}})),
+    );
+    assert_eq!(compared.status, 200, "{}", compared.body);
+    let compared = compared.json();
+    let spell = |keep: &str| -> String {
+        compared["ops"]
+            .as_array()
+            .expect("ops")
+            .iter()
+            .filter(|o| o["op"] == "equal" || o["op"] == keep)
+            .filter_map(|o| o["text"].as_str())
+            .collect()
+    };
+    assert_eq!(
+        spell("delete"),
+        hits[0]["clause"]["text"].as_str().unwrap_or("")
+    );
+    assert_eq!(
+        spell("insert"),
+        hits[1]["clause"]["text"].as_str().unwrap_or("")
+    );
+
+    // Ratings: read keys may not rate; rate keys may; only admins export.
+    let rating = json!({"query": "New York Governing Law", "clause_id": top_id, "stars": 5});
+    call("POST", &url("/v1/ratings"), Some(&read), Some(&rating)).assert_problem(403);
+    let stored = call("POST", &url("/v1/ratings"), Some(&rate), Some(&rating));
+    assert_eq!(stored.status, 201, "{}", stored.body);
+    assert_eq!(stored.json()["rating"]["stars"], 5);
+    let low = json!({"query": "\"as is\" clause", "clause_id": second_id, "stars": 1});
+    assert_eq!(
+        call("POST", &url("/v1/ratings"), Some(&rate), Some(&low)).status,
+        201
+    );
+    for bad in [
+        json!({"query": "q", "clause_id": top_id, "stars": 0}),
+        json!({"query": "q", "clause_id": top_id, "stars": 6}),
+        json!({"query": "", "clause_id": top_id, "stars": 3}),
+    ] {
+        call("POST", &url("/v1/ratings"), Some(&rate), Some(&bad)).assert_problem(400);
+    }
+    call(
+        "POST",
+        &url("/v1/ratings"),
+        Some(&rate),
+        Some(&json!({"query": "q", "clause_id": "missing", "stars": 3})),
+    )
+    .assert_problem(404);
+    call("GET", &url("/v1/ratings"), Some(&rate), None).assert_problem(403);
+    let export = call("GET", &url("/v1/ratings?format=qrels"), Some(&admin), None);
+    assert_eq!(export.status, 200, "{}", export.body);
+    let qrels_path = p.join("ratings.tsv");
+    std::fs::write(&qrels_path, &export.body).expect("write");
+    let exported = precedent_formats::read_qrels(&qrels_path).expect("precedent_formats reads it");
+    assert_eq!(
+        exported
+            .judged("New York Governing Law")
+            .and_then(|j| j.get(&top_id)),
+        Some(&4)
+    );
+    assert_eq!(
+        exported
+            .judged("\"as is\" clause")
+            .and_then(|j| j.get(second_id)),
+        Some(&0)
+    );
+    let queries = call(
+        "GET",
+        &url("/v1/ratings?format=queries"),
+        Some(&admin),
+        None,
+    );
+    assert_eq!(queries.body.lines().count(), 2);
+
+    // Revoking a key takes effect on the running server.
+    let list = precedent(&["keys", "list", "--index", s(&acord_lib), "--json"], p);
+    let keys: serde_json::Value = serde_json::from_slice(&list.stdout).expect("keys json");
+    assert_eq!(keys.as_array().map(Vec::len), Some(3));
+    assert!(
+        !String::from_utf8_lossy(&list.stdout).contains(&read),
+        "tokens are never listed"
+    );
+    let read_id = keys
+        .as_array()
+        .and_then(|k| k.iter().find(|k| k["role"] == "read"))
+        .and_then(|k| k["id"].as_str())
+        .expect("read key id")
+        .to_owned();
+    let out = precedent(&["keys", "revoke", "--index", s(&acord_lib), &read_id], p);
+    assert!(out.status.success());
+    call("POST", &url("/v1/search"), Some(&read), Some(&search_body)).assert_problem(401);
+
+    // The page and metrics.
+    let page = call("GET", &url("/"), None, None);
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<title>Precedent"));
+    assert!(page.header("content-security-policy").is_some());
+    assert_eq!(call("GET", &url("/app.js"), None, None).status, 200);
+    let metrics = call("GET", &url("/metrics"), None, None).body;
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l.starts_with("precedent_http_requests_total")
+                && l.contains("route=\"/v1/search\"")
+                && l.contains("status=\"200\"")),
+        "{metrics}"
+    );
+    assert!(metrics.contains("precedent_http_request_duration_seconds_bucket"));
+}
+
+#[test]
+fn keys_command_refuses_non_libraries_and_bad_roles() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let out = precedent(&["keys", "create", "--index", s(p), "--role", "read"], p);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a Precedent library"));
+    let lib = build_library(p, "lib", Some(20), false);
+    let out = precedent(
+        &["keys", "create", "--index", s(&lib), "--role", "owner"],
+        p,
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("read, rate or admin"));
+    let out = precedent(&["keys", "revoke", "--index", s(&lib), "deadbeef"], p);
+    assert!(!out.status.success());
+    let out = precedent(&["serve", "--index", s(p), "--addr", "127.0.0.1:0"], p);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a Precedent library"));
+}
+
+/// Ratings acknowledged with 201 are on disk even when the server is killed with SIGKILL in
+/// the middle of a burst of concurrent writes, and the server restarts on the same log.
+#[test]
+fn ratings_survive_kill_9_during_a_burst() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = build_library(p, "lib", Some(100), false);
+    let key = create_key(&lib, "admin");
+    let corpus = precedent_formats::read_corpus(&acord().join("corpus.jsonl")).expect("corpus");
+    let ids: Vec<String> = corpus.iter().take(100).map(|d| d.id.clone()).collect();
+    let mut server = Server::start(&[s(&lib).to_owned()], p);
+    let acknowledged = Arc::new(Mutex::new(Vec::<String>::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let writers: Vec<_> = (0..8)
+        .map(|w| {
+            let (url, key, ids) = (server.url("/v1/ratings"), key.clone(), ids.clone());
+            let (acknowledged, stop) = (acknowledged.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let agent = ureq::AgentBuilder::new()
+                    .timeout(Duration::from_secs(10))
+                    .build();
+                for i in 0.. {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let query = format!("burst writer {w} rating {i}");
+                    let body = json!({"query": query, "clause_id": ids[i % ids.len()], "stars": 1 + (i % 5)});
+                    match agent
+                        .post(&url)
+                        .set("Authorization", &format!("Bearer {key}"))
+                        .send_json(body)
+                    {
+                        Ok(r) if r.status() == 201 => {
+                            acknowledged.lock().expect("lock").push(query)
+                        }
+                        Ok(r) => panic!("unexpected status {}", r.status()),
+                        // The server was killed mid-request: not acknowledged.
+                        Err(_) => break,
+                    }
+                }
+            })
+        })
+        .collect();
+    // Kill while writes are in flight, after a good number were acknowledged.
+    let started = Instant::now();
+    while acknowledged.lock().expect("lock").len() < 200
+        && started.elapsed() < Duration::from_secs(60)
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    server.child.kill().expect("kill -9");
+    server.child.wait().expect("wait");
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().expect("writer thread");
+    }
+    let acknowledged: Vec<String> = acknowledged.lock().expect("lock").clone();
+    assert!(
+        acknowledged.len() >= 200,
+        "only {} ratings acknowledged",
+        acknowledged.len()
+    );
+
+    let on_disk = precedent_server::ratings::read_ratings(&lib.join("ratings.jsonl"))
+        .expect("the log reads back (a torn tail is skipped)");
+    let stored: HashSet<&str> = on_disk.iter().map(|r| r.query.as_str()).collect();
+    let lost: Vec<&String> = acknowledged
+        .iter()
+        .filter(|q| !stored.contains(q.as_str()))
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "{} acknowledged ratings lost, e.g. {:?}",
+        lost.len(),
+        lost.first()
+    );
+
+    // Restart on the same library: old ratings are kept and new ones append cleanly.
+    drop(server);
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let body = json!({"query": "after restart", "clause_id": ids[0], "stars": 4});
+    let reply = call("POST", &server.url("/v1/ratings"), Some(&key), Some(&body));
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    assert!(reply.json()["stored"].as_u64().unwrap_or(0) as usize > acknowledged.len());
+    let export = call(
+        "GET",
+        &server.url("/v1/ratings?format=jsonl"),
+        Some(&key),
+        None,
+    );
+    let lines: HashSet<String> = export
+        .body
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["query"].as_str().map(str::to_owned))
+        .collect();
+    assert!(lines.contains("after restart"));
+    assert!(acknowledged.iter().all(|q| lines.contains(q)));
+}

@@ -1,0 +1,434 @@
+//! End to end: the web page served by `precedent serve`, driven in headless Chromium through
+//! chromedriver (Debian's `chromium` and `chromium-driver`, installed by scripts/setup.sh).
+//! Enters a key, searches with the keyboard, filters, opens a clause's context, compares two
+//! clauses, rates one, and saves a screenshot of the results page to
+//! `target/tmp/e2e/results.png`.
+
+mod support;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{key::Key, Client, ClientBuilder, Locator};
+use serde_json::json;
+use support::*;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+fn start_chromedriver() -> (Driver, String) {
+    for tool in [CHROMIUM, CHROMEDRIVER] {
+        assert!(
+            Path::new(tool).exists(),
+            "{tool} is missing: run scripts/setup.sh (installs Debian's chromium and chromium-driver)"
+        );
+    }
+    let port = free_port();
+    let child = Command::new(CHROMEDRIVER)
+        .args([
+            format!("--port={port}"),
+            "--allowed-ips=127.0.0.1".to_owned(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromedriver");
+    let driver = Driver(child);
+    let url = format!("http://127.0.0.1:{port}");
+    let started = Instant::now();
+    loop {
+        if ureq::get(&format!("{url}/status")).call().is_ok() {
+            return (driver, url);
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "chromedriver did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+async fn connect(webdriver: &str, profile: &Path) -> Client {
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": CHROMIUM,
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run", "--window-size=1440,1000",
+                format!("--user-data-dir={}", profile.display()),
+            ]
+        }),
+    );
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(caps)
+        .connect(webdriver)
+        .await
+        .expect("a Chromium session through chromedriver")
+}
+
+/// Polls `check` (a JavaScript expression returning a truthy value when done) until it holds.
+async fn wait_for(client: &Client, what: &str, check: &str) -> serde_json::Value {
+    let started = Instant::now();
+    loop {
+        let value = client
+            .execute(&format!("return ({check});"), vec![])
+            .await
+            .expect("execute script");
+        let done = match &value {
+            serde_json::Value::Null | serde_json::Value::Bool(false) => false,
+            serde_json::Value::Number(n) => n.as_f64() != Some(0.0),
+            serde_json::Value::String(s) => !s.is_empty(),
+            _ => true,
+        };
+        if done {
+            return value;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let status = client
+                .execute(
+                    "return document.getElementById('status').textContent",
+                    vec![],
+                )
+                .await
+                .unwrap_or_default();
+            panic!("timed out waiting for {what} ({check}); status line: {status}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn text_of(client: &Client, css: &str) -> String {
+    client
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .text()
+        .await
+        .expect("text")
+}
+
+fn artifact_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e");
+    std::fs::create_dir_all(&dir).expect("artifact dir");
+    dir
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().to_owned();
+    let (lib, key, admin, server) = tokio::task::spawn_blocking(move || {
+        let lib = build_library(&p, "acord", Some(400), true);
+        let key = create_key(&lib, "rate");
+        let admin = create_key(&lib, "admin");
+        let server = Server::start(&[format!("acord={}", s(&lib))], &p);
+        (lib, key, admin, server)
+    })
+    .await
+    .expect("setup");
+    let (_driver, webdriver) = start_chromedriver();
+    let profile = dir.path().join("chromium-profile");
+    let client = connect(&webdriver, &profile).await;
+
+    // The page asks for a key first; a wrong key is refused with the server's reason.
+    client.goto(&server.url("/")).await.expect("open page");
+    wait_for(
+        &client,
+        "key prompt",
+        "!document.getElementById('key-panel').hidden",
+    )
+    .await;
+    let input = client
+        .find(Locator::Id("key-input"))
+        .await
+        .expect("key input");
+    input.send_keys("prec_wrong").await.expect("type");
+    input
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .expect("enter");
+    let error = wait_for(
+        &client,
+        "key error",
+        "document.getElementById('key-error').textContent",
+    )
+    .await;
+    assert!(
+        error
+            .as_str()
+            .unwrap_or("")
+            .contains("unknown or revoked key"),
+        "{error}"
+    );
+    let input = client
+        .find(Locator::Id("key-input"))
+        .await
+        .expect("key input");
+    input.send_keys(&key).await.expect("type key");
+    input
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .expect("enter");
+    wait_for(&client, "the app", "!document.getElementById('app').hidden").await;
+    let library = text_of(&client, "#library-name").await;
+    assert!(
+        library.contains("acord") && library.contains("400 clauses"),
+        "{library}"
+    );
+    let pipeline = client
+        .execute("return document.getElementById('pipeline').value", vec![])
+        .await
+        .expect("pipeline");
+    assert_eq!(pipeline, "hybrid", "hybrid is the default with vectors");
+
+    // Search with the keyboard only: the query box has focus, Enter submits.
+    let focused = client
+        .execute("return document.activeElement.id", vec![])
+        .await
+        .expect("focus");
+    assert_eq!(focused, "query");
+    let query = client.find(Locator::Id("query")).await.expect("query box");
+    query
+        .send_keys("governing law of the State of New York")
+        .await
+        .expect("type query");
+    query
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .expect("enter");
+    let hits = wait_for(
+        &client,
+        "results",
+        "document.querySelectorAll('#results .hit').length",
+    )
+    .await;
+    assert_eq!(hits, 20, "20 results by default");
+    let first_cite = text_of(&client, "#results .hit .cite").await;
+    assert!(first_cite.starts_with("Clause "), "{first_cite}");
+    let marks = client
+        .execute(
+            "return document.querySelectorAll('#results .hit mark').length",
+            vec![],
+        )
+        .await
+        .expect("marks");
+    assert!(
+        marks.as_u64().unwrap_or(0) >= 20,
+        "query terms are highlighted: {marks}"
+    );
+    let status = text_of(&client, "#status").await;
+    assert!(status.contains("hybrid"), "{status}");
+    let screenshot = client.screenshot().await.expect("screenshot");
+    let shot = artifact_dir().join("results.png");
+    std::fs::write(&shot, &screenshot).expect("save screenshot");
+    assert!(screenshot.starts_with(b"\x89PNG") && screenshot.len() > 20_000);
+
+    // Filter: ACORD clauses carry no party metadata, so a party filter empties the list with
+    // a message saying so, and clearing the filters brings the results back.
+    client
+        .find(Locator::Id("f-party"))
+        .await
+        .expect("party filter")
+        .send_keys("Acme")
+        .await
+        .expect("type party");
+    client
+        .find(Locator::Id("apply-filters"))
+        .await
+        .expect("apply")
+        .click()
+        .await
+        .expect("click apply");
+    let status = wait_for(
+        &client,
+        "filtered status",
+        "document.getElementById('status').textContent.includes('No clause matches') && document.getElementById('status').textContent",
+    )
+    .await;
+    assert!(
+        status.as_str().unwrap_or("").contains("party “Acme”"),
+        "{status}"
+    );
+    client
+        .find(Locator::Id("clear-filters"))
+        .await
+        .expect("clear")
+        .click()
+        .await
+        .expect("click clear");
+    wait_for(
+        &client,
+        "results again",
+        "document.querySelectorAll('#results .hit').length === 20",
+    )
+    .await;
+
+    // Open a clause with the keyboard: focus its Context button, press Enter.
+    client
+        .execute(
+            "document.querySelector('#results .hit .context-button').focus()",
+            vec![],
+        )
+        .await
+        .expect("focus context");
+    client
+        .find(Locator::Css("#results .hit .context-button"))
+        .await
+        .expect("context button")
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .expect("enter");
+    let context = wait_for(
+        &client,
+        "context",
+        "document.querySelector('#results .hit .context').dataset.loaded && document.querySelector('#results .hit .context').textContent",
+    )
+    .await;
+    assert!(
+        context
+            .as_str()
+            .unwrap_or("")
+            .contains("does not keep the source contract"),
+        "{context}"
+    );
+    let expanded = client
+        .execute("return document.querySelector('#results .hit .clause-text').classList.contains('clamped')", vec![])
+        .await
+        .expect("clamp");
+    assert_eq!(expanded, false, "the full clause is shown");
+
+    // Compare the first two results: the page switches to the comparison with marked words.
+    for n in [1, 2] {
+        client
+            .find(Locator::Css(&format!(
+                "#results .hit:nth-child({n}) .compare-add"
+            )))
+            .await
+            .expect("compare button")
+            .click()
+            .await
+            .expect("click compare");
+    }
+    wait_for(
+        &client,
+        "compare tab",
+        "!document.getElementById('panel-compare').hidden",
+    )
+    .await;
+    let diff = wait_for(
+        &client,
+        "differences",
+        "document.querySelectorAll('#compare-result del, #compare-result ins').length",
+    )
+    .await;
+    assert!(diff.as_u64().unwrap_or(0) > 0);
+    let similarity = text_of(&client, "#compare-similarity").await;
+    assert!(similarity.contains("% of words in common"), "{similarity}");
+    // Compare a clause with one's own text: edit the right side.
+    client
+        .execute("document.getElementById('right-text').value = 'The laws of Delaware govern this Agreement.'", vec![])
+        .await
+        .expect("edit");
+    client
+        .find(Locator::Id("compare-button"))
+        .await
+        .expect("compare")
+        .click()
+        .await
+        .expect("click");
+    wait_for(
+        &client,
+        "diff with own text",
+        "document.querySelector('#compare-result div:nth-child(2)') && document.querySelector('#compare-result div:nth-child(2)').textContent.includes('Delaware')",
+    )
+    .await;
+    client
+        .find(Locator::Id("tab-search"))
+        .await
+        .expect("search tab")
+        .click()
+        .await
+        .expect("click");
+
+    // Rate the first result 4 stars with the mouse and the second 2 stars with the keyboard.
+    let rated_id = client
+        .execute(
+            "return document.querySelector('#results .hit').dataset.id",
+            vec![],
+        )
+        .await
+        .expect("id");
+    client
+        .find(Locator::Css("#results .hit .stars button[data-stars='4']"))
+        .await
+        .expect("star")
+        .click()
+        .await
+        .expect("click star");
+    wait_for(
+        &client,
+        "rating stored",
+        "document.querySelector('#results .hit .rated').textContent === 'rated 4★'",
+    )
+    .await;
+    let second_id = client
+        .execute(
+            "return document.querySelector('#results .hit:nth-child(2)').dataset.id",
+            vec![],
+        )
+        .await
+        .expect("id");
+    client
+        .execute(
+            "document.querySelector('#results .hit:nth-child(2) .copy-button').focus()",
+            vec![],
+        )
+        .await
+        .expect("focus");
+    client
+        .find(Locator::Css("#results .hit:nth-child(2) .copy-button"))
+        .await
+        .expect("copy button")
+        .send_keys("2")
+        .await
+        .expect("press 2");
+    wait_for(
+        &client,
+        "keyboard rating",
+        "document.querySelector('#results .hit:nth-child(2) .rated').textContent === 'rated 2★'",
+    )
+    .await;
+    client.close().await.expect("close browser");
+
+    let export = call("GET", &server.url("/v1/ratings"), Some(&admin), None);
+    assert_eq!(export.status, 200, "{}", export.body);
+    let path = lib.join("exported.tsv");
+    std::fs::write(&path, &export.body).expect("write");
+    let qrels = precedent_formats::read_qrels(&path).expect("qrels");
+    let judged = qrels
+        .judged("governing law of the State of New York")
+        .expect("the rated query");
+    assert_eq!(judged.get(rated_id.as_str().unwrap_or("")), Some(&3));
+    assert_eq!(judged.get(second_id.as_str().unwrap_or("")), Some(&1));
+}

@@ -1,0 +1,233 @@
+//! Shared by the server tests: libraries built from the real ACORD data, a `precedent serve`
+//! child process on a loopback port, keys, and a small HTTP client.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+pub fn acord() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/acord"
+    ))
+}
+
+pub fn precedent(args: &[&str], cwd: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_precedent"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run precedent")
+}
+
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// Builds a library in `dir/name` from the first `limit` ACORD clauses (all when `None`).
+pub fn build_library(dir: &Path, name: &str, limit: Option<usize>, vectors: bool) -> PathBuf {
+    let corpus = acord().join("corpus.jsonl");
+    let source = match limit {
+        None => corpus,
+        Some(n) => {
+            let docs = precedent_formats::read_corpus(&corpus).expect("corpus");
+            let path = dir.join(format!("{name}.jsonl"));
+            precedent_formats::write_corpus(&path, &docs[..n.min(docs.len())]).expect("write");
+            path
+        }
+    };
+    let lib = dir.join(name);
+    let mut args = vec!["index", "--corpus", s(&source), "--index", s(&lib)];
+    if !vectors {
+        args.push("--no-vectors");
+    }
+    let out = precedent(&args, dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    lib
+}
+
+/// Creates a key with `role` on `lib` and returns the token.
+pub fn create_key(lib: &Path, role: &str) -> String {
+    let out = precedent(
+        &[
+            "keys",
+            "create",
+            "--index",
+            s(lib),
+            "--role",
+            role,
+            "--label",
+            "test",
+        ],
+        lib,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .trim()
+        .to_owned()
+}
+
+/// A `precedent serve` process; killed (SIGKILL) when dropped.
+pub struct Server {
+    pub child: Child,
+    pub base: String,
+}
+
+impl Server {
+    /// Starts `precedent serve` with `libs` (each `DIR` or `NAME=DIR`) on a free loopback port.
+    pub fn start(libs: &[String], cwd: &Path) -> Server {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_precedent"));
+        cmd.arg("serve");
+        for lib in libs {
+            cmd.args(["--index", lib]);
+        }
+        let mut child = cmd
+            .args(["--addr", "127.0.0.1:0"])
+            .current_dir(cwd)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn precedent serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = match rx.recv_timeout(Duration::from_secs(180)) {
+            Ok(line) => line,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("precedent serve did not report its address within 180 s");
+            }
+        };
+        let base = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_owned();
+        Server { child, base }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A response: status, content type, body text.
+pub struct Reply {
+    pub status: u16,
+    pub content_type: String,
+    pub body: String,
+    pub headers: Vec<(String, String)>,
+}
+
+impl Reply {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Asserts a problem-details error with `status`.
+    pub fn assert_problem(&self, status: u16) -> serde_json::Value {
+        assert_eq!(self.status, status, "{}", self.body);
+        assert!(
+            self.content_type.starts_with("application/problem+json"),
+            "{} {}",
+            self.content_type,
+            self.body
+        );
+        let json = self.json();
+        assert_eq!(json["status"], status);
+        assert!(
+            json["detail"].as_str().is_some_and(|d| !d.is_empty()),
+            "{json}"
+        );
+        json
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::AgentBuilder::new()
+        .timeout(Duration::from_secs(120))
+        .build()
+}
+
+fn reply(result: Result<ureq::Response, ureq::Error>) -> Reply {
+    let response = match result {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("request failed: {e}"),
+    };
+    let status = response.status();
+    let content_type = response.header("content-type").unwrap_or("").to_owned();
+    let headers = response
+        .headers_names()
+        .into_iter()
+        .map(|n| {
+            let v = response.header(&n).unwrap_or("").to_owned();
+            (n, v)
+        })
+        .collect();
+    let body = response.into_string().unwrap_or_default();
+    Reply {
+        status,
+        content_type,
+        body,
+        headers,
+    }
+}
+
+/// Sends `method url` with an optional bearer key and JSON body.
+pub fn call(method: &str, url: &str, key: Option<&str>, body: Option<&serde_json::Value>) -> Reply {
+    let mut request = agent().request(method, url);
+    if let Some(key) = key {
+        request = request.set("Authorization", &format!("Bearer {key}"));
+    }
+    reply(match body {
+        Some(b) => request.send_json(b.clone()),
+        None => request.call(),
+    })
+}
+
+/// Sends a raw body with a content type.
+pub fn call_raw(
+    method: &str,
+    url: &str,
+    key: Option<&str>,
+    content_type: &str,
+    body: &[u8],
+) -> Reply {
+    let mut request = agent()
+        .request(method, url)
+        .set("Content-Type", content_type);
+    if let Some(key) = key {
+        request = request.set("Authorization", &format!("Bearer {key}"));
+    }
+    reply(request.send_bytes(body))
+}

@@ -1,0 +1,1118 @@
+//! The JSON API under `/v1`: request and response shapes (which generate the OpenAPI document)
+//! and the handlers. Handlers validate, authorize, then run engine work on the blocking pool
+//! behind a semaphore sized to the cores, so a burst of searches queues instead of thrashing.
+
+use std::collections::BTreeMap;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use precedent_rank::Hit;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::auth::{authorize, Caller};
+use crate::keys::Role;
+use crate::problem::Problem;
+use crate::ratings::{qrels_tsv, queries_jsonl, Rating};
+use crate::state::LibraryService;
+use crate::AppState;
+
+/// Longest query or pasted text accepted (characters); a whole contract belongs in /v1/review.
+pub const MAX_QUERY_CHARS: usize = 20_000;
+/// Most hits one request may ask for.
+pub const MAX_K: usize = 100;
+/// Candidates facets are counted over (and filters pick from before over-fetching more).
+const FACET_DEPTH: usize = 100;
+/// Filters look this deep into the ranking at most before giving up on finding `k` matches.
+const MAX_FILTER_DEPTH: usize = 20_000;
+
+fn default_k() -> usize {
+    10
+}
+
+/// Search filters; every given filter must hold. Clauses without the metadata a filter needs
+/// (e.g. ACORD clauses, which carry no contract metadata) do not match it.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Filters {
+    /// CUAD clause type, e.g. "Cap On Liability" (case-insensitive, exact name).
+    pub clause_type: Option<String>,
+    /// A party of the contract (case-insensitive substring).
+    pub party: Option<String>,
+    /// Contract date on or after this ISO date (YYYY-MM-DD).
+    pub date_from: Option<String>,
+    /// Contract date on or before this ISO date (YYYY-MM-DD).
+    pub date_to: Option<String>,
+    /// Governing law, e.g. "Delaware" (case-insensitive substring).
+    pub governing_law: Option<String>,
+    /// Document type, e.g. "License Agreement" (case-insensitive substring).
+    pub document_type: Option<String>,
+}
+
+impl Filters {
+    fn is_empty(&self) -> bool {
+        [
+            &self.clause_type,
+            &self.party,
+            &self.date_from,
+            &self.date_to,
+            &self.governing_law,
+            &self.document_type,
+        ]
+        .iter()
+        .all(|f| f.as_deref().is_none_or(|s| s.trim().is_empty()))
+    }
+
+    fn validate(&self) -> Result<(), Problem> {
+        for (name, value) in [("date_from", &self.date_from), ("date_to", &self.date_to)] {
+            if let Some(v) = value.as_deref().filter(|v| !v.trim().is_empty()) {
+                if !is_iso_date(v.trim()) {
+                    return Err(Problem::bad_request(format!(
+                        "filters.{name} {v:?} is not an ISO date (YYYY-MM-DD)"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn matches(&self, meta: &ClauseMeta) -> bool {
+        let given = |f: &Option<String>| {
+            f.as_deref()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_lowercase)
+        };
+        let contains = |have: &Option<String>, want: &str| {
+            have.as_deref()
+                .is_some_and(|h| h.to_lowercase().contains(want))
+        };
+        if let Some(want) = given(&self.clause_type) {
+            if !meta
+                .clause_types
+                .iter()
+                .any(|t| t.category.to_lowercase() == want)
+            {
+                return false;
+            }
+        }
+        if let Some(want) = given(&self.party) {
+            if !meta
+                .parties
+                .iter()
+                .any(|p| p.to_lowercase().contains(&want))
+            {
+                return false;
+            }
+        }
+        if let Some(want) = given(&self.governing_law) {
+            if !contains(&meta.governing_law, &want) {
+                return false;
+            }
+        }
+        if let Some(want) = given(&self.document_type) {
+            if !contains(&meta.document_type, &want) {
+                return false;
+            }
+        }
+        let date = meta.date.as_deref().map(|d| d.get(..10).unwrap_or(d));
+        if let Some(from) = given(&self.date_from) {
+            if date.is_none_or(|d| d < from.as_str()) {
+                return false;
+            }
+        }
+        if let Some(to) = given(&self.date_to) {
+            if date.is_none_or(|d| d > to.as_str()) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+fn is_iso_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+        && matches!(s[5..7].parse::<u8>(), Ok(1..=12))
+        && matches!(s[8..10].parse::<u8>(), Ok(1..=31))
+}
+
+/// A clause type found by the CUAD typer, with its confidence.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, ToSchema)]
+pub struct ClauseType {
+    pub category: String,
+    #[serde(default)]
+    pub confidence: Option<f64>,
+}
+
+/// The contract metadata an ingested clause carries (see the README's metadata keys). Every
+/// field is optional; a clause whose metadata does not parse is treated as having none.
+#[derive(Debug, Clone, Default, Deserialize)]
+struct ClauseMeta {
+    #[serde(default)]
+    contract: Option<String>,
+    #[serde(default)]
+    source_path: Option<String>,
+    #[serde(default)]
+    document_type: Option<String>,
+    #[serde(default)]
+    parties: Vec<String>,
+    #[serde(default)]
+    date: Option<String>,
+    #[serde(default)]
+    governing_law: Option<String>,
+    #[serde(default)]
+    section: Option<String>,
+    #[serde(default)]
+    heading: Option<String>,
+    #[serde(default)]
+    path: Vec<String>,
+    #[serde(default)]
+    start: Option<usize>,
+    #[serde(default)]
+    end: Option<usize>,
+    #[serde(default)]
+    clause_types: Vec<ClauseType>,
+}
+
+impl ClauseMeta {
+    fn from_value(value: &serde_json::Value) -> Self {
+        if value.is_object() {
+            serde_json::from_value(value.clone()).unwrap_or_default()
+        } else {
+            ClauseMeta::default()
+        }
+    }
+}
+
+/// Where a clause comes from, for citing it.
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct Citation {
+    /// Human-readable citation, e.g. "Pelican Delivers License Agreement, § 9.1 Limitation of
+    /// Liability" or "ACORD clause a5a68dbd19".
+    pub text: String,
+    pub contract: Option<String>,
+    pub document_type: Option<String>,
+    pub parties: Vec<String>,
+    pub date: Option<String>,
+    pub governing_law: Option<String>,
+    pub section: Option<String>,
+    pub heading: Option<String>,
+    pub path: Vec<String>,
+    pub source_path: Option<String>,
+    /// Character span of the clause in the source contract's text.
+    pub start: Option<usize>,
+    pub end: Option<usize>,
+}
+
+fn citation(id: &str, title: Option<&str>, meta: &ClauseMeta) -> Citation {
+    let mut parts = Vec::new();
+    match (&meta.contract, title) {
+        (Some(c), _) => parts.push(c.clone()),
+        (None, Some(t)) if !t.trim().is_empty() => parts.push(t.trim().to_owned()),
+        _ => parts.push(format!("Clause {id}")),
+    }
+    let section = match (&meta.section, &meta.heading) {
+        (Some(s), Some(h)) => Some(format!("§ {s} {h}")),
+        (Some(s), None) => Some(format!("§ {s}")),
+        (None, Some(h)) => Some(h.clone()),
+        (None, None) => None,
+    };
+    parts.extend(section);
+    Citation {
+        text: parts.join(", "),
+        contract: meta.contract.clone(),
+        document_type: meta.document_type.clone(),
+        parties: meta.parties.clone(),
+        date: meta.date.clone(),
+        governing_law: meta.governing_law.clone(),
+        section: meta.section.clone(),
+        heading: meta.heading.clone(),
+        path: meta.path.clone(),
+        source_path: meta.source_path.clone(),
+        start: meta.start,
+        end: meta.end,
+    }
+}
+
+/// A character span (Unicode scalar offsets) in a clause's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+/// One stage's view of a hit (which retriever found it, at which rank, with which score).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct StageScoreView {
+    pub stage: String,
+    pub rank: usize,
+    pub score: f32,
+}
+
+/// A clause as the API shows it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ClauseView {
+    pub id: String,
+    pub title: Option<String>,
+    pub text: String,
+    pub citation: Citation,
+    /// CUAD clause types (empty for clauses without typing, such as ACORD's).
+    pub clause_types: Vec<ClauseType>,
+    /// The clause's raw metadata object.
+    #[schema(value_type = Object)]
+    pub metadata: serde_json::Value,
+}
+
+/// A ranked clause.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SearchHit {
+    pub rank: usize,
+    pub score: f32,
+    /// Per-stage provenance (bm25 / dense ranks and scores).
+    pub stages: Vec<StageScoreView>,
+    /// Where the query's terms occur in `clause.text`.
+    pub highlights: Vec<Span>,
+    pub clause: ClauseView,
+}
+
+/// How often a value occurs among the top candidates.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct FacetValue {
+    pub value: String,
+    pub count: usize,
+}
+
+/// Value counts among the top candidates (before filters), for narrowing a search.
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct Facets {
+    /// How many candidates the counts cover.
+    pub candidates: usize,
+    pub clause_type: Vec<FacetValue>,
+    pub governing_law: Vec<FacetValue>,
+    pub document_type: Vec<FacetValue>,
+    pub party: Vec<FacetValue>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchRequest {
+    /// What the lawyer is looking for, e.g. "cap on liability equals 12 months payment".
+    pub query: String,
+    /// Number of clauses to return (1..=100).
+    #[serde(default = "default_k")]
+    pub k: usize,
+    /// Library name; by default the caller's key's library.
+    #[serde(default)]
+    pub library: Option<String>,
+    /// bm25, dense, hybrid or hybrid-norm; by default hybrid when the library has vectors.
+    #[serde(default)]
+    pub pipeline: Option<String>,
+    /// Rerank the top candidates with the server's cross-encoder (needs --rerank-model).
+    #[serde(default)]
+    pub rerank: bool,
+    #[serde(default)]
+    pub filters: Filters,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SearchResponse {
+    pub query: String,
+    pub library: String,
+    pub pipeline: String,
+    pub took_ms: f64,
+    pub hits: Vec<SearchHit>,
+    pub facets: Facets,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SimilarRequest {
+    /// Find clauses like this clause of the library...
+    #[serde(default)]
+    pub clause_id: Option<String>,
+    /// ...or like this text (a lawyer's own draft).
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default = "default_k")]
+    pub k: usize,
+    #[serde(default)]
+    pub library: Option<String>,
+    #[serde(default)]
+    pub pipeline: Option<String>,
+    #[serde(default)]
+    pub filters: Filters,
+}
+
+/// One side of a comparison: a clause of the library or pasted text.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompareSide {
+    #[serde(default)]
+    pub clause_id: Option<String>,
+    #[serde(default)]
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompareRequest {
+    pub left: CompareSide,
+    pub right: CompareSide,
+    #[serde(default)]
+    pub library: Option<String>,
+}
+
+/// A run of words that is equal on both sides, only on the left (`delete`) or only on the
+/// right (`insert`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DiffOp {
+    /// equal, delete or insert
+    pub op: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CompareResponse {
+    pub left_text: String,
+    pub right_text: String,
+    /// Word-level differences, in order; equal + delete runs spell the left text, equal +
+    /// insert runs the right text.
+    pub ops: Vec<DiffOp>,
+    /// Share of words in common (0..1), as `similar`'s ratio.
+    pub similarity: f32,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ClauseResponse {
+    pub library: String,
+    pub clause: ClauseView,
+    /// The clause in its source contract, when the library knows the source.
+    pub context: Option<ClauseContext>,
+}
+
+/// The text around a clause in its source contract.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ClauseContext {
+    pub source_path: String,
+    pub before: String,
+    pub clause: String,
+    pub after: String,
+    /// Character span of `clause` in the contract's text.
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ClauseParams {
+    /// Library name; by default the caller's key's library.
+    pub library: Option<String>,
+    /// Characters of context on each side (default 1500, at most 20000).
+    pub context_chars: Option<usize>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RatingRequest {
+    pub query: String,
+    pub clause_id: String,
+    /// 1..=5 stars.
+    pub stars: u8,
+    #[serde(default)]
+    pub library: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RatingResponse {
+    pub library: String,
+    pub rating: Rating,
+    /// Ratings now stored in this library.
+    pub stored: usize,
+}
+
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct RatingsParams {
+    pub library: Option<String>,
+    /// qrels (TSV, default), queries (BEIR queries.jsonl) or jsonl (the raw log).
+    pub format: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct LibraryInfo {
+    pub name: String,
+    pub clauses: usize,
+    pub pipelines: Vec<String>,
+    pub default_pipeline: String,
+    /// The caller's role on this library (absent on /healthz).
+    pub role: Option<Role>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Health {
+    pub status: String,
+    pub version: String,
+    pub libraries: Vec<LibraryInfo>,
+}
+
+fn library_info(service: &LibraryService, role: Option<Role>) -> LibraryInfo {
+    LibraryInfo {
+        name: service.name.clone(),
+        clauses: service.library.len(),
+        pipelines: service.pipelines.keys().cloned().collect(),
+        default_pipeline: service.default_pipeline.clone(),
+        role,
+    }
+}
+
+/// Runs engine work on the blocking pool, at most one job per core at a time.
+async fn run_blocking<T: Send + 'static>(
+    state: &AppState,
+    work: impl FnOnce() -> Result<T, Problem> + Send + 'static,
+) -> Result<T, Problem> {
+    let _permit = state
+        .engine_slots
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|_| Problem::internal("the server is shutting down"))?;
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Problem::internal(format!("the engine task failed: {e}")))?
+}
+
+fn check_k(k: usize) -> Result<usize, Problem> {
+    if k == 0 || k > MAX_K {
+        return Err(Problem::bad_request(format!(
+            "k must be between 1 and {MAX_K}, got {k}"
+        )));
+    }
+    Ok(k)
+}
+
+fn check_text(what: &str, text: &str) -> Result<(), Problem> {
+    if text.trim().is_empty() {
+        return Err(Problem::bad_request(format!("{what} is empty")));
+    }
+    let chars = text.chars().count();
+    if chars > MAX_QUERY_CHARS {
+        return Err(Problem::bad_request(format!(
+            "{what} has {chars} characters; at most {MAX_QUERY_CHARS} are accepted (upload whole contracts to /v1/review)"
+        )));
+    }
+    Ok(())
+}
+
+fn engine_error(e: impl std::fmt::Display) -> Problem {
+    Problem::internal(format!("search failed: {e}"))
+}
+
+/// Reads a clause by row and shapes it for the API.
+fn clause_view(service: &LibraryService, row: u32) -> Result<(ClauseView, ClauseMeta), Problem> {
+    let doc = service.library.store().clause(row).map_err(engine_error)?;
+    let meta = ClauseMeta::from_value(&doc.metadata);
+    let view = ClauseView {
+        citation: citation(&doc.id, doc.title.as_deref(), &meta),
+        clause_types: meta.clause_types.clone(),
+        id: doc.id,
+        title: doc.title,
+        text: doc.text,
+        metadata: doc.metadata,
+    };
+    Ok((view, meta))
+}
+
+fn row_of(service: &LibraryService, id: &str) -> Result<u32, Problem> {
+    service.library.store().row(id).ok_or_else(|| {
+        Problem::not_found(format!("library {:?} has no clause {id:?}", service.name))
+    })
+}
+
+/// Spans of `text` (in characters) whose analysed term is one of `terms`.
+fn highlight_spans(service: &LibraryService, text: &str, terms: &[String]) -> Vec<Span> {
+    if terms.is_empty() {
+        return Vec::new();
+    }
+    let mut byte_spans = Vec::new();
+    service.analyzer.for_each_term(text, |t| {
+        if terms.contains(&t.text) {
+            byte_spans.push((t.start, t.end));
+        }
+    });
+    // Byte offsets -> character offsets in one pass.
+    let mut spans = Vec::with_capacity(byte_spans.len());
+    let mut chars_before = 0;
+    let mut last_byte = 0;
+    for (start, end) in byte_spans {
+        let (Some(head), Some(body)) = (text.get(last_byte..start), text.get(start..end)) else {
+            continue;
+        };
+        chars_before += head.chars().count();
+        let len = body.chars().count();
+        spans.push(Span {
+            start: chars_before,
+            end: chars_before + len,
+        });
+        chars_before += len;
+        last_byte = end;
+    }
+    spans
+}
+
+fn count_facet(counts: &mut BTreeMap<String, usize>, value: &str) {
+    let value = value.trim();
+    if !value.is_empty() {
+        *counts.entry(value.to_owned()).or_default() += 1;
+    }
+}
+
+fn facet_list(counts: BTreeMap<String, usize>) -> Vec<FacetValue> {
+    let mut list: Vec<FacetValue> = counts
+        .into_iter()
+        .map(|(value, count)| FacetValue { value, count })
+        .collect();
+    list.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value)));
+    list.truncate(25);
+    list
+}
+
+/// Ranks with `pipeline`, keeps hits that pass `filters` (fetching deeper until `k` pass or
+/// the library is exhausted), skips `exclude`, and counts facets over the top candidates.
+fn ranked_hits(
+    service: &LibraryService,
+    pipeline: &precedent_rank::Pipeline,
+    query: &str,
+    k: usize,
+    filters: &Filters,
+    exclude: Option<u32>,
+) -> Result<(Vec<SearchHit>, Facets), Problem> {
+    let library_len = service.library.len();
+    let filtered = !filters.is_empty();
+    let mut depth = if filtered {
+        (k * 20).max(FACET_DEPTH * 2)
+    } else {
+        k.max(FACET_DEPTH) + usize::from(exclude.is_some())
+    }
+    .min(library_len.max(1));
+    let terms = service.library.lexical().query_terms(query);
+    loop {
+        let hits: Vec<Hit> = pipeline.search(query, depth).map_err(|e| match e {
+            precedent_rank::RankError::EmptyQuery => Problem::bad_request("the query is empty"),
+            other => engine_error(other),
+        })?;
+        let exhausted = hits.len() < depth || depth >= library_len.min(MAX_FILTER_DEPTH);
+        let mut facet_counts: [BTreeMap<String, usize>; 4] = Default::default();
+        let mut facet_candidates = 0;
+        let mut out = Vec::with_capacity(k);
+        for (i, hit) in hits.iter().enumerate() {
+            if Some(hit.row) == exclude {
+                continue;
+            }
+            let in_facets = i < FACET_DEPTH;
+            if out.len() >= k && !in_facets {
+                break;
+            }
+            let (view, meta) = clause_view(service, hit.row)?;
+            if in_facets {
+                facet_candidates += 1;
+                for t in &meta.clause_types {
+                    count_facet(&mut facet_counts[0], &t.category);
+                }
+                count_facet(
+                    &mut facet_counts[1],
+                    meta.governing_law.as_deref().unwrap_or(""),
+                );
+                count_facet(
+                    &mut facet_counts[2],
+                    meta.document_type.as_deref().unwrap_or(""),
+                );
+                for p in &meta.parties {
+                    count_facet(&mut facet_counts[3], p);
+                }
+            }
+            if out.len() < k && (!filtered || filters.matches(&meta)) {
+                out.push(SearchHit {
+                    rank: out.len() + 1,
+                    score: hit.score,
+                    stages: hit
+                        .stages
+                        .iter()
+                        .map(|s| StageScoreView {
+                            stage: s.stage.clone(),
+                            rank: s.rank,
+                            score: s.score,
+                        })
+                        .collect(),
+                    highlights: highlight_spans(service, &view.text, &terms),
+                    clause: view,
+                });
+            }
+        }
+        if out.len() >= k || exhausted {
+            let [clause_type, governing_law, document_type, party] = facet_counts;
+            let facets = Facets {
+                candidates: facet_candidates,
+                clause_type: facet_list(clause_type),
+                governing_law: facet_list(governing_law),
+                document_type: facet_list(document_type),
+                party: facet_list(party),
+            };
+            return Ok((out, facets));
+        }
+        depth = (depth * 4).min(library_len.min(MAX_FILTER_DEPTH));
+    }
+}
+
+#[utoipa::path(
+    post, path = "/v1/search", tag = "search",
+    request_body = SearchRequest,
+    responses(
+        (status = 200, description = "Ranked clauses", body = SearchResponse),
+        (status = 400, description = "Invalid request", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or unknown API key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Key not valid for this library or role", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn search(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Json(request): Json<SearchRequest>,
+) -> Result<Json<SearchResponse>, Problem> {
+    let Caller { service, .. } =
+        authorize(&state, &headers, request.library.as_deref(), Role::Read)?;
+    check_text("query", &request.query)?;
+    let k = check_k(request.k)?;
+    request.filters.validate()?;
+    let pipeline = service
+        .pipeline(request.pipeline.as_deref(), request.rerank)
+        .map_err(Problem::bad_request)?;
+    let started = Instant::now();
+    let svc = service.clone();
+    let query = request.query.clone();
+    let filters = request.filters.clone();
+    let pipe = pipeline.clone();
+    let (hits, facets) = run_blocking(&state, move || {
+        ranked_hits(&svc, &pipe, &query, k, &filters, None)
+    })
+    .await?;
+    Ok(Json(SearchResponse {
+        query: request.query,
+        library: service.name.clone(),
+        pipeline: pipeline.name().to_owned(),
+        took_ms: started.elapsed().as_secs_f64() * 1e3,
+        hits,
+        facets,
+    }))
+}
+
+#[utoipa::path(
+    post, path = "/v1/similar", tag = "search",
+    request_body = SimilarRequest,
+    responses(
+        (status = 200, description = "Clauses like the given clause or text (the clause itself excluded)", body = SearchResponse),
+        (status = 400, description = "Invalid request", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such clause", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn similar(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Json(request): Json<SimilarRequest>,
+) -> Result<Json<SearchResponse>, Problem> {
+    let Caller { service, .. } =
+        authorize(&state, &headers, request.library.as_deref(), Role::Read)?;
+    let k = check_k(request.k)?;
+    request.filters.validate()?;
+    let (text, exclude) =
+        match (&request.clause_id, &request.text) {
+            (Some(id), None) => {
+                let row = row_of(&service, id)?;
+                let doc = service.library.store().clause(row).map_err(engine_error)?;
+                (precedent_library::indexed_text(&doc), Some(row))
+            }
+            (None, Some(text)) => {
+                check_text("text", text)?;
+                (text.clone(), None)
+            }
+            _ => return Err(Problem::bad_request(
+                "give exactly one of clause_id (a clause of the library) or text (your own draft)",
+            )),
+        };
+    let pipeline = service
+        .pipeline(request.pipeline.as_deref(), false)
+        .map_err(Problem::bad_request)?;
+    let started = Instant::now();
+    let svc = service.clone();
+    let filters = request.filters.clone();
+    let pipe = pipeline.clone();
+    let query = text.clone();
+    let (hits, facets) = run_blocking(&state, move || {
+        ranked_hits(&svc, &pipe, &query, k, &filters, exclude)
+    })
+    .await?;
+    Ok(Json(SearchResponse {
+        query: text,
+        library: service.name.clone(),
+        pipeline: pipeline.name().to_owned(),
+        took_ms: started.elapsed().as_secs_f64() * 1e3,
+        hits,
+        facets,
+    }))
+}
+
+#[utoipa::path(
+    get, path = "/v1/clauses/{id}", tag = "clauses",
+    params(("id" = String, Path, description = "Clause id"), ClauseParams),
+    responses(
+        (status = 200, description = "The clause, with context in its source contract when known", body = ClauseResponse),
+        (status = 404, description = "No such clause", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn clause(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Query(params): Query<ClauseParams>,
+) -> Result<Json<ClauseResponse>, Problem> {
+    let Caller { service, .. } =
+        authorize(&state, &headers, params.library.as_deref(), Role::Read)?;
+    let row = row_of(&service, &id)?;
+    let context_chars = params.context_chars.unwrap_or(1500).min(20_000);
+    let svc = service.clone();
+    let (view, context) = run_blocking(&state, move || {
+        let (view, meta) = clause_view(&svc, row)?;
+        let context = crate::context::clause_context(
+            meta.source_path.as_deref(),
+            meta.start,
+            meta.end,
+            context_chars,
+        );
+        Ok((view, context))
+    })
+    .await?;
+    Ok(Json(ClauseResponse {
+        library: service.name.clone(),
+        clause: view,
+        context,
+    }))
+}
+
+fn side_text(service: &LibraryService, side: &CompareSide, name: &str) -> Result<String, Problem> {
+    match (&side.clause_id, &side.text) {
+        (Some(id), None) => {
+            let row = row_of(service, id)?;
+            Ok(service
+                .library
+                .store()
+                .clause(row)
+                .map_err(engine_error)?
+                .text)
+        }
+        (None, Some(text)) => {
+            check_text(name, text)?;
+            Ok(text.clone())
+        }
+        _ => Err(Problem::bad_request(format!(
+            "{name}: give exactly one of clause_id or text"
+        ))),
+    }
+}
+
+/// Word-level differences between two texts (whitespace runs count as tokens, so the ops
+/// spell both texts exactly).
+pub fn word_diff(left: &str, right: &str) -> (Vec<DiffOp>, f32) {
+    let diff = similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Patience)
+        .diff_words(left, right);
+    let mut ops: Vec<DiffOp> = Vec::new();
+    for change in diff.iter_all_changes() {
+        let op = match change.tag() {
+            similar::ChangeTag::Equal => "equal",
+            similar::ChangeTag::Delete => "delete",
+            similar::ChangeTag::Insert => "insert",
+        };
+        match ops.last_mut() {
+            Some(last) if last.op == op => last.text.push_str(change.value()),
+            _ => ops.push(DiffOp {
+                op: op.to_owned(),
+                text: change.value().to_owned(),
+            }),
+        }
+    }
+    (ops, diff.ratio())
+}
+
+#[utoipa::path(
+    post, path = "/v1/compare", tag = "clauses",
+    request_body = CompareRequest,
+    responses(
+        (status = 200, description = "Word-level comparison of two clauses, or a clause and your text", body = CompareResponse),
+        (status = 400, description = "Invalid request", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such clause", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn compare(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Json(request): Json<CompareRequest>,
+) -> Result<Json<CompareResponse>, Problem> {
+    let Caller { service, .. } =
+        authorize(&state, &headers, request.library.as_deref(), Role::Read)?;
+    let left_text = side_text(&service, &request.left, "left")?;
+    let right_text = side_text(&service, &request.right, "right")?;
+    let (ops, similarity) = run_blocking(&state, {
+        let (l, r) = (left_text.clone(), right_text.clone());
+        move || Ok(word_diff(&l, &r))
+    })
+    .await?;
+    Ok(Json(CompareResponse {
+        left_text,
+        right_text,
+        ops,
+        similarity,
+    }))
+}
+
+fn now_unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+#[utoipa::path(
+    post, path = "/v1/ratings", tag = "ratings",
+    request_body = RatingRequest,
+    responses(
+        (status = 201, description = "Stored durably (fsynced) before this answer", body = RatingResponse),
+        (status = 400, description = "Invalid rating", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The key may not rate", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such clause", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn rate(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Json(request): Json<RatingRequest>,
+) -> Result<(StatusCode, Json<RatingResponse>), Problem> {
+    let Caller { service, key } =
+        authorize(&state, &headers, request.library.as_deref(), Role::Rate)?;
+    check_text("query", &request.query)?;
+    if !(1..=5).contains(&request.stars) {
+        return Err(Problem::bad_request(format!(
+            "stars must be 1 to 5, got {}",
+            request.stars
+        )));
+    }
+    row_of(&service, &request.clause_id)?;
+    let rating = Rating {
+        query: request.query.trim().to_owned(),
+        clause_id: request.clause_id,
+        stars: request.stars,
+        key_id: key.id,
+        time_unix_ms: now_unix_ms(),
+    };
+    let svc = service.clone();
+    let stored = rating.clone();
+    // Not behind the engine semaphore: an fsync is I/O, not CPU.
+    tokio::task::spawn_blocking(move || svc.ratings.append(&stored))
+        .await
+        .map_err(|e| Problem::internal(format!("storing the rating failed: {e}")))?
+        .map_err(|e| Problem::internal(format!("storing the rating failed: {e}")))?;
+    let stored = service.ratings.len();
+    Ok((
+        StatusCode::CREATED,
+        Json(RatingResponse {
+            library: service.name.clone(),
+            rating,
+            stored,
+        }),
+    ))
+}
+
+#[utoipa::path(
+    get, path = "/v1/ratings", tag = "ratings",
+    params(RatingsParams),
+    responses(
+        (status = 200, description = "Ratings as qrels TSV (query-id corpus-id score, latest rating per pair, stars-1), BEIR queries.jsonl, or the raw JSONL log", content_type = "text/tab-separated-values"),
+        (status = 403, description = "Needs an admin key", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn export_ratings(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(params): Query<RatingsParams>,
+) -> Result<Response, Problem> {
+    let Caller { service, .. } =
+        authorize(&state, &headers, params.library.as_deref(), Role::Admin)?;
+    let format = params.format.unwrap_or_else(|| "qrels".to_owned());
+    let svc = service.clone();
+    let ratings = tokio::task::spawn_blocking(move || svc.ratings.read_all())
+        .await
+        .map_err(|e| Problem::internal(e.to_string()))?
+        .map_err(|e| Problem::internal(e.to_string()))?;
+    let (content_type, body) = match format.as_str() {
+        "qrels" => (
+            "text/tab-separated-values; charset=utf-8",
+            qrels_tsv(&ratings).map_err(|e| Problem::internal(e.to_string()))?,
+        ),
+        "queries" => ("application/x-ndjson", queries_jsonl(&ratings)),
+        "jsonl" => {
+            let mut out = String::new();
+            for r in &ratings {
+                out.push_str(
+                    &serde_json::to_string(r).map_err(|e| Problem::internal(e.to_string()))?,
+                );
+                out.push('\n');
+            }
+            ("application/x-ndjson", out)
+        }
+        other => {
+            return Err(Problem::bad_request(format!(
+                "unknown format {other:?} (qrels, queries or jsonl)"
+            )))
+        }
+    };
+    Ok(([(header::CONTENT_TYPE, content_type)], body).into_response())
+}
+
+#[utoipa::path(
+    post, path = "/v1/review", tag = "review",
+    request_body(content = String, description = "multipart/form-data with a `file` part (TXT, HTML, PDF or DOCX)", content_type = "multipart/form-data"),
+    responses(
+        (status = 501, description = "Contract review is not available in this build", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn review(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, Problem> {
+    authorize(&state, &headers, None, Role::Read)?;
+    Err(Problem::not_implemented(
+        "contract review needs the contract readers and the CUAD clause typer, which this build does not include yet",
+    ))
+}
+
+#[utoipa::path(
+    get, path = "/v1/libraries", tag = "libraries",
+    responses(
+        (status = 200, description = "The libraries this key may use, with its role", body = Vec<LibraryInfo>),
+        (status = 401, description = "No or unknown API key", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn libraries(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Vec<LibraryInfo>>, Problem> {
+    let Caller { service, key } = authorize(&state, &headers, None, Role::Read)?;
+    Ok(Json(vec![library_info(&service, Some(key.role))]))
+}
+
+#[utoipa::path(
+    get, path = "/healthz", tag = "operations",
+    responses((status = 200, description = "The server is up; libraries it serves", body = Health))
+)]
+pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
+    Json(Health {
+        status: "ok".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        libraries: state
+            .libraries
+            .iter()
+            .map(|s| library_info(s, None))
+            .collect(),
+    })
+}
+
+#[utoipa::path(
+    get, path = "/metrics", tag = "operations",
+    responses((status = 200, description = "Request counts and latencies (Prometheus text format)", content_type = "text/plain"))
+)]
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        state.metrics.render(),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_diff_spells_both_sides() {
+        let left = "The Company shall not be liable for indirect damages.";
+        let right = "The Supplier shall not be liable for any indirect or consequential damages.";
+        let (ops, ratio) = word_diff(left, right);
+        let spell = |keep: &str| -> String {
+            ops.iter()
+                .filter(|o| o.op == "equal" || o.op == keep)
+                .map(|o| o.text.as_str())
+                .collect()
+        };
+        assert_eq!(spell("delete"), left);
+        assert_eq!(spell("insert"), right);
+        assert!(ops
+            .iter()
+            .any(|o| o.op == "delete" && o.text.contains("Company")));
+        assert!(ops
+            .iter()
+            .any(|o| o.op == "insert" && o.text.contains("consequential")));
+        assert!(ratio > 0.5 && ratio < 1.0, "{ratio}");
+    }
+
+    #[test]
+    fn filters_match_contract_metadata() {
+        let meta = ClauseMeta::from_value(&serde_json::json!({
+            "contract": "x", "parties": ["Pelican Delivers Inc."], "date": "2018-03-01",
+            "governing_law": "Delaware", "document_type": "License Agreement",
+            "clause_types": [{"category": "Cap On Liability", "confidence": 0.9}]
+        }));
+        let f = |v: serde_json::Value| serde_json::from_value::<Filters>(v).expect("filters");
+        assert!(
+            f(serde_json::json!({"party": "pelican", "governing_law": "delaware"})).matches(&meta)
+        );
+        assert!(f(serde_json::json!({"clause_type": "cap on liability"})).matches(&meta));
+        assert!(!f(serde_json::json!({"clause_type": "Cap"})).matches(&meta));
+        assert!(
+            f(serde_json::json!({"date_from": "2018-03-01", "date_to": "2018-03-01"}))
+                .matches(&meta)
+        );
+        assert!(!f(serde_json::json!({"date_from": "2018-03-02"})).matches(&meta));
+        assert!(!f(serde_json::json!({"document_type": "lease"})).matches(&meta));
+        assert!(!f(serde_json::json!({"party": "acme"})).matches(&ClauseMeta::default()));
+        assert!(f(serde_json::json!({"date_from": "2018-13-01"}))
+            .validate()
+            .is_err());
+        assert!(f(serde_json::json!({"party": " "})).is_empty());
+    }
+
+    #[test]
+    fn metadata_of_the_wrong_shape_is_ignored_not_fatal() {
+        let meta = ClauseMeta::from_value(&serde_json::json!({"parties": "not a list"}));
+        assert!(meta.parties.is_empty());
+        let c = citation("a1", None, &meta);
+        assert_eq!(c.text, "Clause a1");
+    }
+}

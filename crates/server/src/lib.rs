@@ -1,0 +1,211 @@
+//! Precedent as a service: one binary serving clause libraries over a JSON API under `/v1`
+//! (described by `/openapi.json`, generated from the handlers), a web page for lawyers, API keys
+//! with roles, durable ratings, `/healthz` and `/metrics`.
+//!
+//! The engine crates know nothing of HTTP; this crate knows nothing of CLI parsing. Models are
+//! loaded once at startup and shared by every request; engine work runs on the blocking pool
+//! behind a semaphore sized to the machine's cores.
+//!
+//! Robustness: every error is a problem-details JSON body; request bodies are size-limited per
+//! route; a panic in a handler (there should be none) becomes a 500 problem instead of a dropped
+//! connection.
+
+pub mod api;
+mod auth;
+mod context;
+pub mod keys;
+mod metrics;
+pub mod problem;
+pub mod ratings;
+pub mod state;
+mod web;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use tokio::sync::Semaphore;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::OpenApi;
+
+pub use keys::{KeyRecord, KeyStore, Role};
+pub use state::{LibrarySpec, ModelOptions};
+
+use crate::metrics::Metrics;
+use crate::problem::Problem;
+use crate::state::LibraryService;
+
+/// Largest JSON request body (a pasted clause or draft is far smaller).
+pub const JSON_BODY_LIMIT: usize = 1024 * 1024;
+/// Largest contract upload for /v1/review.
+pub const UPLOAD_LIMIT: usize = 25 * 1024 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("{0}")]
+    Config(String),
+    #[error("{addr}: {source}")]
+    Bind {
+        addr: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("server: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Shared by all handlers.
+#[derive(Clone)]
+pub struct AppState {
+    pub libraries: Arc<Vec<Arc<LibraryService>>>,
+    metrics: Arc<Metrics>,
+    /// One permit per core: engine work waits here rather than oversubscribing the CPU.
+    engine_slots: Arc<Semaphore>,
+}
+
+impl AppState {
+    pub fn new(libraries: Vec<Arc<LibraryService>>) -> Self {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        AppState {
+            libraries: Arc::new(libraries),
+            metrics: Arc::new(Metrics::default()),
+            engine_slots: Arc::new(Semaphore::new(cores)),
+        }
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Precedent API",
+        description = "Find precedent clauses, compare them, rate them, and review contracts. Every /v1 endpoint needs `Authorization: Bearer KEY` (keys are created with `precedent keys create`). Errors are RFC 9457 problem details."
+    ),
+    paths(
+        api::search, api::similar, api::clause, api::compare, api::rate, api::export_ratings,
+        api::review, api::libraries, api::healthz, api::metrics
+    ),
+    modifiers(&BearerAuth)
+)]
+struct ApiDoc;
+
+struct BearerAuth;
+
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("An API key from `precedent keys create`"))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// The OpenAPI document of this API.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    ApiDoc::openapi()
+}
+
+async fn openapi_json() -> Json<utoipa::openapi::OpenApi> {
+    Json(openapi())
+}
+
+fn panic_to_problem(err: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let what = err
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| err.downcast_ref::<&str>().copied())
+        .unwrap_or("unknown panic");
+    tracing::error!("a request handler panicked: {what}");
+    Problem::internal("the server hit an internal error; the request was not completed")
+        .into_response()
+}
+
+/// The whole application: API, page, OpenAPI, health and metrics.
+pub fn router(state: AppState) -> Router {
+    let json_limit = DefaultBodyLimit::max(JSON_BODY_LIMIT);
+    let api = Router::new()
+        .route("/v1/search", post(api::search))
+        .route("/v1/similar", post(api::similar))
+        .route("/v1/clauses/{id}", get(api::clause))
+        .route("/v1/compare", post(api::compare))
+        .route("/v1/ratings", post(api::rate).get(api::export_ratings))
+        .route("/v1/libraries", get(api::libraries))
+        .layer(json_limit)
+        .route(
+            "/v1/review",
+            post(api::review).layer(DefaultBodyLimit::max(UPLOAD_LIMIT)),
+        )
+        .route("/healthz", get(api::healthz))
+        .route("/metrics", get(api::metrics))
+        .route("/openapi.json", get(openapi_json))
+        .merge(web::routes());
+    let metrics = state.metrics.clone();
+    api.with_state(state)
+        .layer(axum::middleware::map_response(
+            problem::problem_for_plain_errors,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            metrics,
+            metrics::record,
+        ))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            panic_to_problem,
+        ))
+}
+
+/// Opens the libraries, loads models once, and serves until Ctrl-C or SIGTERM. `on_ready` is
+/// called with the bound address (useful with port 0).
+pub async fn serve(
+    specs: &[LibrarySpec],
+    models: &ModelOptions,
+    addr: &str,
+    on_ready: impl FnOnce(SocketAddr, &[Arc<LibraryService>]),
+) -> Result<(), ServeError> {
+    let specs = specs.to_vec();
+    let models = models.clone();
+    let libraries = tokio::task::spawn_blocking(move || state::load_libraries(&specs, &models))
+        .await
+        .map_err(|e| ServeError::Config(format!("loading libraries failed: {e}")))??;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind {
+            addr: addr.to_owned(),
+            source,
+        })?;
+    let local = listener.local_addr()?;
+    on_ready(local, &libraries);
+    let app = router(AppState::new(libraries));
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = terminate => {},
+    }
+}

@@ -1,0 +1,209 @@
+//! What the server holds in memory: each served library with its pipelines (models loaded once
+//! and shared), key store and rating log.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use precedent_library::Library;
+use precedent_models::{CrossEncoder, Embedder};
+use precedent_rank::{
+    build_pipeline, needs_embedder, Pipeline, PipelineModels, DEFAULT_PIPELINE, PIPELINES,
+};
+use precedent_text::Analyzer;
+
+use crate::keys::KeyStore;
+use crate::ratings::RatingLog;
+use crate::ServeError;
+
+/// Which library to serve, under which name.
+#[derive(Debug, Clone)]
+pub struct LibrarySpec {
+    pub name: String,
+    pub dir: PathBuf,
+}
+
+impl LibrarySpec {
+    /// Parses `NAME=DIR` or `DIR` (named after the directory).
+    pub fn parse(spec: &str) -> Result<Self, String> {
+        let (name, dir) = match spec.split_once('=') {
+            Some((name, dir)) => (name.trim().to_owned(), PathBuf::from(dir)),
+            None => {
+                let dir = PathBuf::from(spec);
+                let name = dir
+                    .canonicalize()
+                    .ok()
+                    .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                    .unwrap_or_else(|| "library".to_owned());
+                (name, dir)
+            }
+        };
+        let valid = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if !valid {
+            return Err(format!(
+                "library name {name:?} must be letters, digits, '-', '_' or '.' (use NAME=DIR)"
+            ));
+        }
+        Ok(LibrarySpec { name, dir })
+    }
+}
+
+/// How the server loads models.
+#[derive(Debug, Clone, Default)]
+pub struct ModelOptions {
+    /// Query bi-encoder; by default each library's own model.
+    pub model: Option<String>,
+    /// Cross-encoder directory, enabling `rerank` in search requests.
+    pub rerank_model: Option<PathBuf>,
+    /// Candidates the cross-encoder rescores.
+    pub rerank_top: usize,
+}
+
+/// One served library.
+pub struct LibraryService {
+    pub name: String,
+    pub library: Arc<Library>,
+    /// Pipelines by name; `NAME+cross-encoder` variants when a cross-encoder is loaded.
+    pub pipelines: BTreeMap<String, Arc<Pipeline>>,
+    pub default_pipeline: String,
+    pub keys: KeyStore,
+    pub ratings: RatingLog,
+    /// The library's own analyzer, for highlighting query terms in clause text.
+    pub analyzer: Analyzer,
+}
+
+impl LibraryService {
+    pub fn pipeline(&self, name: Option<&str>, rerank: bool) -> Result<Arc<Pipeline>, String> {
+        let base = name.unwrap_or(&self.default_pipeline);
+        let key = if rerank {
+            format!("{base}+cross-encoder")
+        } else {
+            base.to_owned()
+        };
+        self.pipelines.get(&key).cloned().ok_or_else(|| {
+            let known: Vec<&str> = self.pipelines.keys().map(String::as_str).collect();
+            if rerank && self.pipelines.contains_key(base) {
+                format!("reranking needs a cross-encoder: start the server with --rerank-model DIR (pipelines here: {})", known.join(", "))
+            } else {
+                format!("pipeline {base:?} is not available for library {:?}; available: {}", self.name, known.join(", "))
+            }
+        })
+    }
+}
+
+/// Opens every library and builds its pipelines, loading each model once.
+pub fn load_libraries(
+    specs: &[LibrarySpec],
+    options: &ModelOptions,
+) -> Result<Vec<Arc<LibraryService>>, ServeError> {
+    if specs.is_empty() {
+        return Err(ServeError::Config(
+            "no library to serve: pass --index DIR".into(),
+        ));
+    }
+    let mut embedders: HashMap<String, Arc<Embedder>> = HashMap::new();
+    let cross_encoder = match &options.rerank_model {
+        Some(dir) => Some(Arc::new(
+            CrossEncoder::load(&dir.to_string_lossy()).map_err(|e| {
+                ServeError::Config(format!("loading cross-encoder {}: {e}", dir.display()))
+            })?,
+        )),
+        None => None,
+    };
+    let mut services = Vec::with_capacity(specs.len());
+    for spec in specs {
+        if services
+            .iter()
+            .any(|s: &Arc<LibraryService>| s.name == spec.name)
+        {
+            return Err(ServeError::Config(format!(
+                "two libraries are named {:?}; name them with NAME=DIR",
+                spec.name
+            )));
+        }
+        services.push(Arc::new(load_library(
+            spec,
+            options,
+            &mut embedders,
+            cross_encoder.as_ref(),
+        )?));
+    }
+    Ok(services)
+}
+
+fn load_library(
+    spec: &LibrarySpec,
+    options: &ModelOptions,
+    embedders: &mut HashMap<String, Arc<Embedder>>,
+    cross_encoder: Option<&Arc<CrossEncoder>>,
+) -> Result<LibraryService, ServeError> {
+    let library =
+        Arc::new(Library::open(&spec.dir).map_err(|e| ServeError::Config(e.to_string()))?);
+    let model_spec = options
+        .model
+        .clone()
+        .or_else(|| library.vectors_info().map(|info| info.model_source.clone()));
+    let embedder = match model_spec {
+        Some(model) if library.vectors_info().is_some() => Some(match embedders.get(&model) {
+            Some(e) => e.clone(),
+            None => {
+                let loaded = Arc::new(Embedder::load(&model).map_err(|e| {
+                    ServeError::Config(format!(
+                        "loading bi-encoder {model:?} for library {}: {e} (run scripts/setup.sh)",
+                        spec.dir.display()
+                    ))
+                })?);
+                embedders.insert(model, loaded.clone());
+                loaded
+            }
+        }),
+        _ => None,
+    };
+    let mut pipelines = BTreeMap::new();
+    for &name in PIPELINES {
+        if needs_embedder(name) && embedder.is_none() {
+            continue;
+        }
+        let plain = PipelineModels {
+            embedder: embedder.clone(),
+            ..PipelineModels::default()
+        };
+        let pipeline = build_pipeline(name, library.clone(), &plain)
+            .map_err(|e| ServeError::Config(format!("library {}: {e}", spec.dir.display())))?;
+        pipelines.insert(name.to_owned(), Arc::new(pipeline));
+        if let Some(cross) = cross_encoder {
+            let reranked = PipelineModels {
+                cross_encoder: Some(cross.clone()),
+                rerank_top: options.rerank_top.max(1),
+                ..plain
+            };
+            let pipeline = build_pipeline(name, library.clone(), &reranked)
+                .map_err(|e| ServeError::Config(format!("library {}: {e}", spec.dir.display())))?;
+            pipelines.insert(format!("{name}+cross-encoder"), Arc::new(pipeline));
+        }
+    }
+    let default_pipeline = if pipelines.contains_key(DEFAULT_PIPELINE) {
+        DEFAULT_PIPELINE.to_owned()
+    } else {
+        "bm25".to_owned()
+    };
+    let analyzer = Analyzer::new(library.manifest().analyzer.clone());
+    let ratings = RatingLog::open(&spec.dir).map_err(|e| ServeError::Config(e.to_string()))?;
+    Ok(LibraryService {
+        name: spec.name.clone(),
+        keys: KeyStore::new(&spec.dir),
+        library,
+        pipelines,
+        default_pipeline,
+        ratings,
+        analyzer,
+    })
+}
+
+/// True if `dir` holds a library (keys are only created for real libraries).
+pub fn is_library(dir: &Path) -> bool {
+    Library::exists(dir)
+}

@@ -1,0 +1,431 @@
+// Precedent's web page. Plain JavaScript over the /v1 API; all text from the server is put
+// into the page with textContent (never innerHTML), since clause text is untrusted input.
+"use strict";
+
+const CUAD_TYPES = [
+  "Affiliate License-Licensee", "Affiliate License-Licensor", "Agreement Date", "Anti-Assignment",
+  "Audit Rights", "Cap On Liability", "Change Of Control", "Competitive Restriction Exception",
+  "Covenant Not To Sue", "Document Name", "Effective Date", "Exclusivity", "Expiration Date",
+  "Governing Law", "Insurance", "Ip Ownership Assignment", "Irrevocable Or Perpetual License",
+  "Joint Ip Ownership", "License Grant", "Liquidated Damages", "Minimum Commitment",
+  "Most Favored Nation", "No-Solicit Of Customers", "No-Solicit Of Employees", "Non-Compete",
+  "Non-Disparagement", "Non-Transferable License", "Notice Period To Terminate Renewal", "Parties",
+  "Post-Termination Services", "Price Restrictions", "Renewal Term", "Revenue/Profit Sharing",
+  "Rofr/Rofo/Rofn", "Source Code Escrow", "Termination For Convenience",
+  "Third Party Beneficiary", "Uncapped Liability", "Unlimited/All-You-Can-Eat-License",
+  "Volume Restriction", "Warranty Duration",
+];
+
+const $ = (id) => document.getElementById(id);
+const state = {
+  key: sessionStorage.getItem("precedent-key") || "",
+  library: null,
+  role: null,
+  lastQuery: "",
+  compare: { left: null, right: null },
+};
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (v !== null && v !== undefined && v !== false) node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+async function api(method, path, body, isForm = false) {
+  const headers = { Authorization: `Bearer ${state.key}` };
+  const init = { method, headers };
+  if (body !== undefined) {
+    if (isForm) init.body = body;
+    else { headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
+  }
+  const response = await fetch(path, init);
+  const type = response.headers.get("content-type") || "";
+  const payload = type.includes("json") ? await response.json().catch(() => ({})) : await response.text();
+  if (!response.ok) {
+    const problem = typeof payload === "object" ? payload : { detail: String(payload) };
+    if (response.status === 401) askForKey(problem.detail);
+    throw new ApiError(response.status, problem);
+  }
+  return payload;
+}
+
+function setStatus(id, text, isError = false) {
+  const node = $(id);
+  node.textContent = text;
+  node.classList.toggle("error", isError);
+}
+
+// ---------- key ----------
+function askForKey(message) {
+  $("app").hidden = true;
+  $("key-panel").hidden = false;
+  $("key-error").textContent = message || "";
+  $("key-input").value = "";
+  $("key-input").focus();
+}
+
+async function useKey(key) {
+  state.key = key.trim();
+  try {
+    const libraries = await api("GET", "/v1/libraries");
+    const lib = libraries[0];
+    state.library = lib.name;
+    state.role = lib.role;
+    sessionStorage.setItem("precedent-key", state.key);
+    $("library-name").textContent = `${lib.name} · ${lib.clauses.toLocaleString()} clauses · ${lib.role}`;
+    const pipeline = $("pipeline");
+    pipeline.replaceChildren(...lib.pipelines.map((p) =>
+      el("option", { value: p, selected: p === lib.default_pipeline, text: p })));
+    $("key-panel").hidden = true;
+    $("app").hidden = false;
+    $("query").focus();
+    return true;
+  } catch (e) {
+    if (e.status !== 401) askForKey(e.message);
+    return false;
+  }
+}
+
+// ---------- tabs ----------
+const TABS = ["search", "compare", "review"];
+function showTab(name) {
+  for (const t of TABS) {
+    const tab = $(`tab-${t}`);
+    const on = t === name;
+    tab.setAttribute("aria-selected", on ? "true" : "false");
+    tab.tabIndex = on ? 0 : -1;
+    $(`panel-${t}`).hidden = !on;
+  }
+}
+
+// ---------- search ----------
+function currentFilters() {
+  const f = {
+    clause_type: $("f-clause-type").value.trim(),
+    party: $("f-party").value.trim(),
+    governing_law: $("f-law").value.trim(),
+    document_type: $("f-doctype").value.trim(),
+    date_from: $("f-from").value,
+    date_to: $("f-to").value,
+  };
+  for (const k of Object.keys(f)) if (!f[k]) delete f[k];
+  return f;
+}
+
+function highlighted(text, spans) {
+  // Spans are in Unicode code points; Array.from splits the same way.
+  const chars = Array.from(text);
+  const out = document.createDocumentFragment();
+  let at = 0;
+  for (const s of spans || []) {
+    if (s.start < at || s.end > chars.length) continue;
+    out.append(chars.slice(at, s.start).join(""));
+    out.append(el("mark", { text: chars.slice(s.start, s.end).join("") }));
+    at = s.end;
+  }
+  out.append(chars.slice(at).join(""));
+  return out;
+}
+
+async function runSearch() {
+  const query = $("query").value.trim();
+  if (!query) return;
+  state.lastQuery = query;
+  setStatus("status", "Searching…");
+  $("search-button").disabled = true;
+  try {
+    const body = {
+      query,
+      k: Number($("k").value),
+      pipeline: $("pipeline").value || undefined,
+      filters: currentFilters(),
+    };
+    const result = await api("POST", "/v1/search", body);
+    renderHits(result, `${result.hits.length} clauses for “${query}” (${result.pipeline}, ${result.took_ms.toFixed(0)} ms)`);
+  } catch (e) {
+    setStatus("status", e.message, true);
+  } finally {
+    $("search-button").disabled = false;
+  }
+}
+
+function renderHits(result, summary) {
+  const filters = currentFilters();
+  const filtered = Object.keys(filters).length ? ` · filtered by ${Object.entries(filters).map(([k, v]) => `${k.replace("_", " ")} “${v}”`).join(", ")}` : "";
+  setStatus("status", result.hits.length ? summary + filtered : `No clause matches${filtered}.`);
+  $("results").replaceChildren(...result.hits.map(renderHit));
+  renderFacets(result.facets);
+}
+
+function renderHit(hit) {
+  const c = hit.clause;
+  const text = el("p", { class: "clause-text clamped" }, highlighted(c.text, hit.highlights));
+  const stages = hit.stages.map((s) => `${s.stage} #${s.rank}`).join(" · ");
+  const context = el("div", { class: "context", hidden: true });
+  const li = el("li", { class: "hit", "data-id": c.id });
+  const contextButton = el("button", { type: "button", class: "context-button", "aria-expanded": "false", text: "Context" });
+  contextButton.addEventListener("click", () => toggleContext(c.id, text, context, contextButton));
+  const copyButton = el("button", { type: "button", class: "copy-button", text: "Copy" });
+  copyButton.addEventListener("click", () => copyClause(c, copyButton));
+  const compareButton = el("button", { type: "button", class: "compare-add", text: "Compare" });
+  compareButton.addEventListener("click", () => addToCompare(c));
+  const similarButton = el("button", { type: "button", class: "similar-button", text: "Similar" });
+  similarButton.addEventListener("click", () => findSimilar(c));
+  li.append(
+    el("div", { class: "hit-head" },
+      el("span", { class: "rank", text: `${hit.rank}.` }),
+      el("span", { class: "cite", text: c.citation.text }),
+      ...c.clause_types.slice(0, 4).map((t) => el("span", { class: "chip", text: t.category })),
+      el("span", { class: "score", title: stages, text: `score ${hit.score.toFixed(3)} · ${stages}` })),
+    text,
+    el("div", { class: "hit-actions" }, contextButton, copyButton, compareButton, similarButton, starWidget(c.id)),
+    context);
+  li.addEventListener("keydown", (event) => {
+    if (event.target.tagName === "INPUT" || event.target.tagName === "TEXTAREA") return;
+    if (event.key >= "1" && event.key <= "5") { rate(c.id, Number(event.key), li); event.preventDefault(); }
+    else if (event.key === "c") { addToCompare(c); event.preventDefault(); }
+    else if (event.key === "x") { contextButton.click(); event.preventDefault(); }
+  });
+  return li;
+}
+
+function starWidget(id) {
+  const group = el("span", { class: "stars", role: "group", "aria-label": "Rate this clause for your query" });
+  for (let n = 1; n <= 5; n++) {
+    const b = el("button", { type: "button", "data-stars": n, "aria-label": `${n} star${n > 1 ? "s" : ""}`, "aria-pressed": "false", text: "★" });
+    b.addEventListener("click", () => rate(id, n, group.closest(".hit")));
+    group.append(b);
+  }
+  group.append(el("span", { class: "rated", "aria-live": "polite" }));
+  return group;
+}
+
+async function rate(id, stars, li) {
+  const group = li.querySelector(".stars");
+  const note = group.querySelector(".rated");
+  try {
+    await api("POST", "/v1/ratings", { query: state.lastQuery, clause_id: id, stars });
+    group.querySelectorAll("button").forEach((b) => {
+      const on = Number(b.dataset.stars) <= stars;
+      b.classList.toggle("on", on);
+      b.setAttribute("aria-pressed", Number(b.dataset.stars) === stars ? "true" : "false");
+    });
+    note.textContent = `rated ${stars}★`;
+  } catch (e) {
+    note.textContent = e.status === 403 ? "your key cannot rate" : e.message;
+  }
+}
+
+async function toggleContext(id, text, box, button) {
+  const open = button.getAttribute("aria-expanded") === "true";
+  if (open) {
+    box.hidden = true;
+    text.classList.add("clamped");
+    button.setAttribute("aria-expanded", "false");
+    return;
+  }
+  text.classList.remove("clamped");
+  button.setAttribute("aria-expanded", "true");
+  box.hidden = false;
+  if (box.dataset.loaded) return;
+  box.textContent = "Loading context…";
+  try {
+    const r = await api("GET", `/v1/clauses/${encodeURIComponent(id)}`);
+    box.dataset.loaded = "1";
+    if (r.context) {
+      box.replaceChildren(
+        el("div", { class: "cite", text: r.context.source_path }),
+        "…" + r.context.before,
+        el("span", { class: "here", text: r.context.clause }),
+        r.context.after + "…");
+    } else {
+      const m = r.clause.citation;
+      const facts = [
+        m.document_type, m.parties.length ? `Parties: ${m.parties.join("; ")}` : null,
+        m.date ? `Dated ${m.date}` : null, m.governing_law ? `Governed by ${m.governing_law}` : null,
+      ].filter(Boolean);
+      box.replaceChildren(el("p", { text: facts.length ? facts.join(" · ") : "This library does not keep the source contract of this clause (full clause text shown above)." }));
+    }
+  } catch (e) {
+    box.textContent = e.message;
+  }
+}
+
+async function copyClause(c, button) {
+  const text = `${c.text}\n— ${c.citation.text}`;
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const area = el("textarea", { "aria-hidden": "true" });
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
+  }
+  button.textContent = "Copied";
+  setTimeout(() => { button.textContent = "Copy"; }, 1500);
+}
+
+async function findSimilar(c) {
+  setStatus("status", "Finding similar clauses…");
+  try {
+    const result = await api("POST", "/v1/similar", { clause_id: c.id, k: Number($("k").value), filters: currentFilters() });
+    renderHits(result, `${result.hits.length} clauses similar to ${c.citation.text}`);
+    $("results").querySelector("button")?.focus();
+  } catch (e) {
+    setStatus("status", e.message, true);
+  }
+}
+
+function renderFacets(facets) {
+  const box = $("facets");
+  box.replaceChildren();
+  const groups = [
+    ["clause_type", "Clause type", "f-clause-type"],
+    ["governing_law", "Governing law", "f-law"],
+    ["document_type", "Document type", "f-doctype"],
+    ["party", "Party", "f-party"],
+  ];
+  for (const [key, title, input] of groups) {
+    const values = facets[key] || [];
+    if (!values.length) continue;
+    const list = el("div", { class: "facet", role: "group", "aria-label": title }, el("h3", { text: title }));
+    for (const v of values.slice(0, 8)) {
+      const b = el("button", { type: "button", "data-facet": key, "data-value": v.value },
+        el("span", { text: v.value }), el("span", { class: "count", text: String(v.count) }));
+      b.addEventListener("click", () => { $(input).value = v.value; runSearch(); });
+      list.append(b);
+    }
+    box.append(list);
+  }
+}
+
+// ---------- compare ----------
+function addToCompare(c) {
+  const side = !state.compare.left ? "left" : (!state.compare.right ? "right" : "right");
+  state.compare[side] = c;
+  $(`${side}-text`).value = c.text;
+  $(`${side}-label`).textContent = c.citation.text;
+  const n = (state.compare.left ? 1 : 0) + (state.compare.right ? 1 : 0);
+  const badge = $("compare-count");
+  badge.hidden = n === 0;
+  badge.textContent = String(n);
+  setStatus("status", `${c.citation.text} added to the comparison (${n} of 2).`);
+  if (n === 2) { showTab("compare"); runCompare(); }
+}
+
+function sideBody(side) {
+  const picked = state.compare[side];
+  const text = $(`${side}-text`).value;
+  if (picked && text === picked.text) return { clause_id: picked.id };
+  return { text };
+}
+
+async function runCompare() {
+  const box = $("compare-result");
+  try {
+    const r = await api("POST", "/v1/compare", { left: sideBody("left"), right: sideBody("right") });
+    const left = el("div", { "aria-label": "Left, deletions marked" });
+    const right = el("div", { "aria-label": "Right, insertions marked" });
+    for (const op of r.ops) {
+      if (op.op === "equal") { left.append(op.text); right.append(op.text); }
+      else if (op.op === "delete") left.append(el("del", { text: op.text }));
+      else right.append(el("ins", { text: op.text }));
+    }
+    box.replaceChildren(left, right);
+    setStatus("compare-similarity", `${Math.round(r.similarity * 100)}% of words in common`);
+  } catch (e) {
+    box.replaceChildren();
+    setStatus("compare-similarity", e.message, true);
+  }
+}
+
+function clearCompare() {
+  state.compare = { left: null, right: null };
+  for (const s of ["left", "right"]) { $(`${s}-text`).value = ""; $(`${s}-label`).textContent = ""; }
+  $("compare-result").replaceChildren();
+  $("compare-count").hidden = true;
+  setStatus("compare-similarity", "");
+}
+
+// ---------- review ----------
+async function runReview() {
+  const file = $("review-file").files[0];
+  if (!file) return;
+  setStatus("review-status", `Reviewing ${file.name}…`);
+  const form = new FormData();
+  form.append("file", file, file.name);
+  try {
+    const r = await api("POST", "/v1/review", form, true);
+    renderReview(r);
+    setStatus("review-status", `${r.findings.length} clauses found in ${file.name}`);
+  } catch (e) {
+    setStatus("review-status", e.message, true);
+  }
+}
+
+function renderReview(r) {
+  const chars = Array.from(r.text);
+  const spans = [...r.findings].filter((f) => f.start !== null && f.end !== null)
+    .sort((a, b) => a.start - b.start);
+  const text = document.createDocumentFragment();
+  let at = 0;
+  spans.forEach((f, i) => {
+    if (f.start < at) return;
+    text.append(chars.slice(at, f.start).join(""));
+    text.append(el("mark", { id: `finding-${i}`, title: f.category },
+      el("span", { class: "tag", text: f.category }), chars.slice(f.start, f.end).join("")));
+    at = f.end;
+  });
+  text.append(chars.slice(at).join(""));
+  $("review-text").replaceChildren(text);
+  $("review-findings").replaceChildren(...spans.map((f, i) => {
+    const b = el("button", { type: "button" },
+      el("strong", { text: f.category }),
+      el("span", { class: "count", text: f.confidence !== undefined && f.confidence !== null ? ` ${(f.confidence * 100).toFixed(0)}%` : "" }));
+    b.addEventListener("click", () => {
+      const target = $(`finding-${i}`);
+      if (target) { target.scrollIntoView({ block: "center" }); target.setAttribute("tabindex", "-1"); target.focus(); }
+    });
+    return el("li", {}, b);
+  }));
+}
+
+// ---------- wiring ----------
+document.addEventListener("DOMContentLoaded", () => {
+  $("clause-types").replaceChildren(...CUAD_TYPES.map((t) => el("option", { value: t })));
+  $("key-form").addEventListener("submit", (e) => { e.preventDefault(); useKey($("key-input").value); });
+  $("change-key").addEventListener("click", () => askForKey(""));
+  $("search-form").addEventListener("submit", (e) => { e.preventDefault(); runSearch(); });
+  $("filters").addEventListener("submit", (e) => { e.preventDefault(); runSearch(); });
+  $("clear-filters").addEventListener("click", () => { $("filters").reset(); runSearch(); });
+  $("compare-button").addEventListener("click", runCompare);
+  $("compare-clear").addEventListener("click", clearCompare);
+  $("review-form").addEventListener("submit", (e) => { e.preventDefault(); runReview(); });
+  for (const t of TABS) $(`tab-${t}`).addEventListener("click", () => showTab(t));
+  $("tab-search").parentElement.addEventListener("keydown", (e) => {
+    const i = TABS.findIndex((t) => $(`tab-${t}`).getAttribute("aria-selected") === "true");
+    const next = e.key === "ArrowRight" ? (i + 1) % TABS.length : e.key === "ArrowLeft" ? (i + TABS.length - 1) % TABS.length : -1;
+    if (next >= 0) { showTab(TABS[next]); $(`tab-${TABS[next]}`).focus(); e.preventDefault(); }
+  });
+  document.addEventListener("keydown", (e) => {
+    const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement?.tagName);
+    if (e.key === "/" && !typing && !$("app").hidden) { showTab("search"); $("query").focus(); e.preventDefault(); }
+  });
+  if (state.key) useKey(state.key); else askForKey("");
+});
