@@ -2,6 +2,8 @@
 //! printing live here; everything else is in the library crates.
 
 mod keys;
+mod filters;
+mod ingest;
 mod progress;
 mod serve;
 
@@ -49,6 +51,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Create, list and revoke the API keys of a library.
     Keys(keys::KeysArgs),
+    /// Build (or extend) a clause library from a folder of contracts (TXT, HTML, PDF, DOCX).
+    Ingest(ingest::IngestArgs),
 }
 
 #[derive(Args)]
@@ -195,6 +199,8 @@ struct SearchArgs {
     /// Show which stage found each hit and the per-stage scores.
     #[arg(long)]
     explain: bool,
+    #[command(flatten)]
+    filter: filters::FilterArgs,
 }
 
 #[derive(Args)]
@@ -252,6 +258,7 @@ fn main() {
         Command::Bench(args) => bench(args),
         Command::Serve(args) => serve::run(args),
         Command::Keys(args) => keys::run(args),
+        Command::Ingest(args) => ingest::run(args, &bars),
     };
     if let Err(err) = result {
         eprintln!("error: {err:#}");
@@ -418,7 +425,14 @@ fn search(args: SearchArgs) -> Result<()> {
         &args.rerank,
     )?;
     let pipeline = build_pipeline(&pipeline_name, library.clone(), &models)?;
-    let hits = pipeline.search(&args.query, args.k)?;
+    let filter = args.filter.filter()?;
+    let hits = precedent_library::filtered_search(
+        &library,
+        &filter,
+        args.k,
+        |n| pipeline.search(&args.query, n),
+        |hit| hit.row,
+    )?;
     let mut results = Vec::with_capacity(hits.len());
     for (i, hit) in hits.iter().enumerate() {
         let clause = library.store().clause(hit.row)?;
@@ -465,6 +479,9 @@ fn search(args: SearchArgs) -> Result<()> {
             result["id"].as_str().unwrap_or_default(),
             hit.score
         );
+        if let Some(cite) = precedent_contracts::library_docs::citation(&result["metadata"]) {
+            println!("     [{cite}]");
+        }
         if args.explain {
             let found_by: Vec<String> = hit
                 .stages

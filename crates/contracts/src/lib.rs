@@ -4,9 +4,12 @@
 //! Everything here works on one [`Document`] at a time and knows nothing of retrieval; the
 //! library and the CLI build on it.
 
+pub mod library_docs;
+pub mod meta;
 pub mod read;
 pub mod segment;
 pub mod xref;
 
+pub use meta::ContractMeta;
 pub use read::{read_bytes, read_path, read_path_with, Document, Format, ReadError, ReadOptions};
 pub use segment::{segment, segment_text, Clause};

@@ -175,14 +175,23 @@ fn split_inline<'a>(text: &'a str, start: usize, lines: &mut Vec<Line<'a>>) {
 /// Treatment Requested" or a company name on each page) are noise. Lines that are clause
 /// markers, redaction marks or sentences are not.
 fn mark_running_lines(lines: &mut [Line<'_>]) {
-    let mut counts: HashMap<&str, usize> = HashMap::new();
+    // Digits are ignored so that "Consulting Agreement Page 5 of 7" recurs on every page.
+    let shape = |text: &str| -> String {
+        text.chars()
+            .map(|c| if c.is_ascii_digit() { '#' } else { c })
+            .collect()
+    };
+    let mut counts: HashMap<String, usize> = HashMap::new();
     for line in lines.iter().filter(|l| l.kind == LineKind::Content) {
         if line.text.len() <= 80 {
-            *counts.entry(line.text).or_default() += 1;
+            *counts.entry(shape(line.text)).or_default() += 1;
         }
     }
     for line in lines.iter_mut() {
-        if line.kind != LineKind::Content || counts.get(line.text).copied().unwrap_or(0) < 3 {
+        if line.kind != LineKind::Content
+            || line.text.len() > 80
+            || counts.get(&shape(line.text)).copied().unwrap_or(0) < 3
+        {
             continue;
         }
         let letters = line.text.chars().filter(|c| c.is_alphabetic()).count();
@@ -386,11 +395,14 @@ fn parse_marker_text(text: &str) -> Option<Marker> {
     if let Some(c) = ARTICLE.captures(text) {
         let whole = c.get(0)?;
         let word = c.get(1)?.as_str().to_uppercase();
-        // "Exhibit A attached hereto..." is a sentence, not a part heading.
-        if (word == "ARTICLE" || text.len() <= 100) && rest_ok(whole.end()) {
+        let number = c.get(2)?.as_str();
+        // "Exhibit A attached hereto..." is a sentence, not a part heading; "EXHIBIT 10.3" is
+        // the SEC filing's exhibit label, not a part of the contract.
+        let filing_label = word != "ARTICLE" && number.contains('.');
+        if (word == "ARTICLE" || text.len() <= 100) && !filing_label && rest_ok(whole.end()) {
             return Some(Marker {
                 kind: Kind::Article,
-                number: format!("{word} {}", c.get(2)?.as_str().to_uppercase()),
+                number: format!("{word} {}", number.to_uppercase()),
                 label: String::new(),
                 byte_len: whole.end(),
                 ambiguous: false,
@@ -1078,10 +1090,13 @@ MISCELLANEOUS
         let text = "EXHIBIT 10.46\n\nWEB HOSTING AGREEMENT\n\nThis agreement voids all previous agreements.\n\nHorst agrees to pay one cent per access.\n\nGalacticomm must provide support 24 hours per day.\n";
         let clauses = segment_text(text);
         assert_eq!(clauses.len(), 3, "{clauses:#?}");
-        assert_eq!(clauses[0].number.as_deref(), Some("EXHIBIT 10.46"));
+        assert_eq!(clauses[0].number, None);
         assert_eq!(clauses[0].heading.as_deref(), Some("WEB HOSTING AGREEMENT"));
-        assert_eq!(clauses[2].path, ["EXHIBIT 10.46"]);
-        assert_eq!(clauses[2].number, None);
+        assert_eq!(clauses[2].path, ["WEB HOSTING AGREEMENT"]);
+        let text = text.replace("EXHIBIT 10.46", "EXHIBIT B");
+        let clauses = segment_text(&text);
+        assert_eq!(clauses[0].number.as_deref(), Some("EXHIBIT B"));
+        assert_eq!(clauses[2].path, ["EXHIBIT B"]);
     }
 
     #[test]

@@ -19,6 +19,7 @@
 //!
 //! This crate knows nothing of models or HTTP: vectors arrive already computed.
 
+mod filter;
 mod lexical;
 mod store;
 
@@ -30,6 +31,7 @@ use precedent_formats::CorpusDoc;
 use precedent_text::AnalyzerConfig;
 use serde::{Deserialize, Serialize};
 
+pub use filter::{filtered_search, BadDate, Filter, DEFAULT_MIN_TYPE_CONFIDENCE};
 pub use lexical::LexicalIndex;
 pub use precedent_vectors::{IndexKind, Neighbor, VectorError, VectorIndex};
 pub use store::ClauseStore;

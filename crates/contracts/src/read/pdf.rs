@@ -35,8 +35,27 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<String, ReadError> {
             path: path.to_path_buf(),
         });
     }
-    Ok(super::tidy_rendered(&strip_running_lines(&pages)))
+    let text = strip_running_lines(&pages);
+    Ok(super::tidy_rendered(&HYPHENATED.replace_all(&text, "$1$2")))
 }
+
+/// A header or footer that ends in its page number ("Gas Franchise Agreement   Page 2"),
+/// recognisable even in a two-page document where nothing repeats often enough.
+static PAGE_SUFFIX: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)\bpage\s+\d{1,4}(?:\s+of\s+\d{1,4})?$").expect("valid regex")
+});
+
+fn is_page_header(line: &str) -> bool {
+    let collapsed = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    collapsed.chars().count() <= 100 && PAGE_SUFFIX.is_match(&collapsed)
+}
+
+/// A word hyphenated across a line break by the typesetter ("Sec-\ntion"): both sides are
+/// lowercase letters. Real compounds split at a line end ("non-\nexclusive") lose their hyphen
+/// too; for search that is the lesser evil.
+static HYPHENATED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(\p{Ll})-\n[ \t]*(\p{Ll})").expect("valid regex")
+});
 
 fn corrupt(path: &Path, reason: String) -> ReadError {
     ReadError::Corrupt {
@@ -88,9 +107,14 @@ fn strip_running_lines(pages: &[String]) -> String {
     for lines in &page_lines {
         let edges = edge_indices(lines);
         for (i, line) in lines.iter().enumerate() {
+            // pdf-extract emits text in content-stream order, so a header may come out in the
+            // middle of a page; it still shows by the wide gap between its left and right parts.
+            if !edges.contains(&i) && line.contains("    ") && is_page_header(line) {
+                continue;
+            }
             if edges.contains(&i) {
                 let s = shape(line);
-                if repeated(&s) || crate::segment::is_page_number(line) {
+                if repeated(&s) || crate::segment::is_page_number(line) || is_page_header(line) {
                     continue;
                 }
             }

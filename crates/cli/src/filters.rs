@@ -1,0 +1,48 @@
+//! `precedent search` filter flags, turned into the library's [`Filter`].
+
+use anyhow::Result;
+use clap::Args;
+use precedent_library::Filter;
+
+/// Filters over ingested contracts' metadata (see `precedent ingest`). Clauses without the
+/// metadata asked about, such as ACORD's, never match a filter.
+#[derive(Args, Clone, Default)]
+pub struct FilterArgs {
+    /// Only clauses of this CUAD clause type ("Cap On Liability"), with confidence at least
+    /// --type-min-confidence.
+    #[arg(long = "type")]
+    clause_type: Option<String>,
+    #[arg(long, default_value_t = precedent_library::DEFAULT_MIN_TYPE_CONFIDENCE)]
+    type_min_confidence: f32,
+    /// Only contracts with a party whose name contains this (case-insensitive).
+    #[arg(long)]
+    party: Option<String>,
+    /// Only contracts dated on or after this (YYYY, YYYY-MM or YYYY-MM-DD).
+    #[arg(long)]
+    from: Option<String>,
+    /// Only contracts dated on or before this (inclusive: --to 2018 includes all of 2018).
+    #[arg(long)]
+    to: Option<String>,
+    /// Only contracts governed by this law (substring, case-insensitive: "delaware").
+    #[arg(long)]
+    law: Option<String>,
+    /// Only contracts of this document type (substring, case-insensitive: "license").
+    #[arg(long)]
+    doc_type: Option<String>,
+}
+
+impl FilterArgs {
+    pub fn filter(&self) -> Result<Filter> {
+        let filter = Filter {
+            clause_type: self.clause_type.clone(),
+            min_type_confidence: Some(self.type_min_confidence),
+            party: self.party.clone(),
+            date_from: self.from.clone(),
+            date_to: self.to.clone(),
+            governing_law: self.law.clone(),
+            document_type: self.doc_type.clone(),
+        };
+        filter.validate()?;
+        Ok(filter)
+    }
+}

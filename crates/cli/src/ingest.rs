@@ -1,0 +1,285 @@
+//! `precedent ingest DIR --index LIB`: a folder of contracts becomes a clause library.
+//!
+//! Files are read, segmented and described (metadata) in parallel, then committed to the
+//! library in batches, each batch one new library generation. That makes ingest resumable: a
+//! second run skips the contracts already in the library (by contract id) and continues, and an
+//! interrupted run loses at most the batch in flight, never what was committed before. A file
+//! that cannot be read is reported with its reason and the rest of the folder goes on.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use precedent_contracts::library_docs::{clause_docs, contract_of, IngestedContract};
+use precedent_contracts::{meta, read_path_with, segment, Format, ReadOptions};
+use precedent_formats::CorpusDoc;
+use precedent_library::{BuildOptions, Library, Progress};
+use precedent_rank::EmbedSettings;
+use rayon::prelude::*;
+
+use crate::progress::Bars;
+use crate::{embed_docs, policy_from_tag, VectorArgs};
+
+#[derive(Args)]
+pub struct IngestArgs {
+    /// Folder of contracts, searched recursively: .txt, .htm/.html, .pdf (text layer), .docx.
+    dir: PathBuf,
+    /// Library directory: created if missing, otherwise the new contracts are added to it.
+    #[arg(long)]
+    index: PathBuf,
+    /// Contracts committed per library generation (an interruption loses at most one batch).
+    #[arg(long, default_value_t = 100)]
+    batch: usize,
+    /// Files larger than this many MiB are skipped with a reason.
+    #[arg(long, default_value_t = 32)]
+    max_file_mb: u64,
+    /// Also write the per-file report as JSON lines (`path`, `contract`, `status`, `clauses`,
+    /// `reason`).
+    #[arg(long)]
+    report: Option<PathBuf>,
+    #[command(flatten)]
+    vectors: VectorArgs,
+}
+
+/// What happened to one file.
+#[derive(serde::Serialize)]
+struct FileReport {
+    path: String,
+    contract: Option<String>,
+    /// `ingested`, `already-indexed`, `failed` or `skipped` (not a contract file type).
+    status: &'static str,
+    clauses: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+/// Every file under `dir`, sorted, hidden entries skipped; symlinked directories are not
+/// followed (no cycles).
+fn walk(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        let entries =
+            std::fs::read_dir(&d).with_context(|| format!("reading folder {}", d.display()))?;
+        for entry in entries {
+            let entry = entry.with_context(|| format!("reading folder {}", d.display()))?;
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let file_type = entry
+                .file_type()
+                .with_context(|| format!("inspecting {}", entry.path().display()))?;
+            if file_type.is_dir() {
+                pending.push(entry.path());
+            } else {
+                out.push(entry.path());
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Contract ids: the file stem, with `~2`, `~3`… for later files with the same stem (the
+/// order is the sorted path order, so a resumed run assigns the same ids).
+fn contract_ids(files: &[PathBuf]) -> Vec<String> {
+    let mut used: HashMap<String, usize> = HashMap::new();
+    files
+        .iter()
+        .map(|p| {
+            let stem = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().trim().replace('#', "_"))
+                .unwrap_or_default();
+            let n = used.entry(stem.clone()).or_default();
+            *n += 1;
+            if *n == 1 {
+                stem
+            } else {
+                format!("{stem}~{n}")
+            }
+        })
+        .collect()
+}
+
+struct Prepared {
+    docs: Vec<CorpusDoc>,
+}
+
+/// Reads, segments and describes one contract; any failure is a per-file reason.
+fn prepare(path: &Path, contract: &str, options: &ReadOptions) -> Result<Prepared, String> {
+    let document = read_path_with(path, options).map_err(|e| e.to_string())?;
+    let clauses = segment(&document);
+    if clauses.is_empty() {
+        return Err(format!("{}: no clauses found", path.display()));
+    }
+    let meta = meta::extract(&document.text);
+    let source_path = path.display().to_string();
+    let contract = IngestedContract {
+        contract,
+        source_path: &source_path,
+        meta: &meta,
+        clauses: &clauses,
+    };
+    Ok(Prepared {
+        docs: clause_docs(&contract),
+    })
+}
+
+pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
+    let started = Instant::now();
+    if !args.dir.is_dir() {
+        bail!("{} is not a folder of contracts", args.dir.display());
+    }
+    if args.batch == 0 {
+        bail!("--batch must be at least 1");
+    }
+    let options = ReadOptions {
+        max_bytes: args.max_file_mb.saturating_mul(1024 * 1024),
+    };
+    let files = walk(&args.dir)?;
+    let ids = contract_ids(&files);
+    let mut library = if Library::exists(&args.index) {
+        Some(Library::open(&args.index)?)
+    } else {
+        None
+    };
+    let already: HashSet<String> = library
+        .as_ref()
+        .map(|l| {
+            l.store()
+                .ids()
+                .iter()
+                .map(|id| contract_of(id).to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let settings = vector_settings(library.as_ref(), &args.vectors)?;
+
+    let mut reports: Vec<FileReport> = Vec::new();
+    let mut todo: Vec<(PathBuf, String)> = Vec::new();
+    for (path, id) in files.into_iter().zip(ids) {
+        let shown = path.display().to_string();
+        if Format::from_path(&path).is_none() {
+            reports.push(FileReport {
+                path: shown,
+                contract: None,
+                status: "skipped",
+                clauses: 0,
+                reason: Some("not a contract file type (.txt, .htm, .html, .pdf, .docx)".into()),
+            });
+        } else if already.contains(&id) {
+            reports.push(FileReport {
+                path: shown,
+                contract: Some(id),
+                status: "already-indexed",
+                clauses: 0,
+                reason: None,
+            });
+        } else {
+            todo.push((path, id));
+        }
+    }
+    let before = library.as_ref().map_or(0, Library::len);
+    let batches = todo.len().div_ceil(args.batch);
+    for (b, batch) in todo.chunks(args.batch).enumerate() {
+        bars.start(
+            &format!("reading contracts {}/{batches}", b + 1),
+            batch.len() as u64,
+        );
+        let prepared: Vec<Result<Prepared, String>> = batch
+            .par_iter()
+            .map(|(path, id)| {
+                let result = prepare(path, id, &options);
+                bars.advance(1);
+                result
+            })
+            .collect();
+        bars.finish();
+        let mut docs: Vec<CorpusDoc> = Vec::new();
+        for ((path, id), result) in batch.iter().zip(prepared) {
+            let shown = path.display().to_string();
+            match result {
+                Ok(p) => {
+                    reports.push(FileReport {
+                        path: shown,
+                        contract: Some(id.clone()),
+                        status: "ingested",
+                        clauses: p.docs.len(),
+                        reason: None,
+                    });
+                    docs.extend(p.docs);
+                }
+                Err(reason) => {
+                    eprintln!("skipped {reason}");
+                    reports.push(FileReport {
+                        path: shown,
+                        contract: Some(id.clone()),
+                        status: "failed",
+                        clauses: 0,
+                        reason: Some(reason),
+                    });
+                }
+            }
+        }
+        if docs.is_empty() {
+            continue;
+        }
+        let vectors = match &settings {
+            Some(s) => Some(embed_docs(&docs, s, &args.vectors.cache, bars)?),
+            None => None,
+        };
+        match library.as_mut() {
+            Some(lib) => lib.add(&docs, vectors, bars)?,
+            None => {
+                let built =
+                    Library::build(&args.index, &docs, &BuildOptions::default(), vectors, bars)?;
+                library = Some(built);
+            }
+        }
+    }
+    if let Some(path) = &args.report {
+        let mut out = String::new();
+        for r in &reports {
+            out.push_str(&serde_json::to_string(r)?);
+            out.push('\n');
+        }
+        std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))?;
+    }
+    let count = |status: &str| reports.iter().filter(|r| r.status == status).count();
+    let (ingested, failed) = (count("ingested"), count("failed"));
+    let clauses: usize = reports.iter().map(|r| r.clauses).sum();
+    let after = library.as_ref().map_or(0, Library::len);
+    eprintln!(
+        "ingested {ingested} contracts ({clauses} clauses) into {} in {:.1}s; library {before} → {after} clauses; {} already indexed, {failed} failed, {} skipped (not contracts)",
+        args.index.display(),
+        started.elapsed().as_secs_f64(),
+        count("already-indexed"),
+        count("skipped"),
+    );
+    if failed > 0 {
+        bail!(
+            "{failed} file(s) could not be ingested (reasons above); everything else was committed"
+        );
+    }
+    Ok(())
+}
+
+/// New clauses are embedded as the library's existing clauses were; a new library follows the
+/// command's vector options.
+fn vector_settings(library: Option<&Library>, args: &VectorArgs) -> Result<Option<EmbedSettings>> {
+    match library {
+        Some(lib) => match lib.vectors_info() {
+            Some(info) => Ok(Some(EmbedSettings {
+                policy: policy_from_tag(&info.long_text)?,
+                kind: info.kind,
+                model_source: info.model_source.clone(),
+            })),
+            None => Ok(None),
+        },
+        None if args.no_vectors => Ok(None),
+        None => Ok(Some(args.settings()?)),
+    }
+}

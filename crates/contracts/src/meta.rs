@@ -1,0 +1,435 @@
+//! Contract metadata — document type, parties, agreement date, governing law, title — the
+//! fields CUAD lists first, so that search can filter on them and cite a clause as
+//! "[Development Agreement, Pelican Delivers Inc., 2018]".
+//!
+//! Extraction is by pattern over the preamble (the text before the recitals or the first
+//! section) and, for governing law, over the whole contract. Fields that are not found stay
+//! empty rather than guessed.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// What a contract says about itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ContractMeta {
+    /// "License Agreement", "Co-Branding And Advertising Agreement".
+    pub document_type: Option<String>,
+    /// Full names first ("I-Escrow, Inc."), then the short names they are defined as.
+    pub parties: Vec<String>,
+    /// Agreement or effective date, ISO 8601 (`YYYY-MM-DD`).
+    pub date: Option<String>,
+    /// The jurisdiction whose law governs: "California", "England and Wales".
+    pub governing_law: Option<String>,
+    /// The title as written at the top of the contract.
+    pub title: Option<String>,
+}
+
+/// How far into the contract the title and preamble are looked for.
+const PREAMBLE_CHARS: usize = 4000;
+
+static DOC_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(agreement|contract|license|licence|amendment|addendum|lease|memorandum|terms|deed|charter|plan|letter|understanding|arrangement)\b")
+        .expect("valid regex")
+});
+static EXHIBIT_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(exhibit|ex-|schedule|annex|appendix)\s*[\w.\-()]*$").expect("valid regex")
+});
+static INLINE_TYPE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b((?:[A-Z][\w\-]*\s+){0,5}?(?:Agreement|Contract|AGREEMENT|CONTRACT))\b")
+        .expect("valid regex")
+});
+
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+const MONTH_RE: &str = r"(January|February|March|April|May|June|July|August|September|October|November|December|Jan\.?|Feb\.?|Mar\.?|Apr\.?|Jun\.?|Jul\.?|Aug\.?|Sept?\.?|Oct\.?|Nov\.?|Dec\.?)";
+
+static DATE_MDY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b{MONTH_RE}\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(\d{{4}})\b"
+    ))
+    .expect("valid regex")
+});
+static DATE_DMY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?{MONTH_RE},?\s+(\d{{4}})\b"
+    ))
+    .expect("valid regex")
+});
+static DATE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b|\b(\d{4})-(\d{2})-(\d{2})\b").expect("valid regex")
+});
+static DATE_CUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(dated|as of|effective|entered into|made|executed|day of|date)\b")
+        .expect("valid regex")
+});
+
+static LAW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i:govern(?:ed|s)?|constru(?:ed|es)|interpret(?:ed)?|enforced)[^.;]{0,160}?",
+        r"(?i:laws?)\s+(?i:of|in)\s+(?:(?i:the)\s+)?",
+        r"(?:(?i:state|commonwealth|province|republic|kingdom|federal republic|people's republic)\s+of\s+)?",
+        r"([A-Z][A-Za-z]+(?:(?:\s+|-)(?:[A-Z][A-Za-z]+|and|of))*)"
+    ))
+    .expect("valid regex")
+});
+
+static PARTY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"((?:[A-Z0-9][\w&'’.\-]*,?\s+){0,6}?[A-Z0-9][\w&'’.\-]*,?\s+",
+        r"(?i:inc\.?|incorporated|corp\.?|corporation|llc|l\.l\.c\.|ltd\.?|limited|l\.p\.|lp|llp|",
+        r"company|co\.|gmbh|s\.a\.|ag|plc|n\.v\.|b\.v\.|s\.p\.a\.|pty\.?\s+ltd\.?|trust|bank|university|s\.r\.l\.|sa|sas|kg|oy|ab|as|nv|bv))",
+        r"(?:\W|$)"
+    ))
+    .expect("valid regex")
+});
+static ALIAS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"\(\s*(?:the\s+|hereinafter(?:\s+referred\s+to\s+as)?\s+|each\s+)?["“]([^"”]{2,40})["”]"#,
+    )
+    .expect("valid regex")
+});
+static PREAMBLE_END: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(whereas|recitals|witnesseth|background|now,?\s+therefore|agree\s+as\s+follows)\b",
+    )
+    .expect("valid regex")
+});
+
+/// Defined terms in a preamble that are not parties.
+const NOT_PARTIES: &[&str] = &[
+    "agreement",
+    "effective date",
+    "execution date",
+    "party",
+    "parties",
+    "contract",
+    "term",
+    "amendment",
+    "license agreement",
+    "commencement date",
+    "closing date",
+    "signing date",
+];
+
+/// Extracts what can be found; see [`ContractMeta`].
+pub fn extract(text: &str) -> ContractMeta {
+    let head: String = text.chars().take(PREAMBLE_CHARS).collect();
+    let title = find_title(&head);
+    let document_type = title
+        .as_deref()
+        .and_then(document_type_of)
+        .or_else(|| inline_document_type(&head));
+    let preamble = preamble(&head);
+    ContractMeta {
+        document_type,
+        parties: find_parties(preamble),
+        date: find_date(preamble).or_else(|| find_date(&head)),
+        governing_law: find_governing_law(text),
+        title,
+    }
+}
+
+/// The first short line near the top that names a kind of document ("LICENSE AGREEMENT"),
+/// skipping exhibit labels ("EXHIBIT 10.3").
+fn find_title(head: &str) -> Option<String> {
+    head.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(15)
+        .filter(|l| !EXHIBIT_LINE.is_match(l))
+        .find(|l| {
+            let words = l.split_whitespace().count();
+            words <= 14 && l.len() <= 120 && DOC_WORD.is_match(l) && !l.ends_with([',', ';'])
+        })
+        .map(|l| {
+            let l = PAGE_OF.replace(l, "");
+            collapse(l.trim_end_matches(['.', ':', ' ']))
+        })
+}
+
+static PAGE_OF: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\s*page\s+\d+(\s+of\s+\d+)?\s*$").expect("valid regex"));
+
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// "CO-BRANDING AND ADVERTISING AGREEMENT" → "Co-Branding And Advertising Agreement"; a title
+/// in mixed case is kept as written. Only titles that name a document type count.
+fn document_type_of(title: &str) -> Option<String> {
+    if !DOC_WORD.is_match(title) {
+        return None;
+    }
+    let stripped = title
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .trim();
+    let letters: Vec<char> = stripped.chars().filter(|c| c.is_alphabetic()).collect();
+    let caps = letters.iter().filter(|c| c.is_uppercase()).count() * 10 >= letters.len() * 9;
+    if !caps {
+        return Some(stripped.to_string());
+    }
+    Some(title_case(stripped))
+}
+
+fn title_case(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at_word_start = true;
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '\'' || c == '’' {
+            if at_word_start {
+                out.extend(c.to_uppercase());
+            } else {
+                out.extend(c.to_lowercase());
+            }
+            at_word_start = false;
+        } else {
+            out.push(c);
+            at_word_start = true;
+        }
+    }
+    out
+}
+
+fn inline_document_type(head: &str) -> Option<String> {
+    let found = INLINE_TYPE.captures(head)?.get(1)?.as_str();
+    let words: Vec<&str> = found
+        .split_whitespace()
+        .skip_while(|w| matches!(w.to_ascii_lowercase().as_str(), "this" | "the" | "an" | "a"))
+        .collect();
+    if words.is_empty() {
+        return None;
+    }
+    Some(title_case(&words.join(" ")))
+}
+
+/// The text from the first mention of "between"/"by and among" (or the start) to the
+/// recitals: where parties and the date are named.
+fn preamble(head: &str) -> &str {
+    let end = PREAMBLE_END
+        .find(head)
+        .map(|m| m.start())
+        .filter(|&e| e > 200)
+        .unwrap_or(head.len().min(2000));
+    let mut end = end.min(head.len());
+    while !head.is_char_boundary(end) {
+        end -= 1;
+    }
+    &head[..end]
+}
+
+fn find_parties(preamble: &str) -> Vec<String> {
+    let lower = preamble.to_lowercase();
+    let from = ["between", "among", "by and", "parties"]
+        .iter()
+        .filter_map(|w| lower.find(w))
+        .min()
+        .unwrap_or(0);
+    let mut from = from.min(preamble.len());
+    while !preamble.is_char_boundary(from) {
+        from -= 1;
+    }
+    let window = &preamble[from..];
+    let mut names: Vec<String> = Vec::new();
+    let push = |name: &str, names: &mut Vec<String>| {
+        let name = collapse(name.trim().trim_end_matches(',').trim());
+        let name = name
+            .strip_prefix("and ")
+            .or_else(|| name.strip_prefix("And "))
+            .unwrap_or(&name)
+            .to_string();
+        let lowered = name.to_lowercase();
+        let generic = NOT_PARTIES.contains(&lowered.as_str())
+            || lowered.starts_with("the ")
+            || name.chars().filter(|c| c.is_alphabetic()).count() < 2;
+        if !generic && !names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+            names.push(name);
+        }
+    };
+    for c in PARTY.captures_iter(window) {
+        if let Some(m) = c.get(1) {
+            // Drop a leading "between"/"by"/"and" swallowed by the capitalised run.
+            let name = m.as_str();
+            let name = name.split_once(" between ").map_or(name, |(_, rest)| rest);
+            push(name, &mut names);
+        }
+    }
+    let full_names = names.len();
+    for c in ALIAS.captures_iter(window) {
+        if let Some(m) = c.get(1) {
+            push(m.as_str(), &mut names);
+        }
+    }
+    // Aliases only when at least one full name anchors them: elsewhere quoted terms are
+    // definitions, not parties.
+    if full_names == 0 {
+        names.clear();
+    }
+    names.truncate(8);
+    names
+}
+
+fn month_number(name: &str) -> Option<u32> {
+    let key = name.trim_end_matches('.').to_lowercase();
+    MONTHS
+        .iter()
+        .position(|m| m.starts_with(&key) && key.len() >= 3)
+        .map(|i| i as u32 + 1)
+}
+
+fn iso(year: u32, month: u32, day: u32) -> Option<String> {
+    let valid =
+        (1900..=2100).contains(&year) && (1..=12).contains(&month) && (1..=31).contains(&day);
+    valid.then(|| format!("{year:04}-{month:02}-{day:02}"))
+}
+
+/// All dates in `text`, with their byte positions.
+fn dates(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for c in DATE_MDY.captures_iter(text) {
+        let parsed = (|| {
+            let month = month_number(c.get(1)?.as_str())?;
+            iso(
+                c.get(3)?.as_str().parse().ok()?,
+                month,
+                c.get(2)?.as_str().parse().ok()?,
+            )
+        })();
+        if let (Some(date), Some(m)) = (parsed, c.get(0)) {
+            out.push((m.start(), date));
+        }
+    }
+    for c in DATE_DMY.captures_iter(text) {
+        let parsed = (|| {
+            let month = month_number(c.get(2)?.as_str())?;
+            iso(
+                c.get(3)?.as_str().parse().ok()?,
+                month,
+                c.get(1)?.as_str().parse().ok()?,
+            )
+        })();
+        if let (Some(date), Some(m)) = (parsed, c.get(0)) {
+            out.push((m.start(), date));
+        }
+    }
+    for c in DATE_NUMERIC.captures_iter(text) {
+        let parsed = (|| {
+            if let (Some(m), Some(d), Some(y)) = (c.get(1), c.get(2), c.get(3)) {
+                return iso(
+                    y.as_str().parse().ok()?,
+                    m.as_str().parse().ok()?,
+                    d.as_str().parse().ok()?,
+                );
+            }
+            iso(
+                c.get(4)?.as_str().parse().ok()?,
+                c.get(5)?.as_str().parse().ok()?,
+                c.get(6)?.as_str().parse().ok()?,
+            )
+        })();
+        if let (Some(date), Some(m)) = (parsed, c.get(0)) {
+            out.push((m.start(), date));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The first date that a dating phrase ("dated as of", "effective", "this 17th day of")
+/// introduces, else the first date.
+fn find_date(text: &str) -> Option<String> {
+    let found = dates(text);
+    let cued = found.iter().find(|(at, _)| {
+        let mut from = at.saturating_sub(60);
+        while !text.is_char_boundary(from) {
+            from -= 1;
+        }
+        DATE_CUE.is_match(&text[from..*at + 1])
+    });
+    cued.or(found.first()).map(|(_, d)| d.clone())
+}
+
+fn find_governing_law(text: &str) -> Option<String> {
+    for c in LAW.captures_iter(text) {
+        let Some(m) = c.get(1) else { continue };
+        let mut words: Vec<&str> = m.as_str().split_whitespace().collect();
+        // "California without regard to" is cut at the first lowercase word already; trailing
+        // connectives are dropped ("England and").
+        while words.last().is_some_and(|w| matches!(*w, "and" | "of")) {
+            words.pop();
+        }
+        let place = words.join(" ");
+        let lowered = place.to_lowercase();
+        // "the laws of such jurisdiction" names no place.
+        if place.is_empty() || ["this", "such", "any", "each"].contains(&lowered.as_str()) {
+            continue;
+        }
+        return Some(place);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cuad_style_preamble() {
+        let text = "EXHIBIT 10.10\n\nCO-BRANDING AND ADVERTISING AGREEMENT\n\nTHIS CO-BRANDING AND ADVERTISING AGREEMENT (the \"Agreement\") is made as of June 21, 1999 (the \"Effective Date\") by and between I-ESCROW, INC., with its principal place of business at 1730 S. Amphlett Blvd., San Mateo, California 94402 (\"i-Escrow\"), and 2THEMART.COM, INC. having its principal place of business at Irvine, California 92612 (\"2TheMart\").\n\n1. DEFINITIONS.\n\n12.1 GOVERNING LAW. This Agreement will be governed and construed in accordance with the laws of the State of California without giving effect to conflict of laws.";
+        let meta = extract(text);
+        assert_eq!(
+            meta.title.as_deref(),
+            Some("CO-BRANDING AND ADVERTISING AGREEMENT")
+        );
+        assert_eq!(
+            meta.document_type.as_deref(),
+            Some("Co-Branding And Advertising Agreement")
+        );
+        assert_eq!(meta.date.as_deref(), Some("1999-06-21"));
+        assert_eq!(meta.governing_law.as_deref(), Some("California"));
+        assert_eq!(
+            meta.parties,
+            [
+                "I-ESCROW, INC.",
+                "2THEMART.COM, INC.",
+                "i-Escrow",
+                "2TheMart"
+            ]
+        );
+    }
+
+    #[test]
+    fn day_of_month_dates_and_foreign_law() {
+        let text = "GAS FRANCHISE AGREEMENT\n\nTHIS AGREEMENT, made and entered into this 17th day of November, 2015, by and between the Town of Vinton and ROANOKE GAS COMPANY, a Virginia corporation (\"Grantee\").\n\nThis Agreement shall be governed by the laws of England and Wales.";
+        let meta = extract(text);
+        assert_eq!(meta.date.as_deref(), Some("2015-11-17"));
+        assert_eq!(meta.governing_law.as_deref(), Some("England and Wales"));
+        assert_eq!(
+            meta.document_type.as_deref(),
+            Some("Gas Franchise Agreement")
+        );
+        assert!(
+            meta.parties.contains(&"ROANOKE GAS COMPANY".to_string()),
+            "{:?}",
+            meta.parties
+        );
+    }
+
+    #[test]
+    fn nothing_is_guessed() {
+        let meta = extract("Some notes about a meeting.");
+        assert_eq!(meta, ContractMeta::default());
+    }
+}

@@ -1,0 +1,345 @@
+//! Search filters over ingested clauses' metadata: clause type, party, date range, governing
+//! law, document type. Clauses without the metadata a filter asks about (ACORD clauses, or a
+//! contract whose date was not found) do not match it.
+//!
+//! Filtering happens after retrieval, with over-fetching: the pipeline is asked for more
+//! candidates until `k` of them pass or the library is exhausted, so a selective filter still
+//! returns `k` hits when they exist.
+
+use precedent_formats::CorpusDoc;
+use serde_json::Value;
+
+use crate::{Library, LibraryError};
+
+/// A clause type counts for `--type` when its confidence reaches this.
+pub const DEFAULT_MIN_TYPE_CONFIDENCE: f32 = 0.5;
+
+/// What clauses must satisfy to be returned. `Default` matches everything.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Filter {
+    /// CUAD category name ("Cap On Liability"), compared case-insensitively.
+    pub clause_type: Option<String>,
+    /// Minimum confidence of `clause_type`; `None` means [`DEFAULT_MIN_TYPE_CONFIDENCE`].
+    pub min_type_confidence: Option<f32>,
+    /// Case-insensitive substring of one of the contract's parties.
+    pub party: Option<String>,
+    /// Inclusive lower bound on the contract date: `YYYY`, `YYYY-MM` or `YYYY-MM-DD`.
+    pub date_from: Option<String>,
+    /// Inclusive upper bound: `2018` includes all of 2018.
+    pub date_to: Option<String>,
+    /// Case-insensitive substring of the governing law ("delaware", "new york").
+    pub governing_law: Option<String>,
+    /// Case-insensitive substring of the document type ("license").
+    pub document_type: Option<String>,
+}
+
+/// A date bound that is not `YYYY[-MM[-DD]]`.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD")]
+pub struct BadDate(pub String);
+
+fn check_partial_date(s: &str) -> Result<(), BadDate> {
+    let parts: Vec<&str> = s.split('-').collect();
+    let widths = [4, 2, 2];
+    let ok = !parts.is_empty()
+        && parts.len() <= 3
+        && parts
+            .iter()
+            .zip(widths)
+            .all(|(p, w)| p.len() == w && p.chars().all(|c| c.is_ascii_digit()));
+    let in_range = |i: usize, lo: u32, hi: u32| {
+        parts
+            .get(i)
+            .is_none_or(|p| p.parse::<u32>().is_ok_and(|v| (lo..=hi).contains(&v)))
+    };
+    if ok && in_range(1, 1, 12) && in_range(2, 1, 31) {
+        Ok(())
+    } else {
+        Err(BadDate(s.to_string()))
+    }
+}
+
+fn contains_ci(haystack: &str, needle: &str) -> bool {
+    haystack
+        .to_lowercase()
+        .contains(&needle.trim().to_lowercase())
+}
+
+impl Filter {
+    /// Rejects malformed date bounds up front, so a typo is an error and not an empty result.
+    pub fn validate(&self) -> Result<(), BadDate> {
+        for bound in [&self.date_from, &self.date_to].into_iter().flatten() {
+            check_partial_date(bound)?;
+        }
+        Ok(())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.clause_type.is_none()
+            && self.party.is_none()
+            && self.date_from.is_none()
+            && self.date_to.is_none()
+            && self.governing_law.is_none()
+            && self.document_type.is_none()
+    }
+
+    /// Whether a clause's metadata passes every condition.
+    pub fn matches(&self, metadata: &Value) -> bool {
+        let text = |key: &str| metadata.get(key).and_then(Value::as_str);
+        if let Some(want) = &self.clause_type {
+            let min = self
+                .min_type_confidence
+                .unwrap_or(DEFAULT_MIN_TYPE_CONFIDENCE);
+            let found = metadata
+                .get("clause_types")
+                .and_then(Value::as_array)
+                .is_some_and(|types| {
+                    types.iter().any(|t| {
+                        let category = t.get("category").and_then(Value::as_str);
+                        let confidence = t.get("confidence").and_then(Value::as_f64);
+                        category.is_some_and(|c| c.eq_ignore_ascii_case(want.trim()))
+                            && confidence.is_none_or(|c| c >= f64::from(min))
+                    })
+                });
+            if !found {
+                return false;
+            }
+        }
+        if let Some(want) = &self.party {
+            let found = metadata
+                .get("parties")
+                .and_then(Value::as_array)
+                .is_some_and(|ps| {
+                    ps.iter()
+                        .filter_map(Value::as_str)
+                        .any(|p| contains_ci(p, want))
+                });
+            if !found {
+                return false;
+            }
+        }
+        if self.date_from.is_some() || self.date_to.is_some() {
+            let Some(date) = text("date") else {
+                return false;
+            };
+            // ISO dates compare as strings; a partial upper bound covers its whole year/month.
+            if self.date_from.as_deref().is_some_and(|from| date < from) {
+                return false;
+            }
+            if let Some(to) = &self.date_to {
+                let prefix: String = date.chars().take(to.len()).collect();
+                if prefix.as_str() > to.as_str() {
+                    return false;
+                }
+            }
+        }
+        if let Some(want) = &self.governing_law {
+            if !text("governing_law").is_some_and(|l| contains_ci(l, want)) {
+                return false;
+            }
+        }
+        if let Some(want) = &self.document_type {
+            if !text("document_type").is_some_and(|t| contains_ci(t, want)) {
+                return false;
+            }
+        }
+        true
+    }
+
+    pub fn matches_doc(&self, doc: &CorpusDoc) -> bool {
+        self.matches(&doc.metadata)
+    }
+}
+
+/// Runs `search(n)` for growing `n` until `k` results pass `filter` or the library has no more
+/// clauses, and returns the first `k` that pass, in the search's order. With an empty filter it
+/// is one plain search.
+pub fn filtered_search<H, E>(
+    library: &Library,
+    filter: &Filter,
+    k: usize,
+    mut search: impl FnMut(usize) -> Result<Vec<H>, E>,
+    row_of: impl Fn(&H) -> u32,
+) -> Result<Vec<H>, E>
+where
+    E: From<LibraryError>,
+{
+    if filter.is_empty() || k == 0 {
+        return search(k);
+    }
+    let total = library.len();
+    // Start at 10x: selective filters (one party) are the common case.
+    let mut fetch = k.saturating_mul(10).max(50).min(total.max(1));
+    loop {
+        let hits = search(fetch)?;
+        let exhausted = hits.len() < fetch || fetch >= total;
+        let mut kept = Vec::with_capacity(k);
+        for hit in hits {
+            let doc = library.store().clause(row_of(&hit))?;
+            if filter.matches_doc(&doc) {
+                kept.push(hit);
+                if kept.len() == k {
+                    return Ok(kept);
+                }
+            }
+        }
+        if exhausted {
+            return Ok(kept);
+        }
+        fetch = fetch.saturating_mul(4).min(total);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn clause() -> Value {
+        json!({
+            "contract": "pelican",
+            "document_type": "Development Agreement",
+            "parties": ["Pelican Delivers Inc.", "Pelican"],
+            "date": "2018-03-01",
+            "governing_law": "Delaware",
+            "clause_types": [{"category": "Cap On Liability", "confidence": 0.93},
+                             {"category": "Audit Rights", "confidence": 0.2}]
+        })
+    }
+
+    #[test]
+    fn each_condition_filters() {
+        let c = clause();
+        let f = |f: Filter| f.matches(&c);
+        assert!(f(Filter::default()));
+        assert!(f(Filter {
+            clause_type: Some("cap on liability".into()),
+            ..Filter::default()
+        }));
+        assert!(!f(Filter {
+            clause_type: Some("Audit Rights".into()),
+            ..Filter::default()
+        }));
+        assert!(f(Filter {
+            clause_type: Some("Audit Rights".into()),
+            min_type_confidence: Some(0.1),
+            ..Filter::default()
+        }));
+        assert!(f(Filter {
+            party: Some("pelican delivers".into()),
+            ..Filter::default()
+        }));
+        assert!(!f(Filter {
+            party: Some("Acme".into()),
+            ..Filter::default()
+        }));
+        assert!(f(Filter {
+            date_from: Some("2018".into()),
+            date_to: Some("2018".into()),
+            ..Filter::default()
+        }));
+        assert!(f(Filter {
+            date_to: Some("2018-03".into()),
+            ..Filter::default()
+        }));
+        assert!(!f(Filter {
+            date_to: Some("2018-02-28".into()),
+            ..Filter::default()
+        }));
+        assert!(!f(Filter {
+            date_from: Some("2018-03-02".into()),
+            ..Filter::default()
+        }));
+        assert!(f(Filter {
+            governing_law: Some("delaware".into()),
+            ..Filter::default()
+        }));
+        assert!(!f(Filter {
+            governing_law: Some("New York".into()),
+            ..Filter::default()
+        }));
+        assert!(f(Filter {
+            document_type: Some("development".into()),
+            ..Filter::default()
+        }));
+        // Clauses without metadata (ACORD) match no condition.
+        assert!(!Filter {
+            party: Some("x".into()),
+            ..Filter::default()
+        }
+        .matches(&json!({})));
+    }
+
+    #[test]
+    fn over_fetching_returns_k_filtered_hits() {
+        // 200 clauses that all match the query; only every 20th is Delaware law.
+        let docs: Vec<CorpusDoc> = (0..200)
+            .map(|i| CorpusDoc {
+                id: format!("c{i}"),
+                title: None,
+                text: format!("limitation of liability clause number {i}"),
+                metadata: json!({
+                    "contract": format!("k{i}"),
+                    "governing_law": if i % 20 == 0 { "Delaware" } else { "New York" },
+                }),
+            })
+            .collect();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let library = Library::build(
+            dir.path(),
+            &docs,
+            &crate::BuildOptions::default(),
+            None,
+            &crate::NoProgress,
+        )
+        .expect("build");
+        let filter = Filter {
+            governing_law: Some("delaware".into()),
+            ..Filter::default()
+        };
+        let mut fetches = Vec::new();
+        let hits = filtered_search(
+            &library,
+            &filter,
+            8,
+            |n| {
+                fetches.push(n);
+                library.lexical().search("limitation of liability", n)
+            },
+            |&(row, _)| row,
+        )
+        .expect("search");
+        assert_eq!(hits.len(), 8, "fetches {fetches:?}");
+        for (row, _) in &hits {
+            let doc = library.store().clause(*row).expect("clause");
+            assert_eq!(doc.metadata["governing_law"], "Delaware");
+        }
+        // Only 10 clauses match; asking for 15 returns those 10 after exhausting the library.
+        let all = filtered_search(
+            &library,
+            &filter,
+            15,
+            |n| library.lexical().search("liability", n),
+            |&(r, _)| r,
+        )
+        .expect("search");
+        assert_eq!(all.len(), 10);
+    }
+
+    #[test]
+    fn malformed_dates_are_refused() {
+        for bad in ["18", "2018-3", "2018-13", "March 2018", "2018-02-40"] {
+            let f = Filter {
+                date_from: Some(bad.into()),
+                ..Filter::default()
+            };
+            assert!(f.validate().is_err(), "{bad}");
+        }
+        let f = Filter {
+            date_from: Some("2018-02".into()),
+            date_to: Some("2020".into()),
+            ..Filter::default()
+        };
+        assert!(f.validate().is_ok());
+    }
+}
