@@ -1,0 +1,196 @@
+//! `precedent ingest` on a folder of real and broken contracts, then `precedent search` with
+//! filters over the library it built.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const CUAD: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/data/cuad/full_contract_txt"
+);
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../contracts/tests/fixtures");
+
+fn precedent(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_precedent"))
+        .args(args)
+        .output()
+        .expect("run precedent")
+}
+
+fn copy_cuad(name: &str, to: &Path) {
+    std::fs::copy(Path::new(CUAD).join(name), to.join(name)).expect("copy contract");
+}
+
+fn report(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .expect("report")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect()
+}
+
+fn status_of<'a>(report: &'a [serde_json::Value], file: &str) -> &'a serde_json::Value {
+    report
+        .iter()
+        .find(|r| r["path"].as_str().is_some_and(|p| p.ends_with(file)))
+        .unwrap_or_else(|| panic!("{file} not in report {report:#?}"))
+}
+
+#[test]
+fn ingest_reports_bad_files_keeps_the_rest_and_resumes() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let folder = work.path().join("contracts");
+    let nested = folder.join("nested");
+    std::fs::create_dir_all(&nested).expect("mkdir");
+    let twothemart = "2ThemartComInc_19990826_10-12G_EX-10.10_6700288_EX-10.10_Co-Branding Agreement_ Agency Agreement.txt";
+    copy_cuad(twothemart, &folder);
+    for f in ["franchise.pdf", "franchise.docx", "franchise.html"] {
+        std::fs::copy(Path::new(FIXTURES).join(f), nested.join(f)).expect("copy fixture");
+    }
+    // The broken ones: a corrupt PDF, a binary file named .txt, an empty file, a 100 MB file.
+    std::fs::write(folder.join("corrupt.pdf"), b"%PDF-1.4\n1 0 obj garbage").expect("write");
+    let mut binary = b"\x7fELF\x02\x01\x01\x00".to_vec();
+    binary.extend((0u8..=255).cycle().take(10_000));
+    std::fs::write(folder.join("program.txt"), binary).expect("write");
+    std::fs::write(folder.join("empty.txt"), b"").expect("write");
+    std::fs::File::create(folder.join("huge.txt"))
+        .and_then(|f| f.set_len(100 * 1024 * 1024))
+        .expect("sparse file");
+    std::fs::write(folder.join("notes.md"), b"# not a contract").expect("write");
+
+    let lib = work.path().join("lib");
+    let lib_s = lib.to_str().expect("utf-8 path");
+    let folder_s = folder.to_str().expect("utf-8 path");
+    let report_path = work.path().join("report.jsonl");
+    let report_s = report_path.to_str().expect("utf-8 path");
+    let out = precedent(&[
+        "ingest",
+        folder_s,
+        "--index",
+        lib_s,
+        "--no-vectors",
+        "--report",
+        report_s,
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "partial failure must be an error exit: {stderr}"
+    );
+    assert!(
+        stderr.contains("4 file(s) could not be ingested"),
+        "{stderr}"
+    );
+
+    let first = report(&report_path);
+    for (file, reason) in [
+        ("corrupt.pdf", "not a readable PDF file"),
+        ("program.txt", "binary data, not text"),
+        ("empty.txt", "empty file"),
+        ("huge.txt", "file too large"),
+    ] {
+        let r = status_of(&first, file);
+        assert_eq!(r["status"], "failed", "{r}");
+        let why = r["reason"].as_str().unwrap_or_default();
+        assert!(why.contains(reason) && why.contains(file), "{file}: {why}");
+        assert!(stderr.contains(why), "{stderr}");
+    }
+    assert_eq!(status_of(&first, "notes.md")["status"], "skipped");
+    let mut ingested_clauses = 0;
+    for file in [
+        twothemart,
+        "franchise.pdf",
+        "franchise.docx",
+        "franchise.html",
+    ] {
+        let r = status_of(&first, file);
+        assert_eq!(r["status"], "ingested", "{r}");
+        assert!(r["clauses"].as_u64().unwrap_or(0) >= 10, "{r}");
+        ingested_clauses += r["clauses"].as_u64().unwrap_or(0);
+    }
+
+    // Search with filters: the co-branding agreement is California law; the franchise (three
+    // copies, three formats) is Roanoke Gas Company's, dated 17 November 2015.
+    let search = |query: &str, extra: &[&str]| {
+        let mut args = vec!["search", "--index", lib_s, "--json", "-k", "5", query];
+        args.extend_from_slice(extra);
+        let out = precedent(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        json["hits"].as_array().cloned().unwrap_or_default()
+    };
+    let hits = search("termination", &["--law", "california"]);
+    assert!(!hits.is_empty());
+    for h in &hits {
+        assert_eq!(h["metadata"]["governing_law"], "California", "{h}");
+        assert_eq!(
+            h["metadata"]["contract"],
+            twothemart.trim_end_matches(".txt")
+        );
+    }
+    let hits = search(
+        "franchise fee",
+        &[
+            "--party",
+            "roanoke gas",
+            "--from",
+            "2015",
+            "--to",
+            "2015-12",
+        ],
+    );
+    assert!(!hits.is_empty());
+    for h in &hits {
+        assert_eq!(h["metadata"]["date"], "2015-11-17", "{h}");
+    }
+    assert!(search(
+        "franchise fee",
+        &["--doc-type", "franchise", "--to", "2014"]
+    )
+    .is_empty());
+    let bad = precedent(&["search", "--index", lib_s, "x", "--from", "March 2018"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not a date"));
+
+    // Resume: fix one broken file, add a new contract; what was indexed stays, nothing twice.
+    std::fs::remove_file(folder.join("huge.txt")).expect("rm");
+    std::fs::remove_file(folder.join("program.txt")).expect("rm");
+    std::fs::remove_file(folder.join("corrupt.pdf")).expect("rm");
+    std::fs::write(
+        folder.join("empty.txt"),
+        "1. Term. This Agreement lasts one year.\n\n2. Fees. Buyer pays all fees.\n",
+    )
+    .expect("write");
+    let out = precedent(&[
+        "ingest",
+        folder_s,
+        "--index",
+        lib_s,
+        "--no-vectors",
+        "--report",
+        report_s,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let second = report(&report_path);
+    assert_eq!(status_of(&second, twothemart)["status"], "already-indexed");
+    assert_eq!(
+        status_of(&second, "franchise.pdf")["status"],
+        "already-indexed"
+    );
+    assert_eq!(status_of(&second, "empty.txt")["status"], "ingested");
+    assert_eq!(status_of(&second, "empty.txt")["clauses"], 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let expected = format!(
+        "library {ingested_clauses} → {} clauses",
+        ingested_clauses + 2
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+}
