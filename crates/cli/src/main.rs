@@ -1,9 +1,9 @@
 //! `precedent`: the command-line face of the engine. Thin by design: parsing, progress bars and
 //! printing live here; everything else is in the library crates.
 
-mod keys;
 mod filters;
 mod ingest;
+mod keys;
 mod progress;
 mod serve;
 
