@@ -127,7 +127,7 @@ const NOT_PARTIES: &[&str] = &[
 /// Extracts what can be found; see [`ContractMeta`].
 pub fn extract(text: &str) -> ContractMeta {
     let head: String = text.chars().take(PREAMBLE_CHARS).collect();
-    let title = find_title(&head);
+    let title = find_title(&head).or_else(|| caps_title(&head));
     let document_type = title
         .as_deref()
         .and_then(document_type_of)
@@ -156,8 +156,32 @@ fn find_title(head: &str) -> Option<String> {
         })
         .map(|l| {
             let l = PAGE_OF.replace(l, "");
-            collapse(l.trim_end_matches(['.', ':', ' ']))
+            let l = EXHIBIT_PREFIX.replace(&l, "");
+            collapse(l.trim_end_matches(['.', ':', ' ', '-', '(']))
         })
+        .filter(|l| DOC_WORD.is_match(l))
+}
+
+static EXHIBIT_PREFIX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^exhibit\s+[\w.\-()]+\s+").expect("valid regex"));
+static CAPS_TITLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b((?:[A-Z][A-Z0-9&\-]*\s+){0,6}(?:AGREEMENT|CONTRACT|AMENDMENT))\b")
+        .expect("valid regex")
+});
+
+/// Filings whose line breaks were lost have no title line; the first all-caps run ending in
+/// AGREEMENT ("THIS STRATEGIC ALLIANCE AGREEMENT (the...") names the document.
+fn caps_title(head: &str) -> Option<String> {
+    let window: String = head.chars().take(1500).collect();
+    CAPS_TITLE.captures_iter(&window).find_map(|c| {
+        let words: Vec<&str> = c
+            .get(1)?
+            .as_str()
+            .split_whitespace()
+            .skip_while(|w| matches!(*w, "THIS" | "THE" | "EXHIBIT" | "AN" | "A"))
+            .collect();
+        (!words.is_empty()).then(|| words.join(" "))
+    })
 }
 
 static PAGE_OF: LazyLock<Regex> =

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Scores the contract metadata extractor against CUAD's answers in master_clauses.csv.
+
+Usage: cargo run --release -p precedent-contracts --example dump_meta ../shared/data/cuad/full_contract_txt \
+         | python3 scripts/check_contract_meta.py ../shared/data/cuad/master_clauses.csv
+
+Per field: how many contracts have an answer, how many the extractor filled, and how many agree:
+- governing law: the extracted place occurs in CUAD's answer (case-insensitive), or vice versa;
+- date: the same ISO date as CUAD's Agreement Date answer (M/D/YYYY; answers with "[]" or no
+  full date are skipped);
+- parties: at least one extracted party occurs in CUAD's Parties answer (case-insensitive);
+- document type: the extracted title equals CUAD's Document Name answer after normalising case and
+  whitespace.
+"""
+import csv
+import json
+import re
+import sys
+import unicodedata
+
+csv.field_size_limit(10**9)
+
+
+def key(name):
+    name = name.lower().strip().rstrip("'\"")
+    for ext in (".pdf", ".txt"):
+        if name.endswith(ext):
+            name = name[: -len(ext)]
+    return "".join(c for c in unicodedata.normalize("NFKD", name) if c.isalnum())
+
+
+def norm(s):
+    return " ".join(s.lower().split())
+
+
+def main():
+    rows = {key(r["Filename"]): r for r in csv.DictReader(open(sys.argv[1], encoding="utf-8"))}
+    stats = {f: [0, 0, 0] for f in ("governing_law", "date", "parties", "title")}
+    for line in sys.stdin:
+        item = json.loads(line)
+        row = rows.get(key(item["file"]))
+        if row is None:
+            continue
+        meta = item["meta"]
+        law = row["Governing Law-Answer"].strip()
+        if law:
+            s = stats["governing_law"]
+            s[0] += 1
+            got = meta.get("governing_law")
+            if got:
+                s[1] += 1
+                if norm(got) in norm(law) or norm(law) in norm(got):
+                    s[2] += 1
+        m = re.fullmatch(r"\s*(\d{1,2})/(\d{1,2})/(\d{4})\s*", row["Agreement Date-Answer"])
+        if m:
+            s = stats["date"]
+            s[0] += 1
+            want = f"{int(m[3]):04d}-{int(m[1]):02d}-{int(m[2]):02d}"
+            got = meta.get("date")
+            if got:
+                s[1] += 1
+                s[2] += got == want
+        parties = row["Parties-Answer"].strip()
+        if parties:
+            s = stats["parties"]
+            s[0] += 1
+            got = meta.get("parties") or []
+            if got:
+                s[1] += 1
+                s[2] += any(norm(p) in norm(parties) for p in got)
+        name = row["Document Name-Answer"].strip()
+        if name:
+            s = stats["title"]
+            s[0] += 1
+            got = meta.get("title")
+            if got:
+                s[1] += 1
+                s[2] += norm(got) == norm(name)
+    print(f"{'field':<14} {'answered':>8} {'filled':>7} {'agree':>6}  agree/answered")
+    for field, (answered, filled, agree) in stats.items():
+        share = 100.0 * agree / answered if answered else 0.0
+        print(f"{field:<14} {answered:>8} {filled:>7} {agree:>6}  {share:5.1f}%")
+
+
+if __name__ == "__main__":
+    main()
