@@ -23,7 +23,10 @@ fn main() {
                     .collect();
                 let file = path.file_name().map(|n| n.to_string_lossy().into_owned());
                 let chars = doc.text.chars().count();
-                println!("{}", serde_json::json!({"file": file, "chars": chars, "clauses": spans}));
+                println!(
+                    "{}",
+                    serde_json::json!({"file": file, "chars": chars, "clauses": spans})
+                );
             }
             Err(e) => eprintln!("{e}"),
         }
