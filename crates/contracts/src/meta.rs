@@ -64,12 +64,13 @@ static DATE_MDY: LazyLock<Regex> = LazyLock::new(|| {
 });
 static DATE_DMY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?{MONTH_RE},?\s+(\d{{4}})\b"
+        r"(?i)\b(\d{{1,2}})\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of\s+)?{MONTH_RE},?\s+(\d{{4}})\b"
     ))
     .expect("valid regex")
 });
 static DATE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b|\b(\d{4})-(\d{2})-(\d{2})\b").expect("valid regex")
+    Regex::new(r"\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b|\b(\d{4})-(\d{2})-(\d{2})\b")
+        .expect("valid regex")
 });
 static DATE_CUE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(dated|as of|effective|entered into|made|executed|day of|date)\b")
@@ -351,11 +352,14 @@ fn dates(text: &str) -> Vec<(usize, String)> {
     for c in DATE_NUMERIC.captures_iter(text) {
         let parsed = (|| {
             if let (Some(m), Some(d), Some(y)) = (c.get(1), c.get(2), c.get(3)) {
-                return iso(
-                    y.as_str().parse().ok()?,
-                    m.as_str().parse().ok()?,
-                    d.as_str().parse().ok()?,
-                );
+                let year: u32 = y.as_str().parse().ok()?;
+                // "7/18/11": two-digit years are this century below 50, the last one above.
+                let year = match (y.as_str().len(), year) {
+                    (2, y) if y < 50 => 2000 + y,
+                    (2, y) => 1900 + y,
+                    (_, y) => y,
+                };
+                return iso(year, m.as_str().parse().ok()?, d.as_str().parse().ok()?);
             }
             iso(
                 c.get(4)?.as_str().parse().ok()?,
@@ -385,7 +389,36 @@ fn find_date(text: &str) -> Option<String> {
     cued.or(found.first()).map(|(_, d)| d.clone())
 }
 
+static LAW_PLACE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:State|Commonwealth|Province|Republic)\s+of\s+([A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z]+){0,3})")
+        .expect("valid regex")
+});
+static LAW_SENTENCE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(govern|constru|interpret)").expect("valid regex"));
+
+/// "The laws of the State of New York … govern this Agreement": the place comes before the
+/// verb, so the main pattern misses it; look for "State of X" in a sentence about governing.
+fn governing_place_in_sentence(text: &str) -> Option<String> {
+    text.split(". ")
+        .filter(|s| s.contains("law") && LAW_SENTENCE.is_match(s))
+        .find_map(|s| {
+            LAW_PLACE
+                .captures(s)?
+                .get(1)
+                .map(|m| m.as_str().to_string())
+        })
+}
+
 fn find_governing_law(text: &str) -> Option<String> {
+    let found = find_governing_law_after_verb(text);
+    match found.as_deref() {
+        // A federal-law mention ("laws of the United States") is weaker than a state's.
+        Some("United States") | None => governing_place_in_sentence(text).or(found),
+        _ => found,
+    }
+}
+
+fn find_governing_law_after_verb(text: &str) -> Option<String> {
     for c in LAW.captures_iter(text) {
         let Some(m) = c.get(1) else { continue };
         let mut words: Vec<&str> = m.as_str().split_whitespace().collect();
@@ -449,6 +482,15 @@ mod tests {
             "{:?}",
             meta.parties
         );
+    }
+
+    #[test]
+    fn two_digit_years_spaced_ordinals_and_law_named_before_the_verb() {
+        let meta = extract("SUPPLY AGREEMENT\n\nThis Agreement is dated 7/18/11 between Acme Corp. and Beta LLC.\n\n9. The laws of the State of New York (excluding conflict rules) govern this Agreement.");
+        assert_eq!(meta.date.as_deref(), Some("2011-07-18"));
+        assert_eq!(meta.governing_law.as_deref(), Some("New York"));
+        let meta = extract("LICENSE AGREEMENT made this 1s t day of June, 2004 by Acme Corp.");
+        assert_eq!(meta.date.as_deref(), Some("2004-06-01"));
     }
 
     #[test]
