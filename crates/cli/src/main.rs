@@ -461,6 +461,8 @@ fn search(args: SearchArgs) -> Result<()> {
         let terms = library.lexical().query_terms(&args.query);
         if terms.is_empty() {
             println!("No clause matches: every word of the query is a stop word.");
+        } else if !filter.is_empty() {
+            println!("No clause matching the terms {terms:?} passes the filters.");
         } else {
             println!("No clause matches the terms {terms:?}.");
         }
