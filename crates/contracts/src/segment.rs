@@ -130,7 +130,10 @@ fn classify_lines(text: &str) -> Vec<Line<'_>> {
 static INLINE_MARKER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r#"[.:;]["”)]?\s+((?:\d{1,3}\.\d{1,3}(?:\.\d{1,3})*\.?\s+[A-Z"“(]|\d{1,3}\.\s+[A-Z][A-Za-z]"#,
-        r"|ARTICLE\s+[IVXLC\d]+\b|(?:SECTION|Section)\s+\d{1,3}(?:\.\d{1,3})*\.?\s+[A-Z]))"
+        r"|ARTICLE\s+[IVXLC\d]+\b|(?:SECTION|Section)\s+\d{1,3}(?:\.\d{1,3})*\.?\s+[A-Z]))",
+        // Where paragraphs were flattened into one line they are still set apart by a run of
+        // spaces: "…of the project:   I. Party A supports…", "…Agreement.   (b) The…".
+        r#"|[.:;]["”)]?\s{2,}((?:[IVX]{1,5}|[A-Z])\.\s+[A-Z]|\((?:[a-z]|[ivx]{1,4}|\d{1,2})\)\s+\S)"#
     ))
     .expect("valid regex")
 });
@@ -146,7 +149,7 @@ fn split_inline<'a>(text: &'a str, start: usize, lines: &mut Vec<Line<'a>>) {
     let mut cuts = Vec::new();
     if text.len() >= INLINE_SPLIT_MIN_CHARS {
         for c in INLINE_MARKER.captures_iter(text) {
-            if let Some(m) = c.get(1) {
+            if let Some(m) = c.get(1).or_else(|| c.get(2)) {
                 if parse_marker_text(&text[m.start()..]).is_some() {
                     cuts.push(m.start());
                 }
@@ -1083,6 +1086,14 @@ MISCELLANEOUS
         let last = &clauses[clauses.len() - 1];
         assert!(span(text, last).starts_with("1.2 \"ANDA"));
         assert!(span(text, last).ends_with("Agreement."));
+    }
+
+    #[test]
+    fn items_set_apart_by_space_runs_in_a_flattened_line_start_clauses() {
+        let text = "Cooperation Agreement between Party A and Party B, who reach the following agreement on the project:   I. Party A supports the project and will provide services to Party B.   II. Party B will build the power station within two years of signing.   III. Disputes go to arbitration.";
+        let clauses = segment_text(text);
+        let numbers: Vec<_> = clauses.iter().filter_map(|c| c.number.clone()).collect();
+        assert_eq!(numbers, ["I", "II", "III"], "{clauses:#?}");
     }
 
     #[test]
