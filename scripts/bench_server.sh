@@ -2,7 +2,8 @@
 # Load benchmark of `precedent serve`: 50 concurrent clients for 60 s against POST /v1/search on
 # loopback, cycling through the 114 ACORD queries (wrk, Debian package `wrk`).
 # Usage: bash scripts/bench_server.sh [PIPELINE=hybrid] [K=10] [DURATION=60s] [CONNECTIONS=50]
-# Prints wrk's report and one JSON line (throughput, p50/p99 latency, errors).
+# Prints wrk's report and one JSON line (throughput, p50/p90/p99 latency, non-2xx and socket
+# errors). Results go to bench-out/server/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PIPELINE=${1:-hybrid}
@@ -12,8 +13,12 @@ CONNECTIONS=${4:-50}
 OUT=bench-out/server
 mkdir -p "$OUT"
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends wrk; }
-cargo build --release -q -p precedent
-B=target/release/precedent
+# PRECEDENT_BIN picks another build (e.g. the debug one, whose dependencies are optimised too).
+if [ -z "${PRECEDENT_BIN:-}" ]; then
+    cargo build --release -q -p precedent
+    PRECEDENT_BIN="${CARGO_TARGET_DIR:-target}/release/precedent"
+fi
+B=$PRECEDENT_BIN
 D=../shared/data/acord
 LIB=$OUT/acord-lib
 [ -f "$LIB/CURRENT" ] || $B --quiet index --corpus $D/corpus.jsonl --index "$LIB"

@@ -45,6 +45,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         &specs,
         &models,
         &args.addr,
+        None,
         |addr, libraries| {
             for lib in libraries {
                 eprintln!(

@@ -365,6 +365,17 @@ fn api_over_loopback_on_acord() {
     assert!(out.status.success());
     call("POST", &url("/v1/search"), Some(&read), Some(&search_body)).assert_problem(401);
 
+    // Contract review: uploads are read and checked before the typer is asked.
+    let contract = cuad_contract("ABILITYINC_06_15_2020-EX-4.25-SERVICES AGREEMENT.txt");
+    let bytes = std::fs::read(&contract).expect("CUAD contract");
+    let review_url = url("/v1/review");
+    upload(&review_url, &admin, "services.txt", &bytes).assert_problem(501);
+    upload(&review_url, &admin, "services.exe", &bytes).assert_problem(415);
+    upload(&review_url, &admin, "empty.txt", b"  \n").assert_problem(422);
+    upload(&review_url, &admin, "broken.pdf", b"%PDF-1.4 not really").assert_problem(422);
+    call_raw("POST", &review_url, Some(&admin), "application/json", b"{}").assert_problem(400);
+    upload(&review_url, "prec_nobody", "services.txt", &bytes).assert_problem(401);
+
     // The page and metrics.
     let page = call("GET", &url("/"), None, None);
     assert_eq!(page.status, 200);

@@ -475,7 +475,7 @@ fn library_info(service: &LibraryService, role: Option<Role>) -> LibraryInfo {
 }
 
 /// Runs engine work on the blocking pool, at most one job per core at a time.
-async fn run_blocking<T: Send + 'static>(
+pub(crate) async fn run_blocking<T: Send + 'static>(
     state: &AppState,
     work: impl FnOnce() -> Result<T, Problem> + Send + 'static,
 ) -> Result<T, Problem> {
@@ -989,24 +989,6 @@ pub async fn export_ratings(
         }
     };
     Ok(([(header::CONTENT_TYPE, content_type)], body).into_response())
-}
-
-#[utoipa::path(
-    post, path = "/v1/review", tag = "review",
-    request_body(content = String, description = "multipart/form-data with a `file` part (TXT, HTML, PDF or DOCX)", content_type = "multipart/form-data"),
-    responses(
-        (status = 501, description = "Contract review is not available in this build", body = Problem, content_type = "application/problem+json"),
-    ),
-    security(("api_key" = []))
-)]
-pub async fn review(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-) -> Result<Response, Problem> {
-    authorize(&state, &headers, None, Role::Read)?;
-    Err(Problem::not_implemented(
-        "contract review needs the contract readers and the CUAD clause typer, which this build does not include yet",
-    ))
 }
 
 #[utoipa::path(

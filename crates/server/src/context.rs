@@ -33,14 +33,50 @@ pub fn clause_context(
     })
 }
 
-/// The contract's text as offsets were computed on it: plain text files as they are.
+/// The contract's text as ingestion saw it: clause offsets are char offsets into
+/// `precedent_contracts::Document::text` (newlines normalised, HTML/PDF/DOCX converted), so the
+/// file is read by the same reader, never as raw bytes.
 fn contract_text(path: &std::path::Path) -> Option<String> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("txt") | Some("text") | None => std::fs::read_to_string(path).ok(),
-        _ => None,
+    match precedent_contracts::read_path(path) {
+        Ok(document) => Some(document.text),
+        Err(e) => {
+            tracing::warn!("context of a clause unavailable: {e}");
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CONTRACT: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/cuad/full_contract_txt/ABILITYINC_06_15_2020-EX-4.25-SERVICES AGREEMENT.txt"
+    );
+
+    #[test]
+    fn context_surrounds_a_segmented_clause_of_a_real_contract() {
+        let document =
+            precedent_contracts::read_path(std::path::Path::new(CONTRACT)).expect("read");
+        let clauses = precedent_contracts::segment(&document);
+        assert!(clauses.len() > 10, "{} clauses", clauses.len());
+        let clause = &clauses[clauses.len() / 2];
+        let context = clause_context(Some(CONTRACT), Some(clause.start), Some(clause.end), 200)
+            .expect("context");
+        let chars: Vec<char> = document.text.chars().collect();
+        let expected: String = chars[clause.start..clause.end].iter().collect();
+        assert_eq!(context.clause, expected);
+        assert_eq!(context.before.chars().count(), 200.min(clause.start));
+        let whole = format!("{}{}{}", context.before, context.clause, context.after);
+        assert!(document.text.contains(&whole));
+    }
+
+    #[test]
+    fn no_context_without_a_usable_source() {
+        assert!(clause_context(None, Some(0), Some(5), 10).is_none());
+        assert!(clause_context(Some(CONTRACT), Some(5), Some(5), 10).is_none());
+        assert!(clause_context(Some(CONTRACT), Some(0), Some(usize::MAX), 10).is_none());
+        assert!(clause_context(Some("/nonexistent/contract.txt"), Some(0), Some(5), 10).is_none());
     }
 }

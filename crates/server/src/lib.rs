@@ -17,6 +17,7 @@ pub mod keys;
 mod metrics;
 pub mod problem;
 pub mod ratings;
+pub mod review;
 pub mod state;
 mod web;
 
@@ -32,10 +33,12 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::OpenApi;
 
 pub use keys::{KeyRecord, KeyStore, Role};
+pub use review::{ContractReviewer, Finding, ReviewerLoader};
 pub use state::{LibrarySpec, ModelOptions};
 
 use crate::metrics::Metrics;
 use crate::problem::Problem;
+use crate::review::LazyReviewer;
 use crate::state::LibraryService;
 
 /// Largest JSON request body (a pasted clause or draft is far smaller).
@@ -64,15 +67,18 @@ pub struct AppState {
     metrics: Arc<Metrics>,
     /// One permit per core: engine work waits here rather than oversubscribing the CPU.
     engine_slots: Arc<Semaphore>,
+    reviewer: Arc<LazyReviewer>,
 }
 
 impl AppState {
-    pub fn new(libraries: Vec<Arc<LibraryService>>) -> Self {
+    /// `reviewer` loads the contract reviewer on the first /v1/review (none: review is 501).
+    pub fn new(libraries: Vec<Arc<LibraryService>>, reviewer: Option<ReviewerLoader>) -> Self {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         AppState {
             libraries: Arc::new(libraries),
             metrics: Arc::new(Metrics::default()),
             engine_slots: Arc::new(Semaphore::new(cores)),
+            reviewer: Arc::new(LazyReviewer::new(reviewer)),
         }
     }
 }
@@ -85,7 +91,7 @@ impl AppState {
     ),
     paths(
         api::search, api::similar, api::clause, api::compare, api::rate, api::export_ratings,
-        api::review, api::libraries, api::healthz, api::metrics
+        review::review, api::libraries, api::healthz, api::metrics
     ),
     modifiers(&BearerAuth)
 )]
@@ -141,7 +147,7 @@ pub fn router(state: AppState) -> Router {
         .layer(json_limit)
         .route(
             "/v1/review",
-            post(api::review).layer(DefaultBodyLimit::max(UPLOAD_LIMIT)),
+            post(review::review).layer(DefaultBodyLimit::max(UPLOAD_LIMIT)),
         )
         .route("/healthz", get(api::healthz))
         .route("/metrics", get(api::metrics))
@@ -167,6 +173,7 @@ pub async fn serve(
     specs: &[LibrarySpec],
     models: &ModelOptions,
     addr: &str,
+    reviewer: Option<ReviewerLoader>,
     on_ready: impl FnOnce(SocketAddr, &[Arc<LibraryService>]),
 ) -> Result<(), ServeError> {
     let specs = specs.to_vec();
@@ -182,7 +189,7 @@ pub async fn serve(
         })?;
     let local = listener.local_addr()?;
     on_ready(local, &libraries);
-    let app = router(AppState::new(libraries));
+    let app = router(AppState::new(libraries, reviewer));
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown_signal())
         .await?;

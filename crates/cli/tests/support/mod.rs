@@ -231,3 +231,29 @@ pub fn call_raw(
     }
     reply(request.send_bytes(body))
 }
+
+/// Posts `bytes` as the `file` part of a multipart/form-data body named `file_name`.
+pub fn upload(url: &str, key: &str, file_name: &str, bytes: &[u8]) -> Reply {
+    let boundary = "precedent-test-boundary-7d1f";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file_name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    call_raw(
+        "POST",
+        url,
+        Some(key),
+        &format!("multipart/form-data; boundary={boundary}"),
+        &body,
+    )
+}
+
+pub fn cuad_contract(name: &str) -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/cuad/full_contract_txt"
+    ))
+    .join(name)
+}

@@ -1,0 +1,271 @@
+//! `POST /v1/review`: a lawyer uploads a contract (TXT, HTML, PDF, DOCX); the server reads it
+//! with the same readers as ingestion, cuts it into clauses, and asks the clause typer which
+//! CUAD clause types it contains and where.
+//!
+//! The typer is behind [`ContractReviewer`] so that this crate does not depend on how it is
+//! trained; `precedent serve` passes a loader, called on the first review (training or loading
+//! a typer takes seconds to a minute, which a server start should not pay when nobody reviews).
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use axum::extract::{Multipart, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::api::run_blocking;
+use crate::auth::authorize;
+use crate::keys::Role;
+use crate::problem::Problem;
+use crate::AppState;
+
+/// A clause type found in a contract.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Finding {
+    /// CUAD category, e.g. "Governing Law".
+    pub category: String,
+    pub confidence: f32,
+    /// Character span in the contract text of the review.
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+    /// Number of the segmented clause the finding starts in, e.g. "9.1".
+    pub section: Option<String>,
+}
+
+/// Finds CUAD clause types in a contract's text (char offsets into `text`).
+pub trait ContractReviewer: Send + Sync {
+    fn review(&self, text: &str) -> Vec<Finding>;
+}
+
+/// Loads the reviewer; called once, on the first review request.
+pub type ReviewerLoader = Arc<dyn Fn() -> Result<Arc<dyn ContractReviewer>, String> + Send + Sync>;
+
+/// The reviewer, loaded on first use; `None` loader = review not available in this server.
+#[derive(Default)]
+pub struct LazyReviewer {
+    loader: Mutex<Option<ReviewerLoader>>,
+    loaded: OnceLock<Result<Arc<dyn ContractReviewer>, String>>,
+}
+
+impl LazyReviewer {
+    pub fn new(loader: Option<ReviewerLoader>) -> Self {
+        LazyReviewer {
+            loader: Mutex::new(loader),
+            loaded: OnceLock::new(),
+        }
+    }
+
+    fn get(&self) -> Result<Arc<dyn ContractReviewer>, Problem> {
+        let loaded = self.loaded.get_or_init(|| {
+            let loader = self.loader.lock().unwrap_or_else(|p| p.into_inner()).take();
+            match loader {
+                Some(load) => load(),
+                None => Err(String::new()),
+            }
+        });
+        match loaded {
+            Ok(reviewer) => Ok(reviewer.clone()),
+            Err(e) if e.is_empty() => Err(Problem::not_implemented(
+                "contract review is not available in this server: it needs the CUAD clause typer (start `precedent serve` from a build that has it)",
+            )),
+            Err(e) => Err(Problem::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("the clause typer could not be loaded: {e}"),
+            )),
+        }
+    }
+}
+
+/// A segmented clause of the reviewed contract.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SectionView {
+    pub number: Option<String>,
+    pub heading: Option<String>,
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ReviewResponse {
+    /// The uploaded file's name.
+    pub contract: String,
+    /// txt, html, pdf or docx.
+    pub format: String,
+    /// The contract's text as read; finding and section spans are char offsets into it.
+    pub text: String,
+    pub sections: Vec<SectionView>,
+    /// Clause types found, most confident first; at most 3 non-overlapping spans per type,
+    /// confidence 0.5 and up.
+    pub findings: Vec<Finding>,
+}
+
+/// Findings below this confidence are not shown.
+const MIN_CONFIDENCE: f32 = 0.5;
+const SPANS_PER_CATEGORY: usize = 3;
+
+struct Upload {
+    file_name: String,
+    bytes: Vec<u8>,
+}
+
+async fn read_upload(mut multipart: Multipart) -> Result<Upload, Problem> {
+    while let Some(field) = multipart
+        .next_field()
+        .await
+        .map_err(|e| Problem::new(e.status(), format!("reading the upload: {}", e.body_text())))?
+    {
+        if field.name() != Some("file") {
+            continue;
+        }
+        let file_name = field
+            .file_name()
+            .map(str::to_owned)
+            .filter(|n| !n.trim().is_empty())
+            .ok_or_else(|| {
+                Problem::bad_request("the `file` part has no file name (it tells the format)")
+            })?;
+        let bytes = field.bytes().await.map_err(|e| {
+            Problem::new(e.status(), format!("reading the upload: {}", e.body_text()))
+        })?;
+        return Ok(Upload {
+            file_name,
+            bytes: bytes.to_vec(),
+        });
+    }
+    Err(Problem::bad_request(
+        "send the contract as multipart/form-data with a part named `file`",
+    ))
+}
+
+/// Keeps the most confident, non-overlapping spans of each category.
+fn select_findings(mut all: Vec<Finding>) -> Vec<Finding> {
+    all.retain(|f| f.confidence >= MIN_CONFIDENCE && f.start < f.end);
+    all.sort_by(|a, b| {
+        b.confidence
+            .total_cmp(&a.confidence)
+            .then(a.start.cmp(&b.start))
+    });
+    let mut kept: Vec<Finding> = Vec::new();
+    for f in all {
+        let same: Vec<&Finding> = kept.iter().filter(|k| k.category == f.category).collect();
+        if same.len() >= SPANS_PER_CATEGORY
+            || same.iter().any(|k| f.start < k.end && k.start < f.end)
+        {
+            continue;
+        }
+        kept.push(f);
+    }
+    kept
+}
+
+#[utoipa::path(
+    post, path = "/v1/review", tag = "review",
+    request_body(content = String, description = "multipart/form-data with a `file` part (TXT, HTML, PDF or DOCX, at most 25 MiB)", content_type = "multipart/form-data"),
+    responses(
+        (status = 200, description = "The contract's text, its sections, and the CUAD clause types found", body = ReviewResponse),
+        (status = 400, description = "No file part", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Upload too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Unsupported file type", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Unreadable file (corrupt, scanned PDF without text, empty)", body = Problem, content_type = "application/problem+json"),
+        (status = 501, description = "This server has no clause typer", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn review(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    multipart: Multipart,
+) -> Result<Json<ReviewResponse>, Problem> {
+    authorize(&state, &headers, None, Role::Read)?;
+    let upload = read_upload(multipart).await?;
+    let reviewer = state.reviewer.clone();
+    run_blocking(&state, move || {
+        let path = Path::new(&upload.file_name);
+        let format = precedent_contracts::Format::from_path(path).ok_or_else(|| {
+            Problem::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!(
+                    "{}: unsupported file type (expected .txt, .htm/.html, .pdf or .docx)",
+                    upload.file_name
+                ),
+            )
+        })?;
+        let document = precedent_contracts::read_bytes(path, format, &upload.bytes)
+            .map_err(|e| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+        let reviewer = reviewer.get()?;
+        let clauses = precedent_contracts::segment(&document);
+        let mut findings = select_findings(reviewer.review(&document.text));
+        for f in &mut findings {
+            if f.section.is_none() {
+                f.section = clauses
+                    .iter()
+                    .filter(|c| c.start <= f.start && f.start < c.end)
+                    .min_by_key(|c| c.end - c.start)
+                    .and_then(|c| c.number.clone());
+            }
+        }
+        Ok(Json(ReviewResponse {
+            contract: upload.file_name.clone(),
+            format: format.name().to_owned(),
+            sections: clauses
+                .iter()
+                .map(|c| SectionView {
+                    number: c.number.clone(),
+                    heading: c.heading.clone(),
+                    start: c.start,
+                    end: c.end,
+                })
+                .collect(),
+            text: document.text,
+            findings,
+        }))
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(category: &str, confidence: f32, start: usize, end: usize) -> Finding {
+        Finding {
+            category: category.into(),
+            confidence,
+            start,
+            end,
+            text: String::new(),
+            section: None,
+        }
+    }
+
+    #[test]
+    fn findings_keep_confident_non_overlapping_spans() {
+        let kept = select_findings(vec![
+            finding("Governing Law", 0.9, 100, 200),
+            finding("Governing Law", 0.8, 150, 250),
+            finding("Governing Law", 0.4, 300, 400),
+            finding("Cap On Liability", 0.7, 150, 250),
+            finding("Insurance", 0.6, 0, 10),
+            finding("Insurance", 0.6, 10, 20),
+            finding("Insurance", 0.6, 20, 30),
+            finding("Insurance", 0.6, 30, 40),
+        ]);
+        let summary: Vec<(&str, usize)> = kept
+            .iter()
+            .map(|f| (f.category.as_str(), f.start))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                ("Governing Law", 100),
+                ("Cap On Liability", 150),
+                ("Insurance", 0),
+                ("Insurance", 10),
+                ("Insurance", 20)
+            ]
+        );
+    }
+}
