@@ -514,3 +514,113 @@ fn ratings_survive_kill_9_during_a_burst() {
     assert!(lines.contains("after restart"));
     assert!(acknowledged.iter().all(|q| lines.contains(q)));
 }
+
+/// Over contracts ingested with `precedent ingest` (real CUAD contracts, real extracted
+/// metadata): filters narrow the hits, facets count the metadata, clauses open in context.
+#[test]
+fn filters_facets_and_context_on_ingested_cuad_contracts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let contracts = p.join("contracts");
+    std::fs::create_dir_all(&contracts).expect("mkdir");
+    let names: Vec<String> = std::fs::read_dir(cuad_contract(""))
+        .expect("CUAD folder")
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.ends_with(".txt"))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .take(6)
+        .collect();
+    for name in &names {
+        std::fs::copy(cuad_contract(name), contracts.join(name)).expect("copy");
+    }
+    let lib = p.join("cuad");
+    let out = precedent(
+        &["ingest", s(&contracts), "--index", s(&lib), "--no-vectors"],
+        p,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let key = create_key(&lib, "read");
+    let server = Server::start(&[format!("cuad={}", s(&lib))], p);
+    let search = |body: serde_json::Value| {
+        let reply = call("POST", &server.url("/v1/search"), Some(&key), Some(&body));
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        reply.json()
+    };
+    let all = search(json!({"query": "this agreement shall be governed by the laws of", "k": 50}));
+    let laws = all["facets"]["governing_law"]
+        .as_array()
+        .expect("law facet")
+        .clone();
+    assert!(
+        !laws.is_empty(),
+        "ingested contracts have governing laws: {}",
+        all["facets"]
+    );
+    let law = laws[0]["value"].as_str().expect("law").to_owned();
+    let filtered = search(json!({
+        "query": "this agreement shall be governed by the laws of", "k": 10,
+        "filters": {"governing_law": law}
+    }));
+    let hits = filtered["hits"].as_array().expect("hits");
+    assert!(!hits.is_empty());
+    for hit in hits {
+        let have = hit["clause"]["citation"]["governing_law"]
+            .as_str()
+            .unwrap_or("");
+        assert!(
+            have.to_lowercase().contains(&law.to_lowercase()),
+            "{have} vs {law}"
+        );
+    }
+    let unfiltered_laws: HashSet<&str> = all["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .filter_map(|h| h["clause"]["citation"]["governing_law"].as_str())
+        .collect();
+    assert!(
+        unfiltered_laws.len() > 1 || laws.len() == 1,
+        "{unfiltered_laws:?}"
+    );
+    let party =
+        search(json!({"query": "term", "k": 5, "filters": {"party": "no such party anywhere"}}));
+    assert_eq!(party["hits"].as_array().map(Vec::len), Some(0));
+    search(
+        json!({"query": "term", "k": 5, "filters": {"date_from": "2000", "date_to": "2030-12"}}),
+    );
+
+    // Open the top clause: its context in the contract surrounds exactly the clause's span.
+    let top = &hits[0]["clause"];
+    let id = top["id"].as_str().expect("id");
+    let encoded: String = id
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            other => format!("%{other:02X}"),
+        })
+        .collect();
+    let reply = call(
+        "GET",
+        &server.url(&format!("/v1/clauses/{encoded}")),
+        Some(&key),
+        None,
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let clause = reply.json();
+    let context = &clause["context"];
+    assert!(
+        context.is_object(),
+        "ingested clauses have context: {clause}"
+    );
+    assert!(!context["before"].as_str().unwrap_or("").is_empty() || context["start"] == 0);
+    let citation = top["citation"]["text"].as_str().expect("citation");
+    assert!(
+        citation.contains('§') || top["citation"]["section"].is_null(),
+        "{citation}"
+    );
+}

@@ -40,11 +40,13 @@ fn default_k() -> usize {
 pub struct Filters {
     /// CUAD clause type, e.g. "Cap On Liability" (case-insensitive, exact name).
     pub clause_type: Option<String>,
+    /// Minimum typer confidence for `clause_type` (default 0.5).
+    pub min_type_confidence: Option<f32>,
     /// A party of the contract (case-insensitive substring).
     pub party: Option<String>,
-    /// Contract date on or after this ISO date (YYYY-MM-DD).
+    /// Contract date on or after this date (YYYY, YYYY-MM or YYYY-MM-DD).
     pub date_from: Option<String>,
-    /// Contract date on or before this ISO date (YYYY-MM-DD).
+    /// Contract date on or before this date, inclusive (`2018` includes all of 2018).
     pub date_to: Option<String>,
     /// Governing law, e.g. "Delaware" (case-insensitive substring).
     pub governing_law: Option<String>,
@@ -53,96 +55,29 @@ pub struct Filters {
 }
 
 impl Filters {
-    fn is_empty(&self) -> bool {
-        [
-            &self.clause_type,
-            &self.party,
-            &self.date_from,
-            &self.date_to,
-            &self.governing_law,
-            &self.document_type,
-        ]
-        .iter()
-        .all(|f| f.as_deref().is_none_or(|s| s.trim().is_empty()))
-    }
-
-    fn validate(&self) -> Result<(), Problem> {
-        for (name, value) in [("date_from", &self.date_from), ("date_to", &self.date_to)] {
-            if let Some(v) = value.as_deref().filter(|v| !v.trim().is_empty()) {
-                if !is_iso_date(v.trim()) {
-                    return Err(Problem::bad_request(format!(
-                        "filters.{name} {v:?} is not an ISO date (YYYY-MM-DD)"
-                    )));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn matches(&self, meta: &ClauseMeta) -> bool {
+    /// The library's [`Filter`](precedent_library::Filter) (shared with the CLI's `search`);
+    /// blank fields are absent, malformed dates are a 400.
+    fn to_filter(&self) -> Result<precedent_library::Filter, Problem> {
         let given = |f: &Option<String>| {
             f.as_deref()
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
-                .map(str::to_lowercase)
+                .map(str::to_owned)
         };
-        let contains = |have: &Option<String>, want: &str| {
-            have.as_deref()
-                .is_some_and(|h| h.to_lowercase().contains(want))
+        let filter = precedent_library::Filter {
+            clause_type: given(&self.clause_type),
+            min_type_confidence: self.min_type_confidence,
+            party: given(&self.party),
+            date_from: given(&self.date_from),
+            date_to: given(&self.date_to),
+            governing_law: given(&self.governing_law),
+            document_type: given(&self.document_type),
         };
-        if let Some(want) = given(&self.clause_type) {
-            if !meta
-                .clause_types
-                .iter()
-                .any(|t| t.category.to_lowercase() == want)
-            {
-                return false;
-            }
-        }
-        if let Some(want) = given(&self.party) {
-            if !meta
-                .parties
-                .iter()
-                .any(|p| p.to_lowercase().contains(&want))
-            {
-                return false;
-            }
-        }
-        if let Some(want) = given(&self.governing_law) {
-            if !contains(&meta.governing_law, &want) {
-                return false;
-            }
-        }
-        if let Some(want) = given(&self.document_type) {
-            if !contains(&meta.document_type, &want) {
-                return false;
-            }
-        }
-        let date = meta.date.as_deref().map(|d| d.get(..10).unwrap_or(d));
-        if let Some(from) = given(&self.date_from) {
-            if date.is_none_or(|d| d < from.as_str()) {
-                return false;
-            }
-        }
-        if let Some(to) = given(&self.date_to) {
-            if date.is_none_or(|d| d > to.as_str()) {
-                return false;
-            }
-        }
-        true
+        filter
+            .validate()
+            .map_err(|e| Problem::bad_request(format!("filters: {e}")))?;
+        Ok(filter)
     }
-}
-
-fn is_iso_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
-        && matches!(s[5..7].parse::<u8>(), Ok(1..=12))
-        && matches!(s[8..10].parse::<u8>(), Ok(1..=31))
 }
 
 /// A clause type found by the CUAD typer, with its confidence.
@@ -159,6 +94,9 @@ pub struct ClauseType {
 struct ClauseMeta {
     #[serde(default)]
     contract: Option<String>,
+    /// The contract's title, as ingestion found it.
+    #[serde(default)]
+    title: Option<String>,
     #[serde(default)]
     source_path: Option<String>,
     #[serde(default)]
@@ -214,11 +152,27 @@ pub struct Citation {
 }
 
 fn citation(id: &str, title: Option<&str>, meta: &ClauseMeta) -> Citation {
+    // As the CLI's `search` cites ingested clauses: document type (or contract title, or id),
+    // first party, year, section.
     let mut parts = Vec::new();
-    match (&meta.contract, title) {
-        (Some(c), _) => parts.push(c.clone()),
+    let contract_name = [&meta.document_type, &meta.title, &meta.contract]
+        .into_iter()
+        .flatten()
+        .map(|s| s.trim())
+        .find(|s| !s.is_empty());
+    match (contract_name, title) {
+        (Some(c), _) => parts.push(c.to_owned()),
         (None, Some(t)) if !t.trim().is_empty() => parts.push(t.trim().to_owned()),
         _ => parts.push(format!("Clause {id}")),
+    }
+    if contract_name.is_some() {
+        parts.extend(meta.parties.first().cloned());
+        parts.extend(
+            meta.date
+                .as_deref()
+                .and_then(|d| d.get(..4))
+                .map(str::to_owned),
+        );
     }
     let section = match (&meta.section, &meta.heading) {
         (Some(s), Some(h)) => Some(format!("§ {s} {h}")),
@@ -592,11 +546,11 @@ fn ranked_hits(
     pipeline: &precedent_rank::Pipeline,
     query: &str,
     k: usize,
-    filters: &Filters,
+    filter: &precedent_library::Filter,
     exclude: Option<u32>,
 ) -> Result<(Vec<SearchHit>, Facets), Problem> {
     let library_len = service.library.len();
-    let filtered = !filters.is_empty();
+    let filtered = !filter.is_empty();
     let mut depth = if filtered {
         (k * 20).max(FACET_DEPTH * 2)
     } else {
@@ -639,7 +593,7 @@ fn ranked_hits(
                     count_facet(&mut facet_counts[3], p);
                 }
             }
-            if out.len() < k && (!filtered || filters.matches(&meta)) {
+            if out.len() < k && (!filtered || filter.matches(&view.metadata)) {
                 out.push(SearchHit {
                     rank: out.len() + 1,
                     score: hit.score,
@@ -692,17 +646,16 @@ pub async fn search(
         authorize(&state, &headers, request.library.as_deref(), Role::Read)?;
     check_text("query", &request.query)?;
     let k = check_k(request.k)?;
-    request.filters.validate()?;
+    let filter = request.filters.to_filter()?;
     let pipeline = service
         .pipeline(request.pipeline.as_deref(), request.rerank)
         .map_err(Problem::bad_request)?;
     let started = Instant::now();
     let svc = service.clone();
     let query = request.query.clone();
-    let filters = request.filters.clone();
     let pipe = pipeline.clone();
     let (hits, facets) = run_blocking(&state, move || {
-        ranked_hits(&svc, &pipe, &query, k, &filters, None)
+        ranked_hits(&svc, &pipe, &query, k, &filter, None)
     })
     .await?;
     Ok(Json(SearchResponse {
@@ -733,7 +686,7 @@ pub async fn similar(
     let Caller { service, .. } =
         authorize(&state, &headers, request.library.as_deref(), Role::Read)?;
     let k = check_k(request.k)?;
-    request.filters.validate()?;
+    let filter = request.filters.to_filter()?;
     let (text, exclude) =
         match (&request.clause_id, &request.text) {
             (Some(id), None) => {
@@ -754,11 +707,10 @@ pub async fn similar(
         .map_err(Problem::bad_request)?;
     let started = Instant::now();
     let svc = service.clone();
-    let filters = request.filters.clone();
     let pipe = pipeline.clone();
     let query = text.clone();
     let (hits, facets) = run_blocking(&state, move || {
-        ranked_hits(&svc, &pipe, &query, k, &filters, exclude)
+        ranked_hits(&svc, &pipe, &query, k, &filter, exclude)
     })
     .await?;
     Ok(Json(SearchResponse {
@@ -1065,29 +1017,32 @@ mod tests {
     }
 
     #[test]
-    fn filters_match_contract_metadata() {
-        let meta = ClauseMeta::from_value(&serde_json::json!({
+    fn api_filters_become_the_library_filter() {
+        let metadata = serde_json::json!({
             "contract": "x", "parties": ["Pelican Delivers Inc."], "date": "2018-03-01",
             "governing_law": "Delaware", "document_type": "License Agreement",
             "clause_types": [{"category": "Cap On Liability", "confidence": 0.9}]
-        }));
-        let f = |v: serde_json::Value| serde_json::from_value::<Filters>(v).expect("filters");
-        assert!(
-            f(serde_json::json!({"party": "pelican", "governing_law": "delaware"})).matches(&meta)
-        );
-        assert!(f(serde_json::json!({"clause_type": "cap on liability"})).matches(&meta));
-        assert!(!f(serde_json::json!({"clause_type": "Cap"})).matches(&meta));
-        assert!(
-            f(serde_json::json!({"date_from": "2018-03-01", "date_to": "2018-03-01"}))
-                .matches(&meta)
-        );
-        assert!(!f(serde_json::json!({"date_from": "2018-03-02"})).matches(&meta));
-        assert!(!f(serde_json::json!({"document_type": "lease"})).matches(&meta));
-        assert!(!f(serde_json::json!({"party": "acme"})).matches(&ClauseMeta::default()));
-        assert!(f(serde_json::json!({"date_from": "2018-13-01"}))
-            .validate()
-            .is_err());
-        assert!(f(serde_json::json!({"party": " "})).is_empty());
+        });
+        let filter = |v: serde_json::Value| {
+            serde_json::from_value::<Filters>(v)
+                .expect("filters")
+                .to_filter()
+        };
+        let pass = |v: serde_json::Value| filter(v).expect("valid").matches(&metadata);
+        assert!(pass(
+            serde_json::json!({"party": "pelican", "governing_law": "delaware"})
+        ));
+        assert!(pass(serde_json::json!({"clause_type": "cap on liability"})));
+        assert!(!pass(serde_json::json!({"clause_type": "Cap"})));
+        assert!(pass(
+            serde_json::json!({"date_from": "2018", "date_to": "2018-03"})
+        ));
+        assert!(!pass(serde_json::json!({"date_from": "2018-03-02"})));
+        assert!(!pass(serde_json::json!({"document_type": "lease"})));
+        assert!(filter(serde_json::json!({"party": " "}))
+            .expect("blank")
+            .is_empty());
+        assert!(filter(serde_json::json!({"date_from": "2018-13-01"})).is_err());
     }
 
     #[test]
