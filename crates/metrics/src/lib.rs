@@ -19,6 +19,11 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
+pub mod classification;
+pub mod spans;
+
+pub use classification::balanced_accuracy;
+
 /// A ranked (or to-be-ranked) document: id and retrieval score.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scored<'a> {
