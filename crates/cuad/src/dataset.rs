@@ -45,6 +45,14 @@ pub struct Annotation {
     pub placement: Placement,
 }
 
+impl Annotation {
+    /// The text a prediction is compared with: pieces joined by `<omitted>` become one text
+    /// (so the separator does not glue two words into one).
+    pub fn match_text(&self) -> String {
+        self.text.replace(crate::place::OMITTED, " ")
+    }
+}
+
 /// A CUAD contract with its annotations.
 #[derive(Debug, Clone)]
 pub struct CuadContract {

@@ -1,12 +1,18 @@
 //! CUAD (Contract Understanding Atticus Dataset) for Precedent: reading the annotated contracts,
 //! placing their spans, the 41-category clause typer, and the CUAD and LegalBench evaluations.
 
+pub mod candidates;
 pub mod categories;
 pub mod dataset;
+pub mod eval;
+pub mod features;
+pub mod labels;
 pub mod place;
 mod pylist;
+pub mod typer;
 
 pub use categories::{category_index, substring_ok, CATEGORIES};
 pub use dataset::{load, Annotation, CuadContract, CuadDataset, CuadError, PlacementReport};
 pub use place::Placement;
 pub use pylist::parse_string_list;
+pub use typer::{ClauseTyper, ScoredCandidate, TrainOptions, N_CATEGORIES};

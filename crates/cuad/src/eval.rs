@@ -1,0 +1,198 @@
+//! `eval-cuad`: contract-level K-fold cross-validation of the typer on the shared CUAD contracts,
+//! scored as the CUAD paper scores extractive models (see `precedent_metrics::spans`).
+//!
+//! Per fold the typer is refit on the other folds' contracts only; each held-out contract's
+//! candidates are scored, and per category its `top_n` most confident candidates become the
+//! predictions (CUAD's evaluation uses the 20 best answers per question).
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use precedent_metrics::spans::{Matching, PrCurve, Question};
+
+use crate::categories::{substring_ok, CATEGORIES};
+use crate::dataset::CuadDataset;
+use crate::typer::{prepare, ClauseTyper, TrainOptions, N_CATEGORIES};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CvOptions {
+    pub folds: usize,
+    pub top_n: usize,
+    pub train: TrainOptions,
+}
+
+impl Default for CvOptions {
+    fn default() -> Self {
+        CvOptions {
+            folds: 5,
+            top_n: 20,
+            train: TrainOptions::default(),
+        }
+    }
+}
+
+/// AUPR and precision at 80% / 90% recall, as fractions.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Default)]
+pub struct Scores {
+    pub aupr: f64,
+    pub precision_at_80_recall: f64,
+    pub precision_at_90_recall: f64,
+    /// Recall with every prediction kept (the end of the curve).
+    pub max_recall: f64,
+}
+
+impl Scores {
+    fn of(curve: &PrCurve) -> Self {
+        Scores {
+            aupr: curve.aupr(),
+            precision_at_80_recall: curve.precision_at_recall(0.8),
+            precision_at_90_recall: curve.precision_at_recall(0.9),
+            max_recall: curve.recall.last().copied().unwrap_or(0.0),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CategoryScores {
+    pub category: &'static str,
+    pub annotations: usize,
+    #[serde(flatten)]
+    pub scores: Scores,
+}
+
+/// One held-out annotation scored by the fold's typer as a clause on its own (the LegalBench
+/// development set is drawn from these).
+#[derive(Debug, Clone)]
+pub struct HeldOutClause {
+    pub contract: usize,
+    pub category: usize,
+    pub text: String,
+    pub scores: [f32; N_CATEGORIES],
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CuadReport {
+    pub contracts: usize,
+    pub folds: usize,
+    pub top_n: usize,
+    pub train: TrainOptions,
+    /// All questions pooled, CUAD's `evaluate.py` counting: the figure comparable to the paper.
+    pub pooled: Scores,
+    /// All questions pooled, one annotation per prediction (stricter).
+    pub pooled_one_to_one: Scores,
+    /// Mean over the 41 categories of the per-category scores.
+    pub category_mean: Scores,
+    pub per_category: Vec<CategoryScores>,
+    /// Share of annotations some candidate matches (the ceiling on recall).
+    pub candidate_recall: f64,
+    pub candidates: usize,
+    /// Mean seconds to fit the typer in one fold.
+    pub train_seconds_per_fold: f64,
+    #[serde(skip)]
+    pub held_out_clauses: Vec<HeldOutClause>,
+}
+
+/// Runs the cross-validation. `progress` is called after each fold.
+pub fn cross_validate(
+    data: &CuadDataset,
+    options: &CvOptions,
+    mut progress: impl FnMut(usize),
+) -> CuadReport {
+    let contracts: Vec<&_> = data.contracts.iter().collect();
+    let prepared = prepare(&contracts);
+    let folds = options.folds.max(2);
+    let fold_of = |i: usize| i % folds;
+    let mut questions: Vec<Vec<Question>> = vec![Vec::new(); N_CATEGORIES];
+    let mut held_out_clauses = Vec::new();
+    let mut train_seconds = 0.0;
+    for fold in 0..folds {
+        let train: Vec<&_> = prepared
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| fold_of(*i) != fold)
+            .map(|(_, p)| p)
+            .collect();
+        let started = Instant::now();
+        let typer = ClauseTyper::train(&train, &options.train, &format!("cv fold {fold}"));
+        train_seconds += started.elapsed().as_secs_f64();
+        for (ci, contract) in contracts.iter().enumerate() {
+            if fold_of(ci) != fold {
+                continue;
+            }
+            let p = &prepared[ci];
+            let scores = typer.score_prepared(p);
+            for (k, category_questions) in questions.iter_mut().enumerate() {
+                let mut ranked: Vec<(usize, f32)> =
+                    scores.iter().map(|s| s[k]).enumerate().collect();
+                ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                ranked.truncate(options.top_n);
+                let predictions: Vec<(&str, f64)> = ranked
+                    .iter()
+                    .map(|&(i, s)| (&contract.text[p.candidates[i].span.clone()], f64::from(s)))
+                    .collect();
+                let gold: Vec<String> = contract.spans_of(k).map(|a| a.match_text()).collect();
+                let gold: Vec<&str> = gold.iter().map(String::as_str).collect();
+                category_questions.push(Question::matched(&gold, &predictions, substring_ok(k)));
+            }
+            for a in &contract.annotations {
+                let text = a.match_text();
+                held_out_clauses.push(HeldOutClause {
+                    contract: ci,
+                    category: a.category,
+                    scores: typer.classify_scores(&text),
+                    text,
+                });
+            }
+        }
+        progress(fold + 1);
+    }
+    let all: Vec<&Question> = questions.iter().flatten().collect();
+    let pooled = Scores::of(&PrCurve::from_questions(all.iter().copied(), Matching::Cuad));
+    let pooled_one_to_one =
+        Scores::of(&PrCurve::from_questions(all.iter().copied(), Matching::OneToOne));
+    let per_category: Vec<CategoryScores> = questions
+        .iter()
+        .enumerate()
+        .map(|(k, qs)| CategoryScores {
+            category: CATEGORIES[k],
+            annotations: qs.iter().map(|q| q.n_gold).sum(),
+            scores: Scores::of(&PrCurve::from_questions(qs, Matching::Cuad)),
+        })
+        .collect();
+    let n = per_category.len() as f64;
+    let category_mean = Scores {
+        aupr: per_category.iter().map(|c| c.scores.aupr).sum::<f64>() / n,
+        precision_at_80_recall: per_category
+            .iter()
+            .map(|c| c.scores.precision_at_80_recall)
+            .sum::<f64>()
+            / n,
+        precision_at_90_recall: per_category
+            .iter()
+            .map(|c| c.scores.precision_at_90_recall)
+            .sum::<f64>()
+            / n,
+        max_recall: per_category.iter().map(|c| c.scores.max_recall).sum::<f64>() / n,
+    };
+    let (mut annotations, mut reachable) = (0usize, 0usize);
+    for (c, p) in contracts.iter().zip(&prepared) {
+        let labels = crate::labels::label(c, &p.candidates);
+        annotations += labels.annotation_hits.len();
+        reachable += labels.annotation_hits.iter().filter(|h| !h.is_empty()).count();
+    }
+    CuadReport {
+        contracts: contracts.len(),
+        folds,
+        top_n: options.top_n,
+        train: options.train.clone(),
+        pooled,
+        pooled_one_to_one,
+        category_mean,
+        per_category,
+        candidate_recall: reachable as f64 / annotations.max(1) as f64,
+        candidates: prepared.iter().map(|p| p.candidates.len()).sum(),
+        train_seconds_per_fold: train_seconds / folds as f64,
+        held_out_clauses,
+    }
+}

@@ -1,0 +1,53 @@
+//! Which candidates count as correct answers: exactly the CUAD scoring rule (word-set Jaccard ≥ 0.5,
+//! or containment for Parties), so the typer is trained on the targets it is scored on.
+
+use precedent_metrics::spans::{span_matches, WordSet};
+
+use crate::candidates::Candidate;
+use crate::categories::substring_ok;
+use crate::dataset::CuadContract;
+
+/// Per candidate, a bit per category (bit `k` = matches an annotation of category `k`); and per
+/// annotation, the candidates matching it.
+pub struct Labels {
+    pub candidate_bits: Vec<u64>,
+    pub annotation_hits: Vec<Vec<u32>>,
+}
+
+/// Labels the candidates of one contract. Jaccard is computed only against candidates overlapping
+/// the annotation's placed span (others cannot reach 0.5 except by repeated boilerplate); Parties
+/// containment is checked everywhere, as the scorer does.
+pub fn label(contract: &CuadContract, candidates: &[Candidate]) -> Labels {
+    let text = &contract.text;
+    let words: Vec<WordSet> = candidates
+        .iter()
+        .map(|c| WordSet::new(&text[c.span.clone()]))
+        .collect();
+    let mut candidate_bits = vec![0u64; candidates.len()];
+    let mut annotation_hits = Vec::with_capacity(contract.annotations.len());
+    for a in &contract.annotations {
+        let gold = a.match_text();
+        let gold_words = WordSet::new(&gold);
+        let containment = substring_ok(a.category);
+        let mut hits = Vec::new();
+        for (i, c) in candidates.iter().enumerate() {
+            let overlaps = a
+                .span
+                .as_ref()
+                .is_some_and(|s| s.start < c.span.end && c.span.start < s.end);
+            if !overlaps && !containment {
+                continue;
+            }
+            let candidate_text = &text[c.span.clone()];
+            if span_matches(candidate_text, &words[i], &gold, &gold_words, containment) {
+                hits.push(i as u32);
+                candidate_bits[i] |= 1 << a.category;
+            }
+        }
+        annotation_hits.push(hits);
+    }
+    Labels {
+        candidate_bits,
+        annotation_hits,
+    }
+}
