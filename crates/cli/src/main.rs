@@ -1,10 +1,13 @@
 //! `precedent`: the command-line face of the engine. Thin by design: parsing, progress bars and
 //! printing live here; everything else is in the library crates.
 
+mod eval_cuad;
+mod eval_legalbench;
 mod filters;
 mod ingest;
 mod keys;
 mod progress;
+mod review;
 mod serve;
 
 use std::path::{Path, PathBuf};
@@ -53,6 +56,12 @@ enum Command {
     Keys(keys::KeysArgs),
     /// Build (or extend) a clause library from a folder of contracts (TXT, HTML, PDF, DOCX).
     Ingest(ingest::IngestArgs),
+    /// List the CUAD clause types found in contracts, with confidence, section and span.
+    Review(review::ReviewArgs),
+    /// Cross-validate the clause typer on CUAD (AUPR, precision at 80%/90% recall).
+    EvalCuad(eval_cuad::EvalCuadArgs),
+    /// Balanced accuracy on LegalBench's CUAD tasks.
+    EvalLegalbench(eval_legalbench::EvalLegalbenchArgs),
 }
 
 #[derive(Args)]
@@ -259,6 +268,9 @@ fn main() {
         Command::Serve(args) => serve::run(args),
         Command::Keys(args) => keys::run(args),
         Command::Ingest(args) => ingest::run(args, &bars),
+        Command::Review(args) => review::run(args),
+        Command::EvalCuad(args) => eval_cuad::run(args),
+        Command::EvalLegalbench(args) => eval_legalbench::run(args),
     };
     if let Err(err) = result {
         eprintln!("error: {err:#}");

@@ -26,9 +26,18 @@ fn main() {
         }
     }
     let (t, h) = per.iter().fold((0, 0), |acc, p| (acc.0 + p.0, acc.1 + p.1));
-    println!("candidates {n} ({:.0}/contract); oracle recall {:.3}", n as f64 / 398.0, h as f64 / t as f64);
+    println!(
+        "candidates {n} ({:.0}/contract); oracle recall {:.3}",
+        n as f64 / 398.0,
+        h as f64 / t as f64
+    );
     println!("kinds {kinds:?}\npositive kinds {pos_kinds:?}");
     for (k, p) in per.iter().enumerate() {
-        println!("{:40} {:5} {:.3}", CATEGORIES[k], p.0, p.1 as f64 / p.0.max(1) as f64);
+        println!(
+            "{:40} {:5} {:.3}",
+            CATEGORIES[k],
+            p.0,
+            p.1 as f64 / p.0.max(1) as f64
+        );
     }
 }

@@ -3,7 +3,12 @@ fn main() {
     for c in &d.contracts {
         for a in &c.annotations {
             if a.placement == precedent_cuad::Placement::Unplaced {
-                println!("{} | {} | {:?}", c.id.chars().take(30).collect::<String>(), precedent_cuad::CATEGORIES[a.category], a.text.chars().take(150).collect::<String>());
+                println!(
+                    "{} | {} | {:?}",
+                    c.id.chars().take(30).collect::<String>(),
+                    precedent_cuad::CATEGORIES[a.category],
+                    a.text.chars().take(150).collect::<String>()
+                );
             }
         }
     }

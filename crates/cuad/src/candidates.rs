@@ -97,7 +97,9 @@ fn sentences(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
             continue;
         }
         let next = trimmed.chars().next().unwrap_or(' ');
-        if !(next.is_uppercase() || next.is_ascii_digit() || matches!(next, '(' | '"' | '\u{201c}' | '['))
+        if !(next.is_uppercase()
+            || next.is_ascii_digit()
+            || matches!(next, '(' | '"' | '\u{201c}' | '['))
         {
             continue;
         }
@@ -109,7 +111,8 @@ fn sentences(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
                 .rfind(|&(_, ch)| ch.is_whitespace() || ch == '(')
                 .map_or(0, |(p, ch)| p + ch.len_utf8());
             let word = before[word_start..].to_lowercase();
-            let word = word.trim_matches(|ch: char| !ch.is_alphanumeric() && ch != '.' && ch != '\'');
+            let word =
+                word.trim_matches(|ch: char| !ch.is_alphanumeric() && ch != '.' && ch != '\'');
             if word.is_empty()
                 || word.chars().all(|ch| ch.is_ascii_digit() || ch == '.')
                 || word.chars().count() == 1
@@ -213,10 +216,20 @@ pub fn candidates(text: &str) -> Vec<Candidate> {
             }
         }
         for w in sents.windows(2) {
-            push(&mut out, Kind::Window2, w[0].start..w[1].end, w[0].start..w[1].end);
+            push(
+                &mut out,
+                Kind::Window2,
+                w[0].start..w[1].end,
+                w[0].start..w[1].end,
+            );
         }
         for w in sents.windows(3) {
-            push(&mut out, Kind::Window3, w[0].start..w[2].end, w[0].start..w[2].end);
+            push(
+                &mut out,
+                Kind::Window3,
+                w[0].start..w[2].end,
+                w[0].start..w[2].end,
+            );
         }
         if sents.len() > 3 && word_count(&text[para.clone()]) <= MAX_PARAGRAPH_WORDS {
             push(&mut out, Kind::Paragraph, para.clone(), para.clone());
@@ -276,10 +289,14 @@ mod tests {
     #[test]
     fn pieces_windows_and_paragraphs() {
         let long = "Licensee shall not (a) assign this Agreement without consent of the other party in writing; (b) sublicense any rights to any third party whatsoever under any circumstances; or (c) transfer any license granted hereunder to anyone else at any time.";
-        let text = format!("First sentence here. Second one here. Third one. Fourth one.\n\n{long}");
+        let text =
+            format!("First sentence here. Second one here. Third one. Fourth one.\n\n{long}");
         let c = candidates(&text);
-        assert!(c.iter().any(|c| c.kind == Kind::Paragraph && &text[c.span.clone()] == "First sentence here. Second one here. Third one. Fourth one."));
-        assert!(c.iter().any(|c| c.kind == Kind::Window2 && &text[c.span.clone()] == "First sentence here. Second one here."));
+        assert!(c.iter().any(|c| c.kind == Kind::Paragraph
+            && &text[c.span.clone()]
+                == "First sentence here. Second one here. Third one. Fourth one."));
+        assert!(c.iter().any(|c| c.kind == Kind::Window2
+            && &text[c.span.clone()] == "First sentence here. Second one here."));
         let pieces = texts(&text, Kind::Piece);
         assert_eq!(pieces.len(), 3, "{pieces:?}");
         assert!(pieces[1].starts_with("(b) sublicense"));

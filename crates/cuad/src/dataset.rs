@@ -252,6 +252,9 @@ mod tests {
         let decomposed = "LECLANCHE\u{301} S.A. - JOINT  DEVELOPMENT.txt";
         assert_eq!(file_key(composed), file_key(decomposed));
         assert_eq!(file_key(composed), "leclanchesajointdevelopment");
-        assert_eq!(file_key("KALLO_EX-10.1-AGREEMENT.PDF'"), "kalloex101agreement");
+        assert_eq!(
+            file_key("KALLO_EX-10.1-AGREEMENT.PDF'"),
+            "kalloex101agreement"
+        );
     }
 }

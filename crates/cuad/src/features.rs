@@ -90,7 +90,9 @@ impl Featurizer {
         let upper = span_text.chars().filter(|c| c.is_uppercase()).count();
         let mut pairs: Vec<(u32, f32)> = Vec::new();
         dedup_scaled(&mut text_features, 1.0, &mut pairs);
-        if let Some(context) = context.filter(|_| matches!(kind, Kind::Date | Kind::Title | Kind::Piece)) {
+        if let Some(context) =
+            context.filter(|_| matches!(kind, Kind::Date | Kind::Title | Kind::Piece))
+        {
             let mut ctx: Vec<u32> = self
                 .analyzer
                 .term_texts(context)

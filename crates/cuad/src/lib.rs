@@ -1,12 +1,14 @@
 //! CUAD (Contract Understanding Atticus Dataset) for Precedent: reading the annotated contracts,
 //! placing their spans, the 41-category clause typer, and the CUAD and LegalBench evaluations.
 
+pub mod cache;
 pub mod candidates;
 pub mod categories;
 pub mod dataset;
 pub mod eval;
 pub mod features;
 pub mod labels;
+pub mod legalbench;
 pub mod place;
 mod pylist;
 pub mod typer;

@@ -87,7 +87,10 @@ fn place_collapsed(text: &str, span: &str) -> Option<Range<usize>> {
     let at = collapsed.find(needle)?;
     let start = origin[at];
     let last = at + needle.len() - 1;
-    let last_char_len = text[origin[last]..].chars().next().map_or(1, char::len_utf8);
+    let last_char_len = text[origin[last]..]
+        .chars()
+        .next()
+        .map_or(1, char::len_utf8);
     Some(start..origin[last] + last_char_len)
 }
 
@@ -117,7 +120,10 @@ fn collapse(text: &str) -> (String, Vec<usize>) {
 pub(crate) fn words(text: &str) -> Vec<(String, Range<usize>)> {
     let mut out = Vec::new();
     let mut start = None;
-    for (i, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
         match (c.is_alphanumeric(), start) {
             (true, None) => start = Some(i),
             (false, Some(s)) => {
@@ -176,8 +182,12 @@ fn place_words(text: &str, span: &str) -> Option<Range<usize>> {
         return None;
     }
     let window = &text_words[best.1..best.1 + n];
-    let first = window.iter().position(|(w, _)| need.contains_key(w.as_str()))?;
-    let last = window.iter().rposition(|(w, _)| need.contains_key(w.as_str()))?;
+    let first = window
+        .iter()
+        .position(|(w, _)| need.contains_key(w.as_str()))?;
+    let last = window
+        .iter()
+        .rposition(|(w, _)| need.contains_key(w.as_str()))?;
     Some(window[first].1.start..window[last].1.end)
 }
 
@@ -197,7 +207,11 @@ mod tests {
     #[test]
     fn whitespace_reflowed() {
         let text = "Intro.\nThis Agreement shall be\n   governed by the laws of Delaware.\nEnd";
-        let (r, p) = place(text, "This Agreement shall be governed by the laws of  Delaware.", 0);
+        let (r, p) = place(
+            text,
+            "This Agreement shall be governed by the laws of  Delaware.",
+            0,
+        );
         assert_eq!(p, Placement::Whitespace);
         assert_eq!(
             &text[r.unwrap()],
@@ -207,7 +221,8 @@ mod tests {
 
     #[test]
     fn fuzzy_words_and_unplaced() {
-        let text = "Preamble. Licensee shall pay [***] percent of net sales to Licensor quarterly. Other.";
+        let text =
+            "Preamble. Licensee shall pay [***] percent of net sales to Licensor quarterly. Other.";
         let (r, p) = place(
             text,
             "Licensee shall pay [*] percent of Net Sales to Licensor quarterly",
@@ -218,7 +233,10 @@ mod tests {
             &text[r.unwrap()],
             "Licensee shall pay [***] percent of net sales to Licensor quarterly"
         );
-        assert_eq!(place(text, "completely different words here", 0).1, Placement::Unplaced);
+        assert_eq!(
+            place(text, "completely different words here", 0).1,
+            Placement::Unplaced
+        );
         assert_eq!(place(text, "   ", 0).1, Placement::Unplaced);
         let (r, p) = place(text, "Preamble.<omitted>Other.", 0);
         assert_eq!((r, p), (Some(0..text.len()), Placement::Exact));

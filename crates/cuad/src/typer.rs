@@ -269,7 +269,8 @@ impl ClauseTyper {
         std::fs::File::open(path)
             .and_then(|mut f| f.read_to_end(&mut bytes))
             .with_context(|| format!("reading {}", path.display()))?;
-        let bad = |why: &str| anyhow::anyhow!("{}: not a clause typer model ({why})", path.display());
+        let bad =
+            |why: &str| anyhow::anyhow!("{}: not a clause typer model ({why})", path.display());
         if bytes.len() < 16 || &bytes[..8] != Self::MAGIC {
             return Err(bad("bad magic"));
         }

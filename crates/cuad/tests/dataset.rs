@@ -5,14 +5,21 @@ use std::path::Path;
 use precedent_cuad::{load, Placement};
 
 fn cuad_dir() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/cuad"))
+    Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/cuad"
+    ))
 }
 
 #[test]
 fn loads_all_contracts_and_places_spans() {
     let data = load(cuad_dir()).expect("CUAD loads");
     assert_eq!(data.contracts.len(), 398);
-    assert!(data.report.missing_texts.is_empty(), "{:?}", data.report.missing_texts);
+    assert!(
+        data.report.missing_texts.is_empty(),
+        "{:?}",
+        data.report.missing_texts
+    );
     let r = &data.report;
     eprintln!("{r:?}");
     assert_eq!(r.spans, 10224);

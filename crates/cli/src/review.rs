@@ -1,0 +1,209 @@
+//! `precedent review FILE...`: the CUAD clause types found in each contract, with confidence,
+//! section and character span.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use precedent_cuad::cache::{find_cuad_dir, load_or_train, DEFAULT_CACHE};
+use precedent_cuad::{ClauseTyper, ScoredCandidate, TrainOptions, CATEGORIES};
+use serde::Serialize;
+
+/// Where the clause typer comes from (shared by review, eval-legalbench and ingest).
+#[derive(Args, Clone)]
+pub struct TyperArgs {
+    /// A typer model file (as cached under .precedent/cache/typer); by default the cached model
+    /// trained from --cuad, trained now (about a minute) if missing.
+    #[arg(long)]
+    pub typer: Option<PathBuf>,
+    /// CUAD folder to train the typer from (master_clauses.csv, full_contract_txt/); default
+    /// $PRECEDENT_CUAD_DIR or shared/data/cuad beside the working directory or an ancestor.
+    #[arg(long)]
+    pub cuad: Option<PathBuf>,
+    /// Cache directory for trained typers.
+    #[arg(long, default_value = DEFAULT_CACHE)]
+    pub typer_cache: PathBuf,
+}
+
+impl TyperArgs {
+    pub fn load(&self) -> Result<ClauseTyper> {
+        if let Some(path) = &self.typer {
+            return ClauseTyper::load(path);
+        }
+        let dir = match &self.cuad {
+            Some(d) => d.clone(),
+            None => find_cuad_dir().context(
+                "no CUAD data to train the clause typer from: pass --cuad DIR or --typer FILE",
+            )?,
+        };
+        load_or_train(&dir, &self.typer_cache, &TrainOptions::default(), || {
+            eprintln!(
+                "training the clause typer from {} (once; cached in {})",
+                dir.display(),
+                self.typer_cache.display()
+            )
+        })
+        .with_context(|| format!("training the clause typer from {}", dir.display()))
+    }
+}
+
+#[derive(Args)]
+pub struct ReviewArgs {
+    /// Contract files (TXT, HTML, PDF, DOCX).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// One JSON object per file and line: {"contract", "findings": [{"category", "text", "start",
+    /// "end", "section", "confidence"}]}, with offsets in characters of the extracted text.
+    #[arg(long)]
+    pub json: bool,
+    /// Candidates per category in the JSON, most confident first (0 = every candidate).
+    #[arg(long, default_value_t = 20)]
+    pub top: usize,
+    /// Text output: show findings at or above this confidence.
+    #[arg(long, default_value_t = 0.5)]
+    pub threshold: f32,
+    #[command(flatten)]
+    pub typer: TyperArgs,
+}
+
+#[derive(Serialize)]
+pub struct Finding {
+    pub category: &'static str,
+    pub text: String,
+    pub start: usize,
+    pub end: usize,
+    pub section: Option<String>,
+    pub confidence: f32,
+}
+
+#[derive(Serialize)]
+pub struct ContractReview {
+    pub contract: String,
+    pub findings: Vec<Finding>,
+}
+
+/// Character offset of every byte offset (for the JSON's character spans).
+fn char_offsets(text: &str) -> Vec<usize> {
+    let mut map = vec![0; text.len() + 1];
+    let mut chars = 0;
+    for (i, c) in text.char_indices() {
+        for slot in &mut map[i..i + c.len_utf8()] {
+            *slot = chars;
+        }
+        chars += 1;
+    }
+    map[text.len()] = chars;
+    map
+}
+
+/// Reads a contract's text.
+pub fn read_contract(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    match String::from_utf8(bytes) {
+        Ok(text) if text.contains('\0') => {
+            bail!("{}: binary file, not a contract text", path.display())
+        }
+        Ok(text) if text.trim().is_empty() => bail!("{}: empty file", path.display()),
+        Ok(text) => Ok(text),
+        Err(_) => bail!("{}: not UTF-8 text", path.display()),
+    }
+}
+
+/// Reviews one contract text: per category, the `top` most confident candidates (0 = all).
+pub fn review_text(typer: &ClauseTyper, contract: &str, text: &str, top: usize) -> ContractReview {
+    let scored: Vec<ScoredCandidate> = typer.review(text);
+    let chars = char_offsets(text);
+    let mut findings = Vec::new();
+    for (k, category) in CATEGORIES.iter().enumerate() {
+        let mut ranked: Vec<&ScoredCandidate> = scored.iter().collect();
+        ranked.sort_by(|a, b| {
+            b.scores[k]
+                .total_cmp(&a.scores[k])
+                .then(a.candidate.span.start.cmp(&b.candidate.span.start))
+        });
+        if top > 0 {
+            ranked.truncate(top);
+        }
+        for c in ranked {
+            let span = c.candidate.span.clone();
+            findings.push(Finding {
+                category,
+                text: text[span.clone()].to_owned(),
+                start: chars[span.start],
+                end: chars[span.end],
+                section: None,
+                confidence: c.scores[k],
+            });
+        }
+    }
+    ContractReview {
+        contract: contract.to_owned(),
+        findings,
+    }
+}
+
+fn print_text(review: &ContractReview, threshold: f32) {
+    println!("{}", review.contract);
+    let mut any = false;
+    for category in CATEGORIES {
+        let mut shown: Vec<(usize, usize)> = Vec::new();
+        for f in review
+            .findings
+            .iter()
+            .filter(|f| f.category == category && f.confidence >= threshold)
+        {
+            if shown.len() >= 3 || shown.iter().any(|&(s, e)| f.start < e && s < f.end) {
+                continue;
+            }
+            if shown.is_empty() {
+                println!("  {category}");
+            }
+            shown.push((f.start, f.end));
+            any = true;
+            let mut excerpt: String = f.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            if excerpt.chars().count() > 160 {
+                excerpt = excerpt.chars().take(157).collect::<String>() + "...";
+            }
+            let section = f
+                .section
+                .as_deref()
+                .map(|s| format!(" §{s}"))
+                .unwrap_or_default();
+            println!(
+                "    {:.2}{section} [{}..{}] {excerpt}",
+                f.confidence, f.start, f.end
+            );
+        }
+    }
+    if !any {
+        println!("  (no clause type at confidence >= {threshold})");
+    }
+}
+
+pub fn run(args: ReviewArgs) -> Result<()> {
+    let typer = args.typer.load()?;
+    let mut failed = 0;
+    for path in &args.files {
+        let text = match read_contract(path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                failed += 1;
+                continue;
+            }
+        };
+        let review = review_text(&typer, &path.display().to_string(), &text, args.top);
+        if args.json {
+            println!("{}", serde_json::to_string(&review)?);
+        } else {
+            print_text(&review, args.threshold);
+        }
+    }
+    if failed > 0 {
+        bail!(
+            "{failed} of {} files could not be reviewed",
+            args.files.len()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,115 @@
+//! The typer and its cross-validation on real CUAD contracts (small subsets, to keep CI fast).
+
+use std::path::Path;
+
+use precedent_cuad::eval::{cross_validate, CvOptions};
+use precedent_cuad::typer::prepare;
+use precedent_cuad::{category_index, load, ClauseTyper, TrainOptions};
+
+fn cuad_dir() -> &'static Path {
+    Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/cuad"
+    ))
+}
+
+fn quick() -> TrainOptions {
+    TrainOptions {
+        epochs: 2,
+        ..TrainOptions::default()
+    }
+}
+
+#[test]
+fn learns_governing_law_and_round_trips() {
+    let data = load(cuad_dir()).unwrap();
+    let train: Vec<&_> = data.contracts.iter().take(60).collect();
+    let prepared = prepare(&train);
+    let refs: Vec<&_> = prepared.iter().collect();
+    let typer = ClauseTyper::train(&refs, &quick(), "test");
+    let again = ClauseTyper::train(&refs, &quick(), "test");
+    let clause = "This Agreement shall be governed by and construed in accordance with the laws of the State of New York, without regard to its conflict of laws principles.";
+    assert_eq!(
+        typer.classify(clause),
+        again.classify(clause),
+        "training is deterministic"
+    );
+    let ranked = typer.classify(clause);
+    assert_eq!(ranked[0].0, "Governing Law", "{ranked:?}");
+    assert!(ranked[0].1 > 0.5, "{ranked:?}");
+    let audit = "Licensee shall keep complete and accurate books and records, and Licensor may, upon thirty days notice, audit such books and records to verify royalty payments.";
+    let ranked = typer.classify(audit);
+    assert!(
+        ranked.iter().take(3).any(|(c, _)| *c == "Audit Rights"),
+        "{ranked:?}"
+    );
+
+    // Held-out contract: its annotated governing-law sentence is among the top candidates.
+    let held_out = data
+        .contracts
+        .iter()
+        .skip(60)
+        .find(|c| c.spans_of(7).next().is_some())
+        .unwrap();
+    let law = category_index("Governing Law").unwrap();
+    let mut scored = typer.review(&held_out.text);
+    scored.sort_by(|a, b| b.scores[law].total_cmp(&a.scores[law]));
+    let gold = held_out.spans_of(law).next().unwrap().span.clone().unwrap();
+    assert!(
+        scored
+            .iter()
+            .take(3)
+            .any(|s| s.candidate.span.start < gold.end && gold.start < s.candidate.span.end),
+        "{}",
+        held_out.id
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("typer.bin");
+    typer.save(&path).unwrap();
+    let loaded = ClauseTyper::load(&path).unwrap();
+    assert_eq!(loaded.classify_scores(audit), typer.classify_scores(audit));
+    assert_eq!(loaded.info(), typer.info());
+    std::fs::write(&path, b"PRTYPER1garbage").unwrap();
+    assert!(ClauseTyper::load(&path)
+        .unwrap_err()
+        .to_string()
+        .contains("not a clause typer"));
+}
+
+#[test]
+fn cross_validation_scores_held_out_contracts() {
+    let mut data = load(cuad_dir()).unwrap();
+    data.contracts.truncate(40);
+    let options = CvOptions {
+        folds: 2,
+        train: quick(),
+        ..CvOptions::default()
+    };
+    let mut folds_done = 0;
+    let report = cross_validate(&data, &options, |_| folds_done += 1);
+    assert_eq!(folds_done, 2);
+    assert_eq!(report.contracts, 40);
+    assert_eq!(report.per_category.len(), 41);
+    let spans: usize = data.contracts.iter().map(|c| c.annotations.len()).sum();
+    assert_eq!(
+        report
+            .per_category
+            .iter()
+            .map(|c| c.annotations)
+            .sum::<usize>(),
+        spans
+    );
+    assert_eq!(report.held_out_clauses.len(), spans);
+    // Even 20 training contracts per fold find the easy categories.
+    let law = &report.per_category[7];
+    assert_eq!(law.category, "Governing Law");
+    assert!(law.scores.aupr > 0.5, "{law:?}");
+    assert!(
+        report.pooled.aupr > 0.2 && report.pooled.aupr < 1.0,
+        "{:?}",
+        report.pooled
+    );
+    assert!(report.pooled_one_to_one.aupr <= report.pooled.aupr);
+    assert!(report.candidate_recall > 0.9);
+}
