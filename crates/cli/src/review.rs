@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use precedent_contracts::{segment_text, Clause};
 use precedent_cuad::cache::{find_cuad_dir, load_or_train, DEFAULT_CACHE};
 use precedent_cuad::{ClauseTyper, ScoredCandidate, TrainOptions, CATEGORIES};
 use serde::Serialize;
@@ -96,16 +97,51 @@ fn char_offsets(text: &str) -> Vec<usize> {
     map
 }
 
-/// Reads a contract's text.
+/// Reads a contract (TXT, EDGAR HTML, PDF text layer, DOCX) into its text.
 pub fn read_contract(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    match String::from_utf8(bytes) {
-        Ok(text) if text.contains('\0') => {
-            bail!("{}: binary file, not a contract text", path.display())
+    Ok(precedent_contracts::read_path(path)?.text)
+}
+
+/// The section a clause sits in, as a lawyer cites it: the innermost numbered part with its
+/// sub-paragraphs (`["ARTICLE IX", "9.1", "(a)"]` → `9.1(a)`), else the innermost part.
+fn section_of(clause: &Clause) -> Option<String> {
+    let numbered = clause
+        .path
+        .iter()
+        .rposition(|p| p.starts_with(|c: char| c.is_ascii_digit()));
+    match numbered {
+        Some(i) => {
+            let mut s = clause.path[i].trim_end_matches('.').to_owned();
+            for sub in clause.path[i + 1..].iter().filter(|p| p.starts_with('(')) {
+                s.push_str(sub);
+            }
+            Some(s)
         }
-        Ok(text) if text.trim().is_empty() => bail!("{}: empty file", path.display()),
-        Ok(text) => Ok(text),
-        Err(_) => bail!("{}: not UTF-8 text", path.display()),
+        None => clause.path.last().cloned(),
+    }
+}
+
+/// For a character offset, the section of the innermost clause containing it.
+struct Sections {
+    clauses: Vec<(usize, usize, Option<String>)>,
+}
+
+impl Sections {
+    fn new(text: &str) -> Self {
+        Sections {
+            clauses: segment_text(text)
+                .iter()
+                .map(|c| (c.start, c.end, section_of(c)))
+                .collect(),
+        }
+    }
+
+    fn at(&self, offset: usize) -> Option<String> {
+        self.clauses
+            .iter()
+            .filter(|(s, e, _)| *s <= offset && offset < *e)
+            .min_by_key(|(s, e, _)| e - s)
+            .and_then(|(_, _, section)| section.clone())
     }
 }
 
@@ -113,6 +149,7 @@ pub fn read_contract(path: &Path) -> Result<String> {
 pub fn review_text(typer: &ClauseTyper, contract: &str, text: &str, top: usize) -> ContractReview {
     let scored: Vec<ScoredCandidate> = typer.review(text);
     let chars = char_offsets(text);
+    let sections = Sections::new(text);
     let mut findings = Vec::new();
     for (k, category) in CATEGORIES.iter().enumerate() {
         let mut ranked: Vec<&ScoredCandidate> = scored.iter().collect();
@@ -131,7 +168,7 @@ pub fn review_text(typer: &ClauseTyper, contract: &str, text: &str, top: usize) 
                 text: text[span.clone()].to_owned(),
                 start: chars[span.start],
                 end: chars[span.end],
-                section: None,
+                section: sections.at(chars[span.start]),
                 confidence: c.scores[k],
             });
         }

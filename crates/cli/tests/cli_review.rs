@@ -1,0 +1,229 @@
+//! `precedent review` on a TXT, an HTML, a PDF and a DOCX contract, `eval-legalbench` on the
+//! shared task folders, and the JSON shapes the README documents. The typer is a small one
+//! trained here on 30 CUAD contracts (the full one takes a minute).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use precedent_cuad::typer::prepare;
+use precedent_cuad::{load, ClauseTyper, TrainOptions};
+
+fn shared() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"))
+}
+
+fn precedent(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_precedent"))
+        .args(args)
+        .output()
+        .expect("run precedent")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Real clauses of a held-out CUAD contract (not among the 30 training contracts), as a short
+/// contract: title, preamble, governing law and assignment clauses.
+fn contract_lines() -> Vec<String> {
+    let data = load(&shared().join("cuad")).unwrap();
+    let c = data
+        .contracts
+        .iter()
+        .skip(30)
+        .find(|c| c.spans_of(7).next().is_some() && c.spans_of(18).next().is_some())
+        .unwrap();
+    let first = |k: usize| c.spans_of(k).next().unwrap().match_text();
+    vec![
+        "DISTRIBUTION AGREEMENT".to_owned(),
+        format!("1. Assignment. {}", first(18)),
+        format!("2. Governing Law. {}", first(7)),
+    ]
+}
+
+fn write_docx(path: &Path, lines: &[String]) {
+    let escape = |t: &str| {
+        t.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let body: String = lines
+        .iter()
+        .map(|l| format!("<w:p><w:r><w:t xml:space=\"preserve\">{}</w:t></w:r></w:p>", escape(l)))
+        .collect();
+    let document = format!(
+        r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>{body}</w:body></w:document>"#
+    );
+    let files = [
+        ("[Content_Types].xml", r#"<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>"#.to_owned()),
+        ("_rels/.rels", r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>"#.to_owned()),
+        ("word/document.xml", document),
+    ];
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    for (name, content) in files {
+        zip.start_file(name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(content.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+/// A one-page PDF with a text layer (Helvetica, one line per 90 characters).
+fn write_pdf(path: &Path, lines: &[String]) {
+    let mut wrapped: Vec<String> = Vec::new();
+    for line in lines {
+        let mut current = String::new();
+        for word in line.split_whitespace() {
+            if current.len() + word.len() > 90 {
+                wrapped.push(std::mem::take(&mut current));
+            }
+            if !current.is_empty() {
+                current.push(' ');
+            }
+            current.push_str(word);
+        }
+        wrapped.push(current);
+        wrapped.push(String::new());
+    }
+    let escape = |t: &str| {
+        t.chars()
+            .filter(|c| c.is_ascii())
+            .collect::<String>()
+            .replace('\\', "\\\\")
+            .replace('(', "\\(")
+            .replace(')', "\\)")
+    };
+    let mut content = String::from("BT /F1 10 Tf 12 TL 50 760 Td\n");
+    for l in &wrapped {
+        content.push_str(&format!("({}) Tj T*\n", escape(l)));
+    }
+    content.push_str("ET\n");
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_owned(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>".to_owned(),
+        format!("<< /Length {} >>\nstream\n{content}endstream", content.len()),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_owned(),
+    ];
+    let mut pdf = String::from("%PDF-1.4\n");
+    let mut offsets = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.push_str(&format!("{} 0 obj\n{o}\nendobj\n", i + 1));
+    }
+    let xref = pdf.len();
+    pdf.push_str(&format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1));
+    for off in offsets {
+        pdf.push_str(&format!("{off:010} 00000 n \n"));
+    }
+    pdf.push_str(&format!(
+        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+        objects.len() + 1
+    ));
+    std::fs::write(path, pdf).unwrap();
+}
+
+#[test]
+fn review_reads_every_format_and_prints_the_documented_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = load(&shared().join("cuad")).unwrap();
+    let train: Vec<&_> = data.contracts.iter().take(30).collect();
+    let prepared = prepare(&train);
+    let typer = ClauseTyper::train(
+        &prepared.iter().collect::<Vec<_>>(),
+        &TrainOptions {
+            epochs: 2,
+            ..TrainOptions::default()
+        },
+        "test",
+    );
+    let model = dir.path().join("typer.bin");
+    typer.save(&model).unwrap();
+
+    let lines = contract_lines();
+    let txt = dir.path().join("contract.txt");
+    std::fs::write(&txt, lines.join("\n\n")).unwrap();
+    let html = dir.path().join("contract.htm");
+    let paragraphs: String = lines.iter().map(|l| format!("<p>{l}</p>\n")).collect();
+    std::fs::write(&html, format!("<html><body>{paragraphs}</body></html>")).unwrap();
+    let pdf = dir.path().join("contract.pdf");
+    write_pdf(&pdf, &lines);
+    let docx = dir.path().join("contract.docx");
+    write_docx(&docx, &lines);
+
+    let out = precedent(&[
+        "review", "--typer", s(&model), "--json", s(&txt), s(&html), s(&pdf), s(&docx),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let reviews: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(reviews.len(), 4);
+    for (review, path) in reviews.iter().zip([&txt, &html, &pdf, &docx]) {
+        assert_eq!(review["contract"], s(path));
+        let findings = review["findings"].as_array().unwrap();
+        // Every category gets its ranked candidates, each with the documented fields.
+        for f in findings {
+            for key in ["category", "text", "start", "end", "section", "confidence"] {
+                assert!(f.get(key).is_some(), "{key} missing in {f}");
+            }
+            let c = f["confidence"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&c));
+        }
+        let categories: std::collections::HashSet<&str> = findings
+            .iter()
+            .map(|f| f["category"].as_str().unwrap())
+            .collect();
+        assert_eq!(categories.len(), 41);
+        // The governing-law clause is the most confident Governing Law finding, cited by section.
+        let law = findings
+            .iter()
+            .find(|f| f["category"] == "Governing Law")
+            .unwrap();
+        let text = law["text"].as_str().unwrap().to_lowercase();
+        assert!(text.contains("law"), "{}: {law}", path.display());
+        assert!(law["confidence"].as_f64().unwrap() > 0.3, "{}: {law}", path.display());
+        assert_eq!(law["section"], "2", "{}: {law}", path.display());
+    }
+    // Offsets are characters of the extracted text: the TXT's text is the file itself.
+    let original: Vec<char> = std::fs::read_to_string(&txt).unwrap().chars().collect();
+    for f in reviews[0]["findings"].as_array().unwrap() {
+        let (start, end) = (f["start"].as_u64().unwrap() as usize, f["end"].as_u64().unwrap() as usize);
+        let slice: String = original[start..end].iter().collect();
+        assert_eq!(slice, f["text"].as_str().unwrap());
+    }
+
+    // Text mode, and a bad file reported by name while the good one is still reviewed.
+    let empty = dir.path().join("empty.txt");
+    std::fs::write(&empty, "").unwrap();
+    let out = precedent(&["review", "--typer", s(&model), s(&empty), s(&txt)]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("empty.txt") && stderr.contains("1 of 2"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Governing Law"), "{stdout}");
+
+    // eval-legalbench: balanced accuracy per task folder and the mean, in the documented JSON.
+    let json_out = dir.path().join("lb.json");
+    let out = precedent(&[
+        "eval-legalbench",
+        s(&shared().join("legalbench")),
+        "--typer",
+        s(&model),
+        "--json-out",
+        s(&json_out),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lb: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_out).unwrap()).unwrap();
+    let tasks = lb["tasks"].as_object().unwrap();
+    assert_eq!(tasks.len(), 38);
+    assert!(tasks.contains_key("CUAD_Governing Law"));
+    let mean = lb["mean"].as_f64().unwrap();
+    let recomputed = tasks.values().map(|v| v.as_f64().unwrap()).sum::<f64>() / 38.0;
+    assert!((mean - recomputed).abs() < 1e-12);
+    assert!(mean > 0.5, "{mean}");
+}
