@@ -50,7 +50,12 @@ fn write_docx(path: &Path, lines: &[String]) {
     };
     let body: String = lines
         .iter()
-        .map(|l| format!("<w:p><w:r><w:t xml:space=\"preserve\">{}</w:t></w:r></w:p>", escape(l)))
+        .map(|l| {
+            format!(
+                "<w:p><w:r><w:t xml:space=\"preserve\">{}</w:t></w:r></w:p>",
+                escape(l)
+            )
+        })
         .collect();
     let document = format!(
         r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>{body}</w:body></w:document>"#
@@ -113,7 +118,10 @@ fn write_pdf(path: &Path, lines: &[String]) {
         pdf.push_str(&format!("{} 0 obj\n{o}\nendobj\n", i + 1));
     }
     let xref = pdf.len();
-    pdf.push_str(&format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1));
+    pdf.push_str(&format!(
+        "xref\n0 {}\n0000000000 65535 f \n",
+        objects.len() + 1
+    ));
     for off in offsets {
         pdf.push_str(&format!("{off:010} 00000 n \n"));
     }
@@ -153,9 +161,20 @@ fn review_reads_every_format_and_prints_the_documented_json() {
     write_docx(&docx, &lines);
 
     let out = precedent(&[
-        "review", "--typer", s(&model), "--json", s(&txt), s(&html), s(&pdf), s(&docx),
+        "review",
+        "--typer",
+        s(&model),
+        "--json",
+        s(&txt),
+        s(&html),
+        s(&pdf),
+        s(&docx),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8(out.stdout).unwrap();
     let reviews: Vec<serde_json::Value> = stdout
         .lines()
@@ -185,13 +204,20 @@ fn review_reads_every_format_and_prints_the_documented_json() {
             .unwrap();
         let text = law["text"].as_str().unwrap().to_lowercase();
         assert!(text.contains("law"), "{}: {law}", path.display());
-        assert!(law["confidence"].as_f64().unwrap() > 0.3, "{}: {law}", path.display());
+        assert!(
+            law["confidence"].as_f64().unwrap() > 0.3,
+            "{}: {law}",
+            path.display()
+        );
         assert_eq!(law["section"], "2", "{}: {law}", path.display());
     }
     // Offsets are characters of the extracted text: the TXT's text is the file itself.
     let original: Vec<char> = std::fs::read_to_string(&txt).unwrap().chars().collect();
     for f in reviews[0]["findings"].as_array().unwrap() {
-        let (start, end) = (f["start"].as_u64().unwrap() as usize, f["end"].as_u64().unwrap() as usize);
+        let (start, end) = (
+            f["start"].as_u64().unwrap() as usize,
+            f["end"].as_u64().unwrap() as usize,
+        );
         let slice: String = original[start..end].iter().collect();
         assert_eq!(slice, f["text"].as_str().unwrap());
     }
@@ -202,7 +228,10 @@ fn review_reads_every_format_and_prints_the_documented_json() {
     let out = precedent(&["review", "--typer", s(&model), s(&empty), s(&txt)]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("empty.txt") && stderr.contains("1 of 2"), "{stderr}");
+    assert!(
+        stderr.contains("empty.txt") && stderr.contains("1 of 2"),
+        "{stderr}"
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("Governing Law"), "{stdout}");
 
@@ -216,7 +245,11 @@ fn review_reads_every_format_and_prints_the_documented_json() {
         "--json-out",
         s(&json_out),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let lb: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json_out).unwrap()).unwrap();
     let tasks = lb["tasks"].as_object().unwrap();

@@ -13,7 +13,6 @@ use precedent_metrics::balanced_accuracy;
 
 use crate::categories::{category_index, CATEGORIES};
 use crate::eval::HeldOutClause;
-use crate::typer::N_CATEGORIES;
 
 /// One labelled example of a task.
 #[derive(Debug, Clone, PartialEq)]
@@ -169,7 +168,7 @@ pub fn tune_on_dev(clauses: &[HeldOutClause]) -> DevReport {
     let mut tasks = BTreeMap::new();
     let mut positives = BTreeMap::new();
     let mut thresholds = BTreeMap::new();
-    for k in 0..N_CATEGORIES {
+    for (k, category) in CATEGORIES.iter().enumerate() {
         let all: Vec<(bool, f32)> = dev_pairs(clauses, k, |_| true).collect();
         let n_pos = all.iter().filter(|p| p.0).count();
         if n_pos == 0 {
@@ -183,7 +182,7 @@ pub fn tune_on_dev(clauses: &[HeldOutClause]) -> DevReport {
                 dev_pairs(clauses, k, |c| c.contract % 2 == half).map(|(g, s)| (g, s >= t)),
             );
         }
-        let name = CATEGORIES[k].to_owned();
+        let name = (*category).to_owned();
         tasks.insert(name.clone(), balanced_accuracy(judged).unwrap_or(0.0));
         positives.insert(name.clone(), n_pos);
         thresholds.insert(name, best_threshold(&all));

@@ -119,6 +119,12 @@ fn shuffled(n: usize, seed: u64) -> Vec<u32> {
     order
 }
 
+impl std::fmt::Debug for ClauseTyper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClauseTyper").field("info", &self.info).finish()
+    }
+}
+
 impl ClauseTyper {
     /// Trains on prepared contracts. Deterministic for given data and options.
     pub fn train(prepared: &[&Prepared], options: &TrainOptions, data: &str) -> Self {
