@@ -121,7 +121,9 @@ fn shuffled(n: usize, seed: u64) -> Vec<u32> {
 
 impl std::fmt::Debug for ClauseTyper {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClauseTyper").field("info", &self.info).finish()
+        f.debug_struct("ClauseTyper")
+            .field("info", &self.info)
+            .finish()
     }
 }
 

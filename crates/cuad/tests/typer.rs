@@ -44,25 +44,29 @@ fn learns_governing_law_and_round_trips() {
         "{ranked:?}"
     );
 
-    // Held-out contract: its annotated governing-law sentence is among the top candidates.
-    let held_out = data
+    // Held-out contracts: the annotated governing-law clause is among the top 3 candidates in
+    // at least 8 of the next 10 contracts that have one.
+    let law = category_index("Governing Law").unwrap();
+    let held_out: Vec<_> = data
         .contracts
         .iter()
         .skip(60)
-        .find(|c| c.spans_of(7).next().is_some())
-        .unwrap();
-    let law = category_index("Governing Law").unwrap();
-    let mut scored = typer.review(&held_out.text);
-    scored.sort_by(|a, b| b.scores[law].total_cmp(&a.scores[law]));
-    let gold = held_out.spans_of(law).next().unwrap().span.clone().unwrap();
-    assert!(
-        scored
-            .iter()
-            .take(3)
-            .any(|s| s.candidate.span.start < gold.end && gold.start < s.candidate.span.end),
-        "{}",
-        held_out.id
-    );
+        .filter(|c| c.spans_of(law).next().is_some())
+        .take(10)
+        .collect();
+    let found = held_out
+        .iter()
+        .filter(|c| {
+            let mut scored = typer.review(&c.text);
+            scored.sort_by(|a, b| b.scores[law].total_cmp(&a.scores[law]));
+            let gold = c.spans_of(law).next().unwrap().span.clone().unwrap();
+            scored
+                .iter()
+                .take(3)
+                .any(|s| s.candidate.span.start < gold.end && gold.start < s.candidate.span.end)
+        })
+        .count();
+    assert!(found >= 8, "{found} of 10");
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("typer.bin");
