@@ -9,6 +9,7 @@ mod keys;
 mod progress;
 mod review;
 mod serve;
+mod train;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -20,8 +21,7 @@ use precedent_formats::CorpusDoc;
 use precedent_library::{BuildOptions, ClauseVectors, IndexKind, Library};
 use precedent_models::{CrossEncoder, Embedder, EmbeddingCache, LongTextPolicy, DEFAULT_MODEL};
 use precedent_rank::{
-    build_pipeline, embed_clauses, needs_embedder, EmbedSettings, PipelineModels, DEFAULT_PIPELINE,
-    PIPELINES,
+    embed_clauses, EmbedSettings, PipelineModels, DEFAULT_PIPELINE,
 };
 
 use crate::progress::Bars;
@@ -62,6 +62,8 @@ enum Command {
     EvalCuad(eval_cuad::EvalCuadArgs),
     /// Balanced accuracy on LegalBench's CUAD tasks.
     EvalLegalbench(eval_legalbench::EvalLegalbenchArgs),
+    /// Learn the ranking stage from rating files (and cross-validate it).
+    Train(train::TrainArgs),
 }
 
 #[derive(Args)]
@@ -79,6 +81,8 @@ struct BenchArgs {
     model: Option<String>,
     #[command(flatten)]
     rerank: RerankArgs,
+    #[command(flatten)]
+    learned: train::LearnedArgs,
     /// Clauses retrieved per query.
     #[arg(short, default_value_t = 100)]
     k: usize,
@@ -199,6 +203,8 @@ struct SearchArgs {
     model: Option<String>,
     #[command(flatten)]
     rerank: RerankArgs,
+    #[command(flatten)]
+    learned: train::LearnedArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -246,6 +252,8 @@ struct EvalArgs {
     vectors: VectorArgs,
     #[command(flatten)]
     rerank: RerankArgs,
+    #[command(flatten)]
+    learned: train::LearnedArgs,
 }
 
 fn main() {
@@ -271,6 +279,7 @@ fn main() {
         Command::Review(args) => review::run(args),
         Command::EvalCuad(args) => eval_cuad::run(args),
         Command::EvalLegalbench(args) => eval_legalbench::run(args),
+        Command::Train(args) => train::run(args, &bars),
     };
     if let Err(err) = result {
         eprintln!("error: {err:#}");
@@ -393,7 +402,7 @@ fn pipeline_models(
         fusion_weights: rerank.weights,
         ..PipelineModels::default()
     };
-    if needs_embedder(pipeline) {
+    if train::needs_embedder(pipeline) {
         let spec = match (model, library.vectors_info()) {
             (Some(spec), _) => spec.to_owned(),
             (None, Some(info)) => info.model_source.clone(),
@@ -427,8 +436,7 @@ fn search(args: SearchArgs) -> Result<()> {
     let library = Arc::new(Library::open(&args.index)?);
     let pipeline_name = match &args.pipeline {
         Some(name) => name.clone(),
-        None if library.vectors_info().is_some() => DEFAULT_PIPELINE.to_owned(),
-        None => "bm25".to_owned(),
+        None => train::default_pipeline(&library, &args.learned).to_owned(),
     };
     let models = pipeline_models(
         &pipeline_name,
@@ -436,7 +444,8 @@ fn search(args: SearchArgs) -> Result<()> {
         args.model.as_deref(),
         &args.rerank,
     )?;
-    let pipeline = build_pipeline(&pipeline_name, library.clone(), &models)?;
+    let (pipeline, _) =
+        train::make_pipeline(&pipeline_name, library.clone(), &models, &args.learned)?;
     let filter = args.filter.filter()?;
     let hits = precedent_library::filtered_search(
         &library,
@@ -513,11 +522,16 @@ fn search(args: SearchArgs) -> Result<()> {
 }
 
 fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
-    let pipeline_name = args.pipeline.as_deref().unwrap_or(DEFAULT_PIPELINE);
-    if !PIPELINES.contains(&pipeline_name) {
+    let default_name = if precedent_learn::default_model_dir().is_some() || args.learned.model_dir().is_some() {
+        "learned"
+    } else {
+        DEFAULT_PIPELINE
+    };
+    let pipeline_name = args.pipeline.as_deref().unwrap_or(default_name);
+    if !train::known_pipelines().contains(&pipeline_name) {
         bail!(
             "unknown pipeline {pipeline_name:?}; known pipelines: {}",
-            PIPELINES.join(", ")
+            train::known_pipelines().join(", ")
         );
     }
     let queries = precedent_formats::read_queries(&args.queries)?;
@@ -527,11 +541,15 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         Some(dir) => dir.clone(),
         None => PathBuf::from(".precedent/eval").join(&fingerprint),
     };
-    let want_vectors = needs_embedder(pipeline_name).then_some(&args.vectors);
+    let want_vectors = train::needs_embedder(pipeline_name).then_some(&args.vectors);
     let library = open_or_build(&index_dir, &args.corpus, &fingerprint, want_vectors, bars)?;
     let library = Arc::new(library);
     let models = pipeline_models(pipeline_name, &library, None, &args.rerank)?;
-    let pipeline = build_pipeline(pipeline_name, library.clone(), &models)?;
+    let (pipeline, learned) =
+        train::make_pipeline(pipeline_name, library.clone(), &models, &args.learned)?;
+    if let Some(model) = &learned {
+        train::check_no_overlap(model, &qrels)?;
+    }
     let options = EvalOptions {
         protocol: args.protocol,
         depth: args.depth,
@@ -568,7 +586,8 @@ fn bench(args: BenchArgs) -> Result<()> {
         args.model.as_deref(),
         &args.rerank,
     )?;
-    let pipeline = build_pipeline(&args.pipeline, library.clone(), &models)?;
+    let (pipeline, _) =
+        train::make_pipeline(&args.pipeline, library.clone(), &models, &args.learned)?;
     // One warm-up pass so page cache and lazy loads do not count.
     for q in &queries {
         pipeline.search(&q.text, args.k)?;

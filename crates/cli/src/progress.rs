@@ -18,6 +18,13 @@ impl Bars {
             current: Mutex::new(None),
         }
     }
+
+    /// A one-line status message (e.g. "fold 2/5: features"), shown only when bars are.
+    pub fn note(&self, message: &str) {
+        if self.enabled {
+            eprintln!("{message}");
+        }
+    }
 }
 
 impl Progress for Bars {

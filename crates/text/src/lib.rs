@@ -8,6 +8,9 @@
 //! split on non-alphanumeric characters, lowercase, drop Lucene's 33 English stop words, Snowball
 //! English stems. Each step can be turned off through [`AnalyzerConfig`].
 
+pub mod jargon;
+
+pub use jargon::expand_query;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde::{Deserialize, Serialize};
 

@@ -159,6 +159,10 @@ impl FlatIndex {
 }
 
 impl VectorIndex for FlatIndex {
+    fn vector(&self, row: u32) -> Option<Vec<f32>> {
+        self.row(row).map(<[f32]>::to_vec)
+    }
+
     fn kind(&self) -> IndexKind {
         IndexKind::Flat
     }

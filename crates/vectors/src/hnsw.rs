@@ -769,6 +769,10 @@ impl HnswIndex {
 }
 
 impl VectorIndex for HnswIndex {
+    fn vector(&self, row: u32) -> Option<Vec<f32>> {
+        self.vectors.vector(row)
+    }
+
     fn kind(&self) -> IndexKind {
         IndexKind::Hnsw {
             m: self.params.m,

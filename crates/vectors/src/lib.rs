@@ -113,6 +113,11 @@ pub trait VectorIndex: Send + Sync {
         self.search_filtered(query, k, None)
     }
 
+    /// The stored vector of `row` (dequantised for int8 stores), or `None` past the end.
+    /// Learned stages need clause vectors themselves, e.g. to average them into category
+    /// centroids, not only their dot products with a query.
+    fn vector(&self, row: u32) -> Option<Vec<f32>>;
+
     /// Atomically replaces the store in `dir` (see the `store` module docs).
     fn save(&self, dir: &Path, model_id: &str) -> Result<Manifest, VectorError>;
 

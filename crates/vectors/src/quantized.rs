@@ -95,6 +95,13 @@ impl QuantizedIndex {
 }
 
 impl VectorIndex for QuantizedIndex {
+    fn vector(&self, row: u32) -> Option<Vec<f32>> {
+        let row = row as usize;
+        let scale = *self.scales.get(row)?;
+        let codes = self.codes.get(row * self.dim..(row + 1) * self.dim)?;
+        Some(codes.iter().map(|&c| f32::from(c) * scale).collect())
+    }
+
     fn kind(&self) -> IndexKind {
         IndexKind::Int8
     }

@@ -1,0 +1,291 @@
+//! `precedent train`: learn the ranking stage from rating files (and cross-validate it).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use precedent_formats::{Qrels, Query};
+use precedent_learn::cv::{cross_validate, Variant};
+use precedent_learn::{LearnedModel, RankObjective, RatedQuery, TrainOptions};
+use precedent_library::{Library, Progress};
+
+use crate::{load_embedder, open_or_build, Bars, VectorArgs};
+
+#[derive(Args)]
+pub struct TrainArgs {
+    /// Clause corpus (BEIR corpus.jsonl) the ratings refer to.
+    #[arg(long)]
+    corpus: PathBuf,
+    /// Queries (BEIR queries.jsonl; ACORD's `metadata.category` is used when present).
+    #[arg(long)]
+    queries: PathBuf,
+    /// Rating files (TSV `query-id corpus-id score`, 0..4 = 1..5 stars); repeat to combine, e.g.
+    /// train and valid. Never pass the split you will evaluate on.
+    #[arg(long, required = true)]
+    qrels: Vec<PathBuf>,
+    /// Model directory to write (created; replaced file by file, manifest last).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Also run K-fold cross-validation by query over the given ratings and print the table.
+    #[arg(long)]
+    cv: Option<usize>,
+    /// With --cv: also score single stages and the ablation of every feature group.
+    #[arg(long)]
+    ablation: bool,
+    /// With --cv: write the full report (per variant, category and query) as JSON.
+    #[arg(long)]
+    json_out: Option<PathBuf>,
+    /// Number of boosted trees.
+    #[arg(long, default_value_t = TrainOptions::default().trees)]
+    trees: usize,
+    /// Depth of each tree.
+    #[arg(long, default_value_t = TrainOptions::default().max_depth)]
+    depth: u32,
+    #[arg(long, default_value_t = TrainOptions::default().learning_rate)]
+    learning_rate: f32,
+    /// Ranking objective: lambdarank (LambdaMART) or squared (pointwise, for comparison).
+    #[arg(long, default_value = "lambdarank")]
+    objective: RankObjective,
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Library to use; by default the one `precedent eval` builds under `.precedent/eval/`.
+    #[arg(long)]
+    index: Option<PathBuf>,
+    #[command(flatten)]
+    vectors: VectorArgs,
+}
+
+pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
+    if args.out.is_none() && args.cv.is_none() {
+        bail!("nothing to do: give --out MODEL_DIR (train) and/or --cv K (cross-validate)");
+    }
+    let queries = precedent_formats::read_queries(&args.queries)?;
+    let qrels = read_all_qrels(&args.qrels)?;
+    let fingerprint = crate::fingerprint_file(&args.corpus)?;
+    let index_dir = match &args.index {
+        Some(dir) => dir.clone(),
+        None => PathBuf::from(".precedent/eval").join(&fingerprint),
+    };
+    let library = Arc::new(open_or_build(
+        &index_dir,
+        &args.corpus,
+        &fingerprint,
+        Some(&args.vectors),
+        bars,
+    )?);
+    let (rated, warnings) = resolve(&library, &queries, &qrels)?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let spec = library
+        .vectors_info()
+        .map(|i| i.model_source.clone())
+        .unwrap_or_else(|| args.vectors.model.clone());
+    let embedder = load_embedder(&spec)?;
+    let texts: Vec<&str> = rated.iter().map(|q| q.text.as_str()).collect();
+    let embeddings = embedder.embed(&texts)?;
+    let options = TrainOptions {
+        objective: args.objective,
+        trees: args.trees,
+        max_depth: args.depth,
+        learning_rate: args.learning_rate,
+        seed: args.seed,
+        ..TrainOptions::default()
+    };
+    eprintln!(
+        "{} rated queries, {} ratings",
+        rated.len(),
+        rated.iter().map(|q| q.ratings.len()).sum::<usize>()
+    );
+    if let Some(folds) = args.cv {
+        let variants = if args.ablation {
+            Variant::ablation_study()
+        } else {
+            vec![
+                Variant::Feature {
+                    name: "hybrid rrf alone".into(),
+                    column: 5,
+                },
+                Variant::full(),
+            ]
+        };
+        let report = cross_validate(
+            &library,
+            &rated,
+            &embeddings,
+            folds,
+            &options,
+            &variants,
+            |msg| bars.note(msg),
+        )?;
+        print!("{}", report.table());
+        println!("({:.0} s)", report.seconds);
+        if let Some(path) = &args.json_out {
+            std::fs::write(path, serde_json::to_string_pretty(&report)?)
+                .with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("report written to {}", path.display());
+        }
+    }
+    if let Some(out) = &args.out {
+        bars.start("features of training queries", rated.len() as u64);
+        let model = precedent_learn::train(
+            &library,
+            &rated,
+            &embeddings,
+            embedder.model_id(),
+            args.qrels.iter().map(|p| p.display().to_string()).collect(),
+            &options,
+            |_, _| bars.advance(1),
+        )?;
+        bars.finish();
+        model.save(out)?;
+        eprintln!(
+            "model written to {} ({} queries, {} ratings, {:.1} s)",
+            out.display(),
+            model.manifest.training_queries,
+            model.manifest.training_ratings,
+            model.manifest.train_seconds
+        );
+    }
+    Ok(())
+}
+
+/// Reads and merges rating files; the same query in two files is refused (ambiguous labels).
+fn read_all_qrels(paths: &[PathBuf]) -> Result<Qrels> {
+    let mut merged = Qrels::new();
+    let mut seen: std::collections::HashMap<String, PathBuf> = Default::default();
+    for path in paths {
+        let qrels = precedent_formats::read_qrels(path)?;
+        if qrels.num_judgements() == 0 {
+            bail!("{}: no ratings in this file", path.display());
+        }
+        for (query, judged) in qrels.iter() {
+            if let Some(first) = seen.insert(query.to_owned(), path.clone()) {
+                bail!(
+                    "query {query:?} is rated in both {} and {}",
+                    first.display(),
+                    path.display()
+                );
+            }
+            for (doc, label) in judged {
+                merged.insert(query, doc, *label);
+            }
+        }
+    }
+    Ok(merged)
+}
+
+fn resolve(
+    library: &Library,
+    queries: &[Query],
+    qrels: &Qrels,
+) -> Result<(Vec<RatedQuery>, Vec<String>)> {
+    Ok(RatedQuery::resolve(library, queries, qrels)?)
+}
+
+/// Loads the learned model for `eval`/`search`: the named directory, else the default one.
+pub fn load_model(dir: Option<&std::path::Path>) -> Result<(PathBuf, Arc<LearnedModel>)> {
+    let dir = match dir {
+        Some(d) => d.to_owned(),
+        None => precedent_learn::default_model_dir().with_context(|| {
+            format!(
+                "no learned model found: train one with `precedent train --out DIR` and pass --model-dir DIR (the repository ships {})",
+                precedent_learn::SHIPPED_MODEL_DIR
+            )
+        })?,
+    };
+    let model = LearnedModel::load(&dir)?;
+    Ok((dir, Arc::new(model)))
+}
+
+/// Where the learned stage comes from (for `search`, `eval` and `bench`).
+#[derive(Args, Clone)]
+pub struct LearnedArgs {
+    /// Learned model directory written by `precedent train`. Default: $PRECEDENT_RANKER, else the
+    /// shipped `models/acord-ranker` (found from the current directory upwards).
+    #[arg(long)]
+    model_dir: Option<PathBuf>,
+    /// How many hybrid candidates the learned ranker reorders.
+    #[arg(long, default_value_t = 500)]
+    learned_top: usize,
+}
+
+impl LearnedArgs {
+    pub fn model_dir(&self) -> Option<&std::path::Path> {
+        self.model_dir.as_deref()
+    }
+}
+
+/// Pipelines the CLI knows: the engine's, plus `learned` (hybrid + learned ranker).
+pub fn known_pipelines() -> Vec<&'static str> {
+    let mut names = precedent_rank::PIPELINES.to_vec();
+    names.push("learned");
+    names
+}
+
+/// The pipeline used when none is named: `learned` when the library has vectors and a learned
+/// model is available, else `hybrid` with vectors, else `bm25`.
+pub fn default_pipeline(library: &Library, learned: &LearnedArgs) -> &'static str {
+    let has_model = learned.model_dir.is_some() || precedent_learn::default_model_dir().is_some();
+    match (library.vectors_info().is_some(), has_model) {
+        (true, true) => "learned",
+        (true, false) => precedent_rank::DEFAULT_PIPELINE,
+        (false, _) => "bm25",
+    }
+}
+
+pub fn needs_embedder(name: &str) -> bool {
+    name == "learned" || precedent_rank::needs_embedder(name)
+}
+
+/// Builds a pipeline by name, including `learned`; a cross-encoder in `models` reranks last.
+pub fn make_pipeline(
+    name: &str,
+    library: Arc<Library>,
+    models: &precedent_rank::PipelineModels,
+    learned: &LearnedArgs,
+) -> Result<(precedent_rank::Pipeline, Option<Arc<LearnedModel>>)> {
+    if name != "learned" {
+        return Ok((precedent_rank::build_pipeline(name, library, models)?, None));
+    }
+    let embedder = models
+        .embedder
+        .clone()
+        .context("the learned pipeline needs the library's bi-encoder")?;
+    let (dir, model) = load_model(learned.model_dir.as_deref())?;
+    tracing::info!("learned model {}", dir.display());
+    let mut pipeline = precedent_learn::learned_pipeline(
+        library.clone(),
+        embedder,
+        model.clone(),
+        learned.learned_top,
+        models.fusion_weights,
+    )?;
+    if let Some(cross) = &models.cross_encoder {
+        pipeline = pipeline.then(
+            Box::new(precedent_rank::CrossEncoderReranker::new(
+                library,
+                cross.clone(),
+            )),
+            models.rerank_top.max(1),
+        );
+    }
+    Ok((pipeline, Some(model)))
+}
+
+/// Refuses to score queries the learned model was trained on: its memory holds their ratings.
+pub fn check_no_overlap(model: &LearnedModel, qrels: &Qrels) -> Result<()> {
+    let trained: std::collections::HashSet<&str> =
+        model.memory.queries.iter().map(|q| q.id.as_str()).collect();
+    let overlap: Vec<&str> = qrels.query_ids().filter(|q| trained.contains(q)).collect();
+    if !overlap.is_empty() {
+        bail!(
+            "the learned model was trained on {} of the queries being evaluated (e.g. {:?}; trained on {}): train without them, e.g. `precedent train --qrels train.tsv --out DIR` then `precedent eval --model-dir DIR --qrels valid.tsv`, or use `precedent train --cv 5` for cross-validated figures",
+            overlap.len(),
+            overlap[0],
+            model.manifest.trained_on.join(", ")
+        );
+    }
+    Ok(())
+}

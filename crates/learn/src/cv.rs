@@ -1,0 +1,294 @@
+//! Cross-validation by query: every fold refits the rating memory, the category centroids and
+//! the ranker from its training queries only, then ranks the held-out queries' judged clauses
+//! (ACORD's condensed protocol) and scores them with the trec_eval-exact metrics.
+//!
+//! Feature vectors are extracted once per fold and reused by every variant (the full model,
+//! the ablations that blank one feature group, and single-feature baselines), so an ablation
+//! study costs only extra tree fits.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use precedent_library::Library;
+use precedent_metrics::{mean_by_group, MeanMetrics, QueryMetrics, Scored};
+use serde::Serialize;
+
+use crate::features::{FeatureExtractor, QueryInput, FEATURE_NAMES, NUM_FEATURES};
+use crate::memory::{RatedQuery, RatingMemory};
+use crate::model::{Ranker, TrainOptions};
+use crate::LearnError;
+
+/// Named groups of features, for ablations ("what each feature buys").
+pub const FEATURE_GROUPS: &[(&str, &[usize])] = &[
+    ("bm25", &[0, 1, 2, 5, 6, 7]),
+    ("jargon-expansion", &[2]),
+    ("dense", &[3, 4, 5]),
+    ("phrases+coverage", &[6, 7]),
+    ("clause-length", &[8]),
+    ("category-centroids", &[9, 10, 11]),
+    ("rating-memory", &[12, 13, 14, 15, 16, 17, 18, 19, 20]),
+];
+
+/// One way of scoring the held-out queries.
+#[derive(Debug, Clone)]
+pub enum Variant {
+    /// The learned ranker with some feature columns blanked (empty: the full model).
+    Learned { name: String, dropped: Vec<usize> },
+    /// A single feature as the score (a stage alone, e.g. BM25 or RRF).
+    Feature { name: String, column: usize },
+}
+
+impl Variant {
+    pub fn name(&self) -> &str {
+        match self {
+            Variant::Learned { name, .. } | Variant::Feature { name, .. } => name,
+        }
+    }
+
+    /// The full model, every group ablated, and the single-stage baselines.
+    pub fn ablation_study() -> Vec<Variant> {
+        let mut v = vec![
+            Variant::Feature {
+                name: "bm25 alone".into(),
+                column: 0,
+            },
+            Variant::Feature {
+                name: "dense alone".into(),
+                column: 3,
+            },
+            Variant::Feature {
+                name: "hybrid rrf alone".into(),
+                column: 5,
+            },
+            Variant::Feature {
+                name: "rating memory alone (neighbor mean label)".into(),
+                column: 14,
+            },
+            Variant::full(),
+        ];
+        for (group, cols) in FEATURE_GROUPS {
+            v.push(Variant::Learned {
+                name: format!("learned without {group}"),
+                dropped: cols.to_vec(),
+            });
+        }
+        v
+    }
+
+    pub fn full() -> Variant {
+        Variant::Learned {
+            name: "learned (all features)".into(),
+            dropped: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VariantResult {
+    pub name: String,
+    pub mean: MeanMetrics,
+    pub by_category: BTreeMap<String, MeanMetrics>,
+    pub per_query: BTreeMap<String, QueryMetrics>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CvReport {
+    pub folds: usize,
+    pub seed: u64,
+    pub queries: usize,
+    pub features: Vec<String>,
+    pub variants: Vec<VariantResult>,
+    pub seconds: f64,
+}
+
+type Group = Vec<([f32; NUM_FEATURES], i32)>;
+
+/// Deterministic fold of each query: a seeded shuffle of the sorted ids, dealt round-robin.
+pub fn assign_folds(ids: &[&str], folds: usize, seed: u64) -> HashMap<String, usize> {
+    let mut sorted: Vec<&str> = ids.to_vec();
+    sorted.sort_unstable();
+    // SplitMix64: tiny, seeded, stable across platforms and crate versions.
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for i in (1..sorted.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        sorted.swap(i, j);
+    }
+    sorted
+        .into_iter()
+        .enumerate()
+        .map(|(i, id)| (id.to_owned(), i % folds.max(1)))
+        .collect()
+}
+
+/// Runs K-fold cross-validation by query for each variant.
+pub fn cross_validate(
+    library: &Arc<Library>,
+    rated: &[RatedQuery],
+    embeddings: &[Vec<f32>],
+    folds: usize,
+    options: &TrainOptions,
+    variants: &[Variant],
+    mut progress: impl FnMut(&str),
+) -> Result<CvReport, LearnError> {
+    let started = std::time::Instant::now();
+    if folds < 2 || folds > rated.len() {
+        return Err(LearnError::Invalid(format!(
+            "cannot make {folds} folds of {} queries",
+            rated.len()
+        )));
+    }
+    let ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
+    let fold_of = assign_folds(&ids, folds, options.seed);
+    let mut scores: Vec<HashMap<String, Vec<f32>>> = vec![HashMap::new(); variants.len()];
+    for fold in 0..folds {
+        progress(&format!("fold {}/{folds}: features", fold + 1));
+        let (train_idx, test_idx): (Vec<usize>, Vec<usize>) =
+            (0..rated.len()).partition(|&i| fold_of[&rated[i].id] != fold);
+        let train_rated: Vec<RatedQuery> = train_idx.iter().map(|&i| rated[i].clone()).collect();
+        let train_emb: Vec<Vec<f32>> = train_idx.iter().map(|&i| embeddings[i].clone()).collect();
+        let memory = Arc::new(RatingMemory::fit(&train_rated, &train_emb, library)?);
+        let extractor = FeatureExtractor::new(library.clone(), memory).with_term_cache();
+        let groups = |idx: &[usize]| -> Result<Vec<Group>, LearnError> {
+            idx.iter()
+                .map(|&i| {
+                    let q = &rated[i];
+                    let rows: Vec<u32> = q.ratings.iter().map(|r| r.1).collect();
+                    let input = QueryInput {
+                        id: Some(q.id.clone()),
+                        text: q.text.clone(),
+                        embedding: embeddings[i].clone(),
+                    };
+                    let f = extractor.extract(&input, &rows)?;
+                    Ok(f.into_iter().zip(q.ratings.iter().map(|r| r.2)).collect())
+                })
+                .collect()
+        };
+        let train_groups = groups(&train_idx)?;
+        let test_groups = groups(&test_idx)?;
+        for (v, variant) in variants.iter().enumerate() {
+            let predicted: Vec<Vec<f32>> = match variant {
+                Variant::Feature { column, .. } => test_groups
+                    .iter()
+                    .map(|g| g.iter().map(|(f, _)| f[*column]).collect())
+                    .collect(),
+                Variant::Learned { name, dropped } => {
+                    progress(&format!("fold {}/{folds}: {name}", fold + 1));
+                    let blank = |g: &Group| -> Group {
+                        g.iter()
+                            .map(|(f, l)| {
+                                let mut f = *f;
+                                dropped.iter().for_each(|&c| f[c] = 0.0);
+                                (f, *l)
+                            })
+                            .collect()
+                    };
+                    let train: Vec<Group> = train_groups.iter().map(blank).collect();
+                    let ranker = Ranker::fit(&train, options)?;
+                    test_groups
+                        .iter()
+                        .map(|g| {
+                            let f: Vec<[f32; NUM_FEATURES]> =
+                                blank(g).into_iter().map(|(f, _)| f).collect();
+                            ranker.predict(&f)
+                        })
+                        .collect()
+                }
+            };
+            for (&i, s) in test_idx.iter().zip(predicted) {
+                scores[v].insert(rated[i].id.clone(), s);
+            }
+        }
+    }
+    let mut results = Vec::with_capacity(variants.len());
+    for (v, variant) in variants.iter().enumerate() {
+        let mut per_query = BTreeMap::new();
+        for q in rated {
+            let Some(s) = scores[v].get(&q.id) else {
+                continue;
+            };
+            let run: Vec<Scored> = q
+                .ratings
+                .iter()
+                .zip(s)
+                .map(|((doc, _, _), score)| Scored {
+                    doc: doc.as_str(),
+                    score: f64::from(*score),
+                })
+                .collect();
+            let judged: HashMap<String, i32> =
+                q.ratings.iter().map(|(d, _, l)| (d.clone(), *l)).collect();
+            per_query.insert(q.id.clone(), QueryMetrics::compute(&run, &judged));
+        }
+        let category_of: HashMap<&str, &str> = rated
+            .iter()
+            .map(|q| (q.id.as_str(), q.category.as_deref().unwrap_or("(none)")))
+            .collect();
+        let by_category = mean_by_group(
+            per_query
+                .iter()
+                .map(|(id, m)| (category_of.get(id.as_str()).copied().unwrap_or("(none)"), m)),
+        );
+        results.push(VariantResult {
+            name: variant.name().to_owned(),
+            mean: MeanMetrics::of(per_query.values()),
+            by_category,
+            per_query,
+        });
+    }
+    Ok(CvReport {
+        folds,
+        seed: options.seed,
+        queries: rated.len(),
+        features: FEATURE_NAMES.iter().map(|s| s.to_string()).collect(),
+        variants: results,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+impl CvReport {
+    /// A plain-text table: one line per variant (percent), then per-category NDCG@5 of the first
+    /// learned variant.
+    pub fn table(&self) -> String {
+        let pct = |x: Option<f64>| x.map_or("   -".to_string(), |v| format!("{:5.1}", 100.0 * v));
+        let mut out = format!(
+            "{}-fold cross-validation by query · {} queries · condensed protocol\n{:<48} {:>6} {:>6} {:>6} {:>6} {:>6}\n",
+            self.folds, self.queries, "variant", "nDCG5", "nDCG10", "4*P5", "5*P5", "R@100"
+        );
+        for v in &self.variants {
+            out.push_str(&format!(
+                "{:<48} {:>6} {:>6} {:>6} {:>6} {:>6}\n",
+                v.name,
+                pct(Some(v.mean.ndcg5)),
+                pct(Some(v.mean.ndcg10)),
+                pct(v.mean.p5_4star),
+                pct(v.mean.p5_5star),
+                pct(v.mean.recall100),
+            ));
+        }
+        if let Some(v) = self
+            .variants
+            .iter()
+            .find(|v| v.name.starts_with("learned (all"))
+        {
+            out.push_str(&format!("\nper category ({}):\n", v.name));
+            for (c, m) in &v.by_category {
+                out.push_str(&format!(
+                    "  {:<40} n={:<3} nDCG5 {} nDCG10 {} 4*P5 {}\n",
+                    c,
+                    m.queries,
+                    pct(Some(m.ndcg5)),
+                    pct(Some(m.ndcg10)),
+                    pct(m.p5_4star)
+                ));
+            }
+        }
+        out
+    }
+}

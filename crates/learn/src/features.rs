@@ -1,0 +1,351 @@
+//! Features of a query-clause pair: what the ranker sees.
+//!
+//! Every feature is defined against query-level constants (the best BM25 score in the whole
+//! library, the best cosine, ranks in full-library lists), never against the candidate list it is
+//! computed for, because training lists (all judged clauses of a query) and serving lists (the
+//! hybrid retriever's top N) are different sets.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use precedent_library::Library;
+use precedent_vectors::RowSet;
+
+use crate::memory::{dot, RatingMemory};
+use crate::LearnError;
+
+/// Feature names, in vector order. Stored in a model directory and checked on load, so a model
+/// trained on another feature layout is refused instead of misread.
+pub const FEATURE_NAMES: &[&str] = &[
+    "bm25",
+    "bm25_rel_top",
+    "bm25_expanded_rel_top",
+    "dense_cos",
+    "dense_gap_top",
+    "rrf",
+    "query_term_coverage",
+    "query_bigram_coverage",
+    "log_clause_terms",
+    "category_match",
+    "category_centroid_cos",
+    "best_centroid_cos",
+    "rated_in_category",
+    "category_unknown",
+    "neighbor_mean_label",
+    "neighbor_mass",
+    "nearest_rater_label",
+    "nearest_rater_sim",
+    "mean_label_in_category",
+    "max_label",
+    "log_times_relevant",
+];
+
+pub const NUM_FEATURES: usize = 21;
+
+/// How sharply similar training queries dominate the vote (softmax temperature on cosine).
+const QUERY_TEMPERATURE: f32 = 0.05;
+/// Temperature of the clause-category posterior from centroid cosines.
+const CENTROID_TEMPERATURE: f32 = 0.05;
+/// Depth of the full-library lists that ranks and BM25 scores come from.
+const LIST_DEPTH: usize = 4096;
+const RRF_K: f32 = 60.0;
+
+/// A query as the extractor needs it: the text and its (unit) embedding, computed once by the
+/// caller so that training over many folds embeds each query once.
+#[derive(Debug, Clone)]
+pub struct QueryInput {
+    pub id: Option<String>,
+    pub text: String,
+    pub embedding: Vec<f32>,
+}
+
+/// Computes feature vectors over one library with one rating memory.
+pub struct FeatureExtractor {
+    library: Arc<Library>,
+    memory: Arc<RatingMemory>,
+    /// Library row -> ratings of that clause by memory queries `(query index, label)`.
+    by_row: HashMap<u32, Vec<(usize, i32)>>,
+    query_category: Vec<Option<usize>>,
+    /// Analysed clause terms, cached when the same clauses recur (training).
+    term_cache: Option<Mutex<HashMap<u32, Arc<Vec<String>>>>>,
+}
+
+impl FeatureExtractor {
+    /// Indexes the memory's ratings by library row (once; reuse the extractor across queries).
+    pub fn new(library: Arc<Library>, memory: Arc<RatingMemory>) -> Self {
+        let mut by_row: HashMap<u32, Vec<(usize, i32)>> = HashMap::new();
+        for (qi, q) in memory.queries.iter().enumerate() {
+            for (id, label) in &q.ratings {
+                if let Some(row) = library.store().row(id) {
+                    by_row.entry(row).or_default().push((qi, *label));
+                }
+            }
+        }
+        let query_category = memory
+            .queries
+            .iter()
+            .map(|q| {
+                q.category
+                    .as_ref()
+                    .and_then(|c| memory.categories.binary_search(c).ok())
+            })
+            .collect();
+        FeatureExtractor {
+            library,
+            memory,
+            by_row,
+            query_category,
+            term_cache: None,
+        }
+    }
+
+    /// Caches analysed clause text across calls (worth it when many queries share clauses).
+    pub fn with_term_cache(mut self) -> Self {
+        self.term_cache = Some(Mutex::new(HashMap::new()));
+        self
+    }
+
+    fn clause_terms(&self, row: u32) -> Result<Arc<Vec<String>>, LearnError> {
+        if let Some(cache) = &self.term_cache {
+            if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&row).cloned()) {
+                return Ok(hit);
+            }
+        }
+        let clause = self.library.store().clause(row)?;
+        let terms = Arc::new(
+            self.library
+                .lexical()
+                .query_terms(&precedent_library::indexed_text(&clause)),
+        );
+        if let Some(cache) = &self.term_cache {
+            if let Ok(mut c) = cache.lock() {
+                c.insert(row, terms.clone());
+            }
+        }
+        Ok(terms)
+    }
+
+    /// Category posterior of the query: similarity-weighted vote of the memory queries.
+    /// Returns also the per-memory-query weights (normalised) used by the rating features.
+    fn query_votes(&self, query: &QueryInput) -> (Vec<f32>, Vec<f32>) {
+        let sims: Vec<Option<f32>> = self
+            .memory
+            .queries
+            .iter()
+            .map(|q| {
+                if query.id.as_deref() == Some(q.id.as_str()) {
+                    None // leave-one-query-out while training
+                } else {
+                    Some(dot(&query.embedding, &q.embedding))
+                }
+            })
+            .collect();
+        let max = sims.iter().flatten().fold(f32::NEG_INFINITY, |m, &s| m.max(s));
+        let mut weights: Vec<f32> = sims
+            .iter()
+            .map(|s| s.map_or(0.0, |s| ((s - max) / QUERY_TEMPERATURE).exp()))
+            .collect();
+        let total: f32 = weights.iter().sum();
+        if total > 0.0 {
+            weights.iter_mut().for_each(|w| *w /= total);
+        }
+        let mut categories = vec![0f32; self.memory.categories.len()];
+        let mut mass = 0f32;
+        for (w, c) in weights.iter().zip(&self.query_category) {
+            if let Some(c) = c {
+                categories[*c] += w;
+                mass += w;
+            }
+        }
+        if mass > 0.0 {
+            categories.iter_mut().for_each(|p| *p /= mass);
+        }
+        (categories, weights)
+    }
+
+    /// One feature vector per row of `rows`, in order.
+    pub fn extract(
+        &self,
+        query: &QueryInput,
+        rows: &[u32],
+    ) -> Result<Vec<[f32; NUM_FEATURES]>, LearnError> {
+        let library = &*self.library;
+        let depth = library.len().clamp(1, LIST_DEPTH);
+        let lexical = library.lexical();
+        let bm25: HashMap<u32, (usize, f32)> = lexical
+            .search(&query.text, depth)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, (row, s))| (row, (i + 1, s)))
+            .collect();
+        let bm25_top = bm25.values().map(|v| v.1).fold(0f32, f32::max);
+        let expanded_text = precedent_text::expand_query(&query.text);
+        let expanded: HashMap<u32, f32> = if expanded_text == query.text {
+            bm25.iter().map(|(r, v)| (*r, v.1)).collect()
+        } else {
+            lexical.search(&expanded_text, depth)?.into_iter().collect()
+        };
+        let expanded_top = expanded.values().copied().fold(0f32, f32::max);
+
+        let vectors = library.vectors()?.ok_or_else(|| {
+            LearnError::Invalid(format!(
+                "library {} has no clause vectors; the learned ranker needs them",
+                library.root().display()
+            ))
+        })?;
+        let dense_list = vectors.search(&query.embedding, depth.min(1000))?;
+        let dense_top = dense_list.first().map_or(0.0, |n| n.score);
+        let dense_rank: HashMap<u32, usize> = dense_list
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.row, i + 1))
+            .collect();
+        let mut wanted = RowSet::with_row_capacity(library.len());
+        for &row in rows {
+            wanted.insert(row);
+        }
+        let cosines: HashMap<u32, f32> = vectors
+            .search_filtered(&query.embedding, rows.len(), Some(&wanted))?
+            .into_iter()
+            .map(|n| (n.row, n.score))
+            .collect();
+
+        let query_terms = dedup(lexical.query_terms(&query.text));
+        let query_bigrams: Vec<(String, String)> = query_terms
+            .windows(2)
+            .map(|w| (w[0].clone(), w[1].clone()))
+            .collect();
+        let (p_category, weights) = self.query_votes(query);
+        let n_categories = self.memory.categories.len();
+
+        let mut out = Vec::with_capacity(rows.len());
+        for &row in rows {
+            let mut f = [0f32; NUM_FEATURES];
+            let (b_rank, b_score) = bm25.get(&row).copied().unwrap_or((depth + 1, 0.0));
+            f[0] = b_score;
+            f[1] = ratio(b_score, bm25_top);
+            f[2] = ratio(expanded.get(&row).copied().unwrap_or(0.0), expanded_top);
+            let cos = cosines.get(&row).copied().unwrap_or(0.0);
+            f[3] = cos;
+            f[4] = cos - dense_top;
+            let d_rank = dense_rank.get(&row).copied().unwrap_or(1001);
+            f[5] = 1.0 / (RRF_K + b_rank as f32) + 1.0 / (RRF_K + d_rank as f32);
+
+            let terms = self.clause_terms(row)?;
+            let term_set: HashSet<&str> = terms.iter().map(String::as_str).collect();
+            if !query_terms.is_empty() {
+                let hit = query_terms
+                    .iter()
+                    .filter(|t| term_set.contains(t.as_str()))
+                    .count();
+                f[6] = hit as f32 / query_terms.len() as f32;
+            }
+            if !query_bigrams.is_empty() {
+                let pairs: HashSet<(&str, &str)> = terms
+                    .windows(2)
+                    .map(|w| (w[0].as_str(), w[1].as_str()))
+                    .collect();
+                let hit = query_bigrams
+                    .iter()
+                    .filter(|(a, b)| pairs.contains(&(a.as_str(), b.as_str())))
+                    .count();
+                f[7] = hit as f32 / query_bigrams.len() as f32;
+            }
+            f[8] = (1.0 + terms.len() as f32).ln();
+
+            // Clause-category evidence from the embedding centroids.
+            if n_categories > 0 {
+                let v = vectors.vector(row).unwrap_or_default();
+                let cent: Vec<f32> = self.memory.centroids.iter().map(|c| dot(&v, c)).collect();
+                let best = cent.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let exp: Vec<f32> = cent
+                    .iter()
+                    .map(|c| ((c - best) / CENTROID_TEMPERATURE).exp())
+                    .collect();
+                let z: f32 = exp.iter().sum();
+                f[9] = p_category
+                    .iter()
+                    .zip(&exp)
+                    .map(|(p, e)| p * e / z)
+                    .sum();
+                f[10] = p_category.iter().zip(&cent).map(|(p, c)| p * c).sum();
+                f[11] = best;
+            }
+
+            // Rating memory: what similar training queries said about this very clause.
+            if let Some(rated) = self.by_row.get(&row) {
+                let rated: Vec<&(usize, i32)> =
+                    rated.iter().filter(|(qi, _)| weights[*qi] > 0.0).collect();
+                let mut in_cat = vec![None::<bool>; n_categories];
+                let (mut wsum, mut wlabel) = (0f32, 0f32);
+                let mut nearest: Option<(f32, i32)> = None;
+                let (mut in_sum, mut in_n, mut max_label, mut relevant) = (0f32, 0u32, 0i32, 0u32);
+                for &&(qi, label) in &rated {
+                    if let Some(c) = self.query_category[qi] {
+                        let slot = &mut in_cat[c];
+                        *slot = Some(slot.unwrap_or(false) || label >= 1);
+                    }
+                    let w = weights[qi];
+                    wsum += w;
+                    wlabel += w * label as f32;
+                    let sim = dot(&query.embedding, &self.memory.queries[qi].embedding);
+                    if nearest.is_none_or(|(s, _)| sim > s) {
+                        nearest = Some((sim, label));
+                    }
+                    if label >= 1 {
+                        in_sum += label as f32;
+                        in_n += 1;
+                    }
+                    if label >= 2 {
+                        relevant += 1;
+                    }
+                    max_label = max_label.max(label);
+                }
+                f[12] = p_category
+                    .iter()
+                    .zip(&in_cat)
+                    .map(|(p, k)| if *k == Some(true) { *p } else { 0.0 })
+                    .sum();
+                f[13] = p_category
+                    .iter()
+                    .zip(&in_cat)
+                    .map(|(p, k)| if k.is_none() { *p } else { 0.0 })
+                    .sum();
+                if wsum > 0.0 {
+                    f[14] = wlabel / wsum;
+                }
+                f[15] = wsum;
+                if let Some((sim, label)) = nearest {
+                    f[16] = label as f32;
+                    f[17] = sim;
+                }
+                if in_n > 0 {
+                    f[18] = in_sum / in_n as f32;
+                }
+                f[19] = max_label as f32;
+                f[20] = (1.0 + relevant as f32).ln();
+            } else {
+                f[13] = 1.0;
+            }
+            out.push(f);
+        }
+        Ok(out)
+    }
+}
+
+fn ratio(x: f32, top: f32) -> f32 {
+    if top > 0.0 {
+        x / top
+    } else {
+        0.0
+    }
+}
+
+/// Distinct terms in first-seen order (bigrams are taken over this order).
+fn dedup(terms: Vec<String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    terms
+        .into_iter()
+        .filter(|t| seen.insert(t.clone()))
+        .collect()
+}

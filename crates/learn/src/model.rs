@@ -1,0 +1,385 @@
+//! The learned model: rating memory + listwise ranker, saved as a versioned directory.
+//!
+//! ```text
+//! MODEL_DIR/
+//!   manifest.json   format name and version, feature names, embedder, training summary
+//!   memory.json     training queries, their ratings and category centroids
+//!   ranker.json     the boosted trees
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use gbdt::config::Loss;
+use gbdt::decision_tree::{Data, DataVec, DecisionTree, TrainingCache};
+use precedent_library::{write_atomically, Library};
+use serde::{Deserialize, Serialize};
+
+use crate::features::{FeatureExtractor, QueryInput, FEATURE_NAMES, NUM_FEATURES};
+use crate::memory::{RatedQuery, RatingMemory};
+use crate::LearnError;
+
+pub const MODEL_FORMAT: &str = "precedent-learned-ranker";
+/// Bumped whenever features, memory or ranker layout change; older directories are refused.
+pub const MODEL_FORMAT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ModelManifest {
+    pub format: String,
+    pub format_version: u32,
+    pub features: Vec<String>,
+    /// Bi-encoder whose query and clause embeddings the memory and features assume.
+    pub embedder_model_id: String,
+    pub objective: String,
+    pub trees: usize,
+    pub max_depth: u32,
+    pub learning_rate: f32,
+    pub training_queries: usize,
+    pub training_ratings: usize,
+    /// Rating files trained on (as given), for provenance.
+    pub trained_on: Vec<String>,
+    pub train_seconds: f64,
+}
+
+/// Options of [`train`].
+#[derive(Debug, Clone)]
+pub struct TrainOptions {
+    pub objective: RankObjective,
+    /// Number of boosted trees.
+    pub trees: usize,
+    pub max_depth: u32,
+    /// Fewest training rows in a leaf (guards against fitting single clauses).
+    pub min_leaf: usize,
+    /// Shrinkage applied to every tree's output.
+    pub learning_rate: f32,
+    /// Seed of the cross-validation fold assignment (tree fitting itself is deterministic).
+    pub seed: u64,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        TrainOptions {
+            objective: RankObjective::LambdaRank,
+            trees: 150,
+            max_depth: 5,
+            min_leaf: 40,
+            learning_rate: 0.1,
+            seed: 42,
+        }
+    }
+}
+
+/// Training objective of the ranker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RankObjective {
+    /// LambdaMART: pairwise logistic gradients weighted by the NDCG change of swapping the pair
+    /// (linear gain, as ACORD's metric), Newton leaf values.
+    LambdaRank,
+    /// Pointwise regression on the label, for comparison.
+    Squared,
+}
+
+impl RankObjective {
+    pub fn name(&self) -> &'static str {
+        match self {
+            RankObjective::LambdaRank => "lambdarank",
+            RankObjective::Squared => "squared",
+        }
+    }
+}
+
+impl std::str::FromStr for RankObjective {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "lambdarank" => Ok(RankObjective::LambdaRank),
+            "squared" => Ok(RankObjective::Squared),
+            other => Err(format!("unknown objective {other:?} (lambdarank or squared)")),
+        }
+    }
+}
+
+/// Boosted regression trees over [`FEATURE_NAMES`].
+///
+/// The trees are the `gbdt` crate's (stable Rust; `perpetual`, which has a listwise objective,
+/// needs a nightly compiler). LambdaMART only needs a regression tree fitted to per-row
+/// gradients, so the boosting loop and the lambda gradients live here and the crate grows the
+/// trees: each tree fits target = lambda / hessian with weight = hessian, whose weighted leaf mean
+/// is the Newton step sum(lambda) / sum(hessian).
+#[derive(Serialize, Deserialize)]
+pub struct Ranker {
+    learning_rate: f32,
+    trees: Vec<DecisionTree>,
+}
+
+impl Ranker {
+    /// Fits on per-query groups of `(features, label)`.
+    pub fn fit(
+        groups: &[Vec<([f32; NUM_FEATURES], i32)>],
+        options: &TrainOptions,
+    ) -> Result<Ranker, LearnError> {
+        let rows: usize = groups.iter().map(Vec::len).sum();
+        if rows == 0 {
+            return Err(LearnError::Invalid("no training rows".into()));
+        }
+        let mut data: DataVec = groups
+            .iter()
+            .flatten()
+            .map(|(f, label)| Data::new_training_data(f.to_vec(), 1.0, *label as f32, None))
+            .collect();
+        let labels: Vec<Vec<i32>> = groups
+            .iter()
+            .map(|g| g.iter().map(|(_, l)| *l).collect())
+            .collect();
+        let mut scores = vec![0f32; rows];
+        let all: Vec<usize> = (0..rows).collect();
+        let mut trees = Vec::with_capacity(options.trees);
+        for _ in 0..options.trees {
+            let (grad, hess) = match options.objective {
+                RankObjective::LambdaRank => lambdas(&labels, &scores),
+                RankObjective::Squared => (
+                    data.iter().zip(&scores).map(|(d, s)| d.label - s).collect(),
+                    vec![1.0; rows],
+                ),
+            };
+            for ((d, g), h) in data.iter_mut().zip(&grad).zip(&hess) {
+                let h = h.max(1e-6);
+                d.target = g / h;
+                d.weight = h;
+            }
+            // The cache records weights when built, so it is rebuilt for each tree's hessians.
+            let mut cache = TrainingCache::get_cache(NUM_FEATURES, &data, 2);
+            let mut tree = DecisionTree::new();
+            tree.set_feature_size(NUM_FEATURES);
+            tree.set_max_depth(options.max_depth);
+            tree.set_min_leaf_size(options.min_leaf);
+            tree.set_loss(Loss::SquaredError);
+            tree.fit_n(&data, &all, &mut cache);
+            for (s, p) in scores.iter_mut().zip(tree.predict(&data)) {
+                *s += options.learning_rate * p;
+            }
+            trees.push(tree);
+        }
+        Ok(Ranker {
+            learning_rate: options.learning_rate,
+            trees,
+        })
+    }
+
+    pub fn predict(&self, features: &[[f32; NUM_FEATURES]]) -> Vec<f32> {
+        let data: DataVec = features
+            .iter()
+            .map(|f| Data::new_test_data(f.to_vec(), None))
+            .collect();
+        let mut scores = vec![0f32; data.len()];
+        for tree in &self.trees {
+            for (s, p) in scores.iter_mut().zip(tree.predict(&data)) {
+                *s += self.learning_rate * p;
+            }
+        }
+        scores
+    }
+}
+
+/// LambdaRank gradients (ascent direction) and hessians for every row, group by group.
+fn lambdas(labels: &[Vec<i32>], scores: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    const SIGMA: f32 = 1.0;
+    let mut grad = vec![0f32; scores.len()];
+    let mut hess = vec![0f32; scores.len()];
+    let mut offset = 0;
+    for group in labels {
+        let n = group.len();
+        let s = &scores[offset..offset + n];
+        // Current rank of each row (score descending, ties by row order).
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| s[b].total_cmp(&s[a]).then(a.cmp(&b)));
+        let mut rank = vec![0usize; n];
+        for (r, &i) in order.iter().enumerate() {
+            rank[i] = r;
+        }
+        let discount = |r: usize| 1.0 / ((r + 2) as f32).log2();
+        let mut ideal: Vec<i32> = group.clone();
+        ideal.sort_unstable_by(|a, b| b.cmp(a));
+        let idcg: f32 = ideal
+            .iter()
+            .enumerate()
+            .map(|(r, &l)| l.max(0) as f32 * discount(r))
+            .sum();
+        if idcg > 0.0 {
+            // Only pairs with different labels carry gradient; ratings are mostly zeros, so
+            // looping from the (few) positives keeps this linear in the group size.
+            let positives: Vec<usize> = (0..n).filter(|&i| group[i] > 0).collect();
+            for &i in &positives {
+                for j in 0..n {
+                    if group[i] <= group[j] {
+                        continue;
+                    }
+                    let delta = ((group[i] - group[j]) as f32
+                        * (discount(rank[i]) - discount(rank[j])).abs())
+                        / idcg;
+                    let rho = 1.0 / (1.0 + (SIGMA * (s[i] - s[j])).exp());
+                    let lambda = SIGMA * rho * delta;
+                    let h = SIGMA * SIGMA * rho * (1.0 - rho) * delta;
+                    grad[offset + i] += lambda;
+                    grad[offset + j] -= lambda;
+                    hess[offset + i] += h;
+                    hess[offset + j] += h;
+                }
+            }
+        }
+        offset += n;
+    }
+    (grad, hess)
+}
+
+/// Everything a learned pipeline loads from a model directory.
+pub struct LearnedModel {
+    pub manifest: ModelManifest,
+    pub memory: Arc<RatingMemory>,
+    pub ranker: Ranker,
+}
+
+/// Trains the memory and the ranker from rated queries. `embeddings` are the unit query
+/// embeddings in `rated` order. Features of each training query are computed with its own
+/// ratings left out of the memory, as they will be for a new query.
+pub fn train(
+    library: &Arc<Library>,
+    rated: &[RatedQuery],
+    embeddings: &[Vec<f32>],
+    embedder_model_id: &str,
+    trained_on: Vec<String>,
+    options: &TrainOptions,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<LearnedModel, LearnError> {
+    let started = Instant::now();
+    let memory = Arc::new(RatingMemory::fit(rated, embeddings, library)?);
+    let groups = {
+        let extractor = FeatureExtractor::new(library.clone(), memory.clone()).with_term_cache();
+        let mut groups = Vec::with_capacity(rated.len());
+        for (i, (q, e)) in rated.iter().zip(embeddings).enumerate() {
+            let rows: Vec<u32> = q.ratings.iter().map(|r| r.1).collect();
+            let input = QueryInput {
+                id: Some(q.id.clone()),
+                text: q.text.clone(),
+                embedding: e.clone(),
+            };
+            let features = extractor.extract(&input, &rows)?;
+            groups.push(features.into_iter().zip(q.ratings.iter().map(|r| r.2)).collect());
+            progress(i + 1, rated.len());
+        }
+        groups
+    };
+    let ranker = Ranker::fit(&groups, options)?;
+    let manifest = ModelManifest {
+        format: MODEL_FORMAT.into(),
+        format_version: MODEL_FORMAT_VERSION,
+        features: FEATURE_NAMES.iter().map(|s| s.to_string()).collect(),
+        embedder_model_id: embedder_model_id.to_owned(),
+        objective: options.objective.name().into(),
+        trees: options.trees,
+        max_depth: options.max_depth,
+        learning_rate: options.learning_rate,
+        training_queries: rated.len(),
+        training_ratings: memory.num_ratings(),
+        trained_on,
+        train_seconds: started.elapsed().as_secs_f64(),
+    };
+    Ok(LearnedModel {
+        manifest,
+        memory,
+        ranker,
+    })
+}
+
+impl LearnedModel {
+    /// Writes the directory; each file is replaced atomically and the manifest goes last, so a
+    /// crash mid-save leaves either the old manifest (refusing mismatched files is then the
+    /// loader's job: they are checked against the manifest's counts) or the complete new model.
+    pub fn save(&self, dir: &Path) -> Result<(), LearnError> {
+        std::fs::create_dir_all(dir).map_err(|source| LearnError::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
+        write_atomically(&dir.join("memory.json"), to_json(&*self.memory)?.as_bytes())?;
+        write_atomically(&dir.join("ranker.json"), to_json(&self.ranker)?.as_bytes())?;
+        write_atomically(&dir.join("manifest.json"), to_json(&self.manifest)?.as_bytes())?;
+        Ok(())
+    }
+
+    /// Loads a model directory, refusing other formats, older versions and other feature
+    /// layouts with a message that says what to do.
+    pub fn load(dir: &Path) -> Result<LearnedModel, LearnError> {
+        let bad = |message: String| LearnError::ModelDir {
+            path: dir.to_owned(),
+            message,
+        };
+        let read = |name: &str| -> Result<String, LearnError> {
+            let path = dir.join(name);
+            std::fs::read_to_string(&path).map_err(|source| LearnError::Io { path, source })
+        };
+        let manifest_text = read("manifest.json")?;
+        let raw: serde_json::Value = serde_json::from_str(&manifest_text)
+            .map_err(|e| bad(format!("manifest.json is not JSON ({e})")))?;
+        if raw.get("format").and_then(|f| f.as_str()) != Some(MODEL_FORMAT) {
+            return Err(bad(format!(
+                "not a {MODEL_FORMAT} directory (manifest.json has no matching \"format\")"
+            )));
+        }
+        let version = raw.get("format_version").and_then(|v| v.as_u64());
+        if version != Some(u64::from(MODEL_FORMAT_VERSION)) {
+            return Err(bad(format!(
+                "model format version {} is not the supported version {MODEL_FORMAT_VERSION}; retrain it with `precedent train`",
+                version.map_or("(missing)".to_string(), |v| v.to_string())
+            )));
+        }
+        let manifest: ModelManifest = serde_json::from_value(raw)
+            .map_err(|e| bad(format!("manifest.json: {e}")))?;
+        if manifest.features != FEATURE_NAMES {
+            return Err(bad(
+                "the model was trained on a different feature layout; retrain it with `precedent train`"
+                    .into(),
+            ));
+        }
+        let memory: RatingMemory = serde_json::from_str(&read("memory.json")?)
+            .map_err(|e| bad(format!("memory.json: {e}")))?;
+        if memory.queries.len() != manifest.training_queries {
+            return Err(bad(format!(
+                "memory.json holds {} queries but the manifest says {} (a partial save?); retrain",
+                memory.queries.len(),
+                manifest.training_queries
+            )));
+        }
+        let ranker: Ranker = serde_json::from_str(&read("ranker.json")?)
+            .map_err(|e| bad(format!("ranker.json: {e}")))?;
+        Ok(LearnedModel {
+            manifest,
+            memory: Arc::new(memory),
+            ranker,
+        })
+    }
+
+    pub fn dir_exists(dir: &Path) -> bool {
+        dir.join("manifest.json").is_file()
+    }
+}
+
+/// The model the repository ships (trained on ACORD train + valid), relative to the project.
+pub const SHIPPED_MODEL_DIR: &str = "models/acord-ranker";
+
+/// Where a trained model is looked for when none is named: `$PRECEDENT_RANKER`, else
+/// [`SHIPPED_MODEL_DIR`] in the current directory or any ancestor (so the CLI works from anywhere
+/// inside a checkout).
+pub fn default_model_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("PRECEDENT_RANKER") {
+        return Some(PathBuf::from(dir));
+    }
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors()
+        .map(|a| a.join(SHIPPED_MODEL_DIR))
+        .find(|d| LearnedModel::dir_exists(d))
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<String, LearnError> {
+    serde_json::to_string(value).map_err(|e| LearnError::Invalid(e.to_string()))
+}

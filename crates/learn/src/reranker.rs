@@ -1,0 +1,107 @@
+//! The learned model as a pipeline stage.
+
+use std::sync::Arc;
+
+use precedent_library::Library;
+use precedent_models::Embedder;
+use precedent_rank::{Hit, RankError, Reranker, StageScore};
+
+use crate::features::{FeatureExtractor, QueryInput};
+use crate::model::LearnedModel;
+
+/// Reorders candidates by the learned ranker's score.
+pub struct LearnedReranker {
+    extractor: FeatureExtractor,
+    model: Arc<LearnedModel>,
+    embedder: Arc<Embedder>,
+}
+
+impl LearnedReranker {
+    /// Refuses a model trained with another bi-encoder: its memory embeddings and centroids
+    /// would not be comparable with this library's vectors.
+    pub fn new(
+        library: Arc<Library>,
+        model: Arc<LearnedModel>,
+        embedder: Arc<Embedder>,
+    ) -> Result<Self, RankError> {
+        if model.manifest.embedder_model_id != embedder.model_id() {
+            return Err(RankError::Unavailable(format!(
+                "the learned model was trained with bi-encoder {:?} but the pipeline uses {:?}",
+                model.manifest.embedder_model_id,
+                embedder.model_id()
+            )));
+        }
+        Ok(LearnedReranker {
+            extractor: FeatureExtractor::new(library, model.memory.clone()),
+            model,
+            embedder,
+        })
+    }
+}
+
+impl Reranker for LearnedReranker {
+    fn name(&self) -> &str {
+        "learned"
+    }
+
+    fn rerank(&self, query: &str, candidates: Vec<Hit>) -> Result<Vec<Hit>, RankError> {
+        let stage = |message: String| RankError::Stage {
+            stage: "learned".into(),
+            message,
+        };
+        let embedding = self
+            .embedder
+            .embed(&[query])
+            .map_err(|e| stage(e.to_string()))?
+            .into_iter()
+            .next()
+            .ok_or_else(|| stage("the bi-encoder returned no embedding".into()))?;
+        let input = QueryInput {
+            id: None,
+            text: query.to_owned(),
+            embedding,
+        };
+        let rows: Vec<u32> = candidates.iter().map(|h| h.row).collect();
+        let features = self
+            .extractor
+            .extract(&input, &rows)
+            .map_err(|e| stage(e.to_string()))?;
+        let scores = self.model.ranker.predict(&features);
+        let mut hits: Vec<Hit> = candidates
+            .into_iter()
+            .zip(scores)
+            .map(|(mut hit, score)| {
+                hit.score = score;
+                hit
+            })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
+        for (i, hit) in hits.iter_mut().enumerate() {
+            hit.stages.push(StageScore {
+                stage: "learned".into(),
+                rank: i + 1,
+                score: hit.score,
+            });
+        }
+        Ok(hits)
+    }
+}
+
+/// The learned pipeline: the hybrid retriever's top `top` candidates reordered by the learned
+/// ranker (candidates below `top` keep their hybrid order underneath).
+pub fn learned_pipeline(
+    library: Arc<Library>,
+    embedder: Arc<Embedder>,
+    model: Arc<LearnedModel>,
+    top: usize,
+    fusion_weights: Option<(f32, f32)>,
+) -> Result<precedent_rank::Pipeline, RankError> {
+    let models = precedent_rank::PipelineModels {
+        embedder: Some(embedder.clone()),
+        fusion_weights,
+        ..Default::default()
+    };
+    let base = precedent_rank::build_pipeline("hybrid", library.clone(), &models)?;
+    let reranker = LearnedReranker::new(library, model, embedder)?;
+    Ok(base.then(Box::new(reranker), top.max(1)))
+}
