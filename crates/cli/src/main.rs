@@ -21,7 +21,7 @@ use precedent_formats::CorpusDoc;
 use precedent_library::{BuildOptions, ClauseVectors, IndexKind, Library};
 use precedent_models::{CrossEncoder, Embedder, EmbeddingCache, LongTextPolicy, DEFAULT_MODEL};
 use precedent_rank::{
-    embed_clauses, EmbedSettings, PipelineModels, DEFAULT_PIPELINE,
+    embed_clauses, EmbedSettings, PipelineModels,
 };
 
 use crate::progress::Bars;
@@ -522,20 +522,18 @@ fn search(args: SearchArgs) -> Result<()> {
 }
 
 fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
-    let default_name = if precedent_learn::default_model_dir().is_some() || args.learned.model_dir().is_some() {
-        "learned"
-    } else {
-        DEFAULT_PIPELINE
+    let queries = precedent_formats::read_queries(&args.queries)?;
+    let qrels = precedent_formats::read_qrels(&args.qrels)?;
+    let pipeline_name = match args.pipeline.as_deref() {
+        Some(name) => name,
+        None => train::default_eval_pipeline(&args.learned, &qrels),
     };
-    let pipeline_name = args.pipeline.as_deref().unwrap_or(default_name);
     if !train::known_pipelines().contains(&pipeline_name) {
         bail!(
             "unknown pipeline {pipeline_name:?}; known pipelines: {}",
             train::known_pipelines().join(", ")
         );
     }
-    let queries = precedent_formats::read_queries(&args.queries)?;
-    let qrels = precedent_formats::read_qrels(&args.qrels)?;
     let fingerprint = fingerprint_file(&args.corpus)?;
     let index_dir = match &args.index {
         Some(dir) => dir.clone(),

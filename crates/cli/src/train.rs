@@ -211,12 +211,6 @@ pub struct LearnedArgs {
     learned_top: usize,
 }
 
-impl LearnedArgs {
-    pub fn model_dir(&self) -> Option<&std::path::Path> {
-        self.model_dir.as_deref()
-    }
-}
-
 /// Pipelines the CLI knows: the engine's, plus `learned` (hybrid + learned ranker).
 pub fn known_pipelines() -> Vec<&'static str> {
     let mut names = precedent_rank::PIPELINES.to_vec();
@@ -232,6 +226,34 @@ pub fn default_pipeline(library: &Library, learned: &LearnedArgs) -> &'static st
         (true, true) => "learned",
         (true, false) => precedent_rank::DEFAULT_PIPELINE,
         (false, _) => "bm25",
+    }
+}
+
+/// `eval`'s default: `learned` when a model is available and was not trained on the queries
+/// being scored; otherwise `hybrid`, saying why.
+pub fn default_eval_pipeline(learned: &LearnedArgs, qrels: &Qrels) -> &'static str {
+    let dir = learned
+        .model_dir
+        .clone()
+        .or_else(precedent_learn::default_model_dir);
+    let Some(dir) = dir else {
+        return precedent_rank::DEFAULT_PIPELINE;
+    };
+    match LearnedModel::load(&dir) {
+        Ok(model) => match check_no_overlap(&model, qrels) {
+            Ok(()) => "learned",
+            Err(_) => {
+                eprintln!(
+                    "note: the learned model {} was trained on these queries, so the default pipeline here is hybrid; use `precedent train --cv 5` for cross-validated learned figures, or a model trained without them (--model-dir)",
+                    dir.display()
+                );
+                precedent_rank::DEFAULT_PIPELINE
+            }
+        },
+        Err(e) => {
+            eprintln!("note: learned model unusable ({e}); the default pipeline here is hybrid");
+            precedent_rank::DEFAULT_PIPELINE
+        }
     }
 }
 

@@ -383,3 +383,58 @@ pub fn default_model_dir() -> Option<PathBuf> {
 fn to_json<T: Serialize>(value: &T) -> Result<String, LearnError> {
     serde_json::to_string(value).map_err(|e| LearnError::Invalid(e.to_string()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lambdas_push_better_labels_up_and_worse_down() {
+        // One group, all scores equal: the 4-star row must get the largest positive gradient,
+        // zeros negative gradients, and gradients of a group sum to zero.
+        let labels = vec![vec![0, 4, 0, 2]];
+        let (grad, hess) = lambdas(&labels, &[0.0; 4]);
+        assert!(grad[1] > grad[3] && grad[3] > 0.0, "{grad:?}");
+        assert!(grad[0] < 0.0 && grad[2] < 0.0, "{grad:?}");
+        assert!(grad.iter().sum::<f32>().abs() < 1e-5);
+        assert!(hess.iter().all(|h| *h > 0.0));
+    }
+
+    #[test]
+    fn ranker_learns_an_ordering_and_survives_a_round_trip() {
+        // The label is carried by feature 3 (noisy elsewhere): the ranker must order by it.
+        let groups: Vec<Vec<([f32; NUM_FEATURES], i32)>> = (0..20)
+            .map(|g| {
+                (0..30)
+                    .map(|i| {
+                        let label = (i % 5) as i32;
+                        let mut f = [0f32; NUM_FEATURES];
+                        f[3] = label as f32 + 0.1 * ((i * 7 + g) % 3) as f32;
+                        f[0] = ((i * 13 + g * 5) % 11) as f32;
+                        (f, label)
+                    })
+                    .collect()
+            })
+            .collect();
+        let options = TrainOptions {
+            trees: 30,
+            min_leaf: 5,
+            ..TrainOptions::default()
+        };
+        let ranker = Ranker::fit(&groups, &options).expect("fit");
+        let test: Vec<[f32; NUM_FEATURES]> = groups[0].iter().map(|(f, _)| *f).collect();
+        let scores = ranker.predict(&test);
+        let best = (0..test.len())
+            .max_by(|&a, &b| scores[a].total_cmp(&scores[b]))
+            .expect("rows");
+        assert_eq!(groups[0][best].1, 4, "{scores:?}");
+        let json = serde_json::to_string(&ranker).expect("serialize");
+        let back: Ranker = serde_json::from_str(&json).expect("deserialize");
+        assert_eq!(back.predict(&test), scores);
+    }
+
+    #[test]
+    fn fitting_nothing_is_an_error() {
+        assert!(Ranker::fit(&[], &TrainOptions::default()).is_err());
+    }
+}
