@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets Precedent up on a fresh machine and runs the main job on the bundled ACORD data:
-# build, index the 3,931 ACORD clauses, evaluate the default pipeline on the train and valid
-# queries (condensed protocol), and answer one attorney query.
+# build, index the 3,931 ACORD clauses, evaluate on the train and valid queries (condensed
+# protocol), cross-validate the learned ranker, and answer one attorney query.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA="${PRECEDENT_DATA:-../shared/data}/acord"
@@ -15,4 +15,14 @@ for split in train valid; do
         --run-out ".precedent/run-$split.tsv" --json-out ".precedent/eval-$split.json"
     echo
 done
+# Learned ranking: cross-validated figures over the train + valid ratings (5 folds by query,
+# every learned part refit inside each fold), then a model trained on train scored on valid.
+$BIN train --corpus "$DATA/corpus.jsonl" --queries "$DATA/queries.jsonl" \
+    --qrels "$DATA/qrels/train.tsv" --qrels "$DATA/qrels/valid.tsv" --cv 5
+$BIN train --corpus "$DATA/corpus.jsonl" --queries "$DATA/queries.jsonl" \
+    --qrels "$DATA/qrels/train.tsv" --out .precedent/model-train
+$BIN eval --corpus "$DATA/corpus.jsonl" --queries "$DATA/queries.jsonl" \
+    --qrels "$DATA/qrels/valid.tsv" --index .precedent/acord --model-dir .precedent/model-train
+echo
+# Search uses the shipped model (models/acord-ranker, trained on train + valid).
 $BIN search --index .precedent/acord "cap on liability equals 12 months payment" -k 3 --explain

@@ -126,17 +126,19 @@ fn train_cross_validate_eval_search_and_refusals() {
     // An empty rating file and a malformed one fail with the file named.
     let empty = cwd.join("empty.tsv");
     std::fs::write(&empty, "query-id\tcorpus-id\tscore\n").expect("write");
+    let m2 = cwd.join("m2");
     let mut args = vec!["train"];
     args.extend(common);
-    args.extend(["--qrels", s(&empty), "--out", s(&cwd.join("m2"))]);
+    args.extend(["--qrels", s(&empty), "--out", s(&m2)]);
     let out = precedent(&args, cwd);
     assert!(!out.status.success());
     assert!(text(&out).1.contains("empty.tsv"), "{}", text(&out).1);
     let bad = cwd.join("bad.tsv");
     std::fs::write(&bad, "query-id\tcorpus-id\tscore\nq1\tc1\tfour\n").expect("write");
+    let m3 = cwd.join("m3");
     let mut args = vec!["train"];
     args.extend(common);
-    args.extend(["--qrels", s(&bad), "--out", s(&cwd.join("m3"))]);
+    args.extend(["--qrels", s(&bad), "--out", s(&m3)]);
     let out = precedent(&args, cwd);
     assert!(!out.status.success());
     assert!(text(&out).1.contains("bad.tsv"), "{}", text(&out).1);
