@@ -20,9 +20,7 @@ use precedent_eval::{EvalOptions, Protocol};
 use precedent_formats::CorpusDoc;
 use precedent_library::{BuildOptions, ClauseVectors, IndexKind, Library};
 use precedent_models::{CrossEncoder, Embedder, EmbeddingCache, LongTextPolicy, DEFAULT_MODEL};
-use precedent_rank::{
-    embed_clauses, EmbedSettings, PipelineModels,
-};
+use precedent_rank::{embed_clauses, EmbedSettings, PipelineModels};
 
 use crate::progress::Bars;
 

@@ -63,7 +63,10 @@ fn train_cross_validate_eval_search_and_refusals() {
     let hybrid = cv_ndcg5(&stdout, "hybrid rrf alone");
     let learned = cv_ndcg5(&stdout, "learned (all features)");
     assert!(hybrid > 55.0, "hybrid baseline {hybrid}\n{stdout}");
-    assert!(learned >= hybrid + 5.0, "learned {learned} vs hybrid {hybrid}\n{stdout}");
+    assert!(
+        learned >= hybrid + 5.0,
+        "learned {learned} vs hybrid {hybrid}\n{stdout}"
+    );
 
     // Train on train, evaluate on valid: the learned pipeline is the default when a model is
     // given and it never saw the evaluated queries.
@@ -93,7 +96,11 @@ fn train_cross_validate_eval_search_and_refusals() {
     args.extend(["--pipeline", "learned"]);
     let out = precedent(&args, cwd);
     assert!(!out.status.success());
-    assert!(text(&out).1.contains("trained on 51 of the queries"), "{}", text(&out).1);
+    assert!(
+        text(&out).1.contains("trained on 51 of the queries"),
+        "{}",
+        text(&out).1
+    );
 
     // ...and search uses the model over a library built by `index`.
     let library = cwd.join("lib");
@@ -120,8 +127,14 @@ fn train_cross_validate_eval_search_and_refusals() {
     let hits: serde_json::Value = serde_json::from_str(&text(&out).0).expect("search json");
     assert_eq!(hits["pipeline"], "hybrid+learned");
     assert_eq!(hits["hits"].as_array().map(Vec::len), Some(5));
-    let top = hits["hits"][0]["text"].as_str().unwrap_or_default().to_lowercase();
-    assert!(top.contains("liab"), "top hit is not about liability: {top}");
+    let top = hits["hits"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_lowercase();
+    assert!(
+        top.contains("liab"),
+        "top hit is not about liability: {top}"
+    );
 
     // An empty rating file and a malformed one fail with the file named.
     let empty = cwd.join("empty.tsv");
@@ -155,5 +168,9 @@ fn train_cross_validate_eval_search_and_refusals() {
     args.extend(["--pipeline", "learned"]);
     let out = precedent(&args, cwd);
     assert!(!out.status.success());
-    assert!(text(&out).1.contains("format version 0"), "{}", text(&out).1);
+    assert!(
+        text(&out).1.contains("format version 0"),
+        "{}",
+        text(&out).1
+    );
 }

@@ -140,7 +140,10 @@ impl FeatureExtractor {
                 }
             })
             .collect();
-        let max = sims.iter().flatten().fold(f32::NEG_INFINITY, |m, &s| m.max(s));
+        let max = sims
+            .iter()
+            .flatten()
+            .fold(f32::NEG_INFINITY, |m, &s| m.max(s));
         let mut weights: Vec<f32> = sims
             .iter()
             .map(|s| s.map_or(0.0, |s| ((s - max) / QUERY_TEMPERATURE).exp()))
@@ -263,11 +266,7 @@ impl FeatureExtractor {
                     .map(|c| ((c - best) / CENTROID_TEMPERATURE).exp())
                     .collect();
                 let z: f32 = exp.iter().sum();
-                f[9] = p_category
-                    .iter()
-                    .zip(&exp)
-                    .map(|(p, e)| p * e / z)
-                    .sum();
+                f[9] = p_category.iter().zip(&exp).map(|(p, e)| p * e / z).sum();
                 f[10] = p_category.iter().zip(&cent).map(|(p, c)| p * c).sum();
                 f[11] = best;
             }

@@ -130,7 +130,10 @@ impl RatingMemory {
             .collect();
         let mut members: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); categories.len()];
         for q in rated {
-            let Some(c) = q.category.as_ref().and_then(|c| categories.binary_search(c).ok())
+            let Some(c) = q
+                .category
+                .as_ref()
+                .and_then(|c| categories.binary_search(c).ok())
             else {
                 continue;
             };
@@ -159,7 +162,11 @@ impl RatingMemory {
                 text: q.text.clone(),
                 category: q.category.clone(),
                 embedding: e.clone(),
-                ratings: q.ratings.iter().map(|(id, _, l)| (id.clone(), *l)).collect(),
+                ratings: q
+                    .ratings
+                    .iter()
+                    .map(|(id, _, l)| (id.clone(), *l))
+                    .collect(),
             })
             .collect();
         Ok(RatingMemory {

@@ -95,7 +95,9 @@ impl std::str::FromStr for RankObjective {
         match s {
             "lambdarank" => Ok(RankObjective::LambdaRank),
             "squared" => Ok(RankObjective::Squared),
-            other => Err(format!("unknown objective {other:?} (lambdarank or squared)")),
+            other => Err(format!(
+                "unknown objective {other:?} (lambdarank or squared)"
+            )),
         }
     }
 }
@@ -265,7 +267,12 @@ pub fn train(
                 embedding: e.clone(),
             };
             let features = extractor.extract(&input, &rows)?;
-            groups.push(features.into_iter().zip(q.ratings.iter().map(|r| r.2)).collect());
+            groups.push(
+                features
+                    .into_iter()
+                    .zip(q.ratings.iter().map(|r| r.2))
+                    .collect(),
+            );
             progress(i + 1, rated.len());
         }
         groups
@@ -303,7 +310,10 @@ impl LearnedModel {
         })?;
         write_atomically(&dir.join("memory.json"), to_json(&*self.memory)?.as_bytes())?;
         write_atomically(&dir.join("ranker.json"), to_json(&self.ranker)?.as_bytes())?;
-        write_atomically(&dir.join("manifest.json"), to_json(&self.manifest)?.as_bytes())?;
+        write_atomically(
+            &dir.join("manifest.json"),
+            to_json(&self.manifest)?.as_bytes(),
+        )?;
         Ok(())
     }
 
@@ -333,8 +343,8 @@ impl LearnedModel {
                 version.map_or("(missing)".to_string(), |v| v.to_string())
             )));
         }
-        let manifest: ModelManifest = serde_json::from_value(raw)
-            .map_err(|e| bad(format!("manifest.json: {e}")))?;
+        let manifest: ModelManifest =
+            serde_json::from_value(raw).map_err(|e| bad(format!("manifest.json: {e}")))?;
         if manifest.features != FEATURE_NAMES {
             return Err(bad(
                 "the model was trained on a different feature layout; retrain it with `precedent train`"
@@ -403,11 +413,11 @@ mod tests {
     #[test]
     fn ranker_learns_an_ordering_and_survives_a_round_trip() {
         // The label is carried by feature 3 (noisy elsewhere): the ranker must order by it.
-        let groups: Vec<Vec<([f32; NUM_FEATURES], i32)>> = (0..20)
+        let groups: Vec<Vec<([f32; NUM_FEATURES], i32)>> = (0..20i32)
             .map(|g| {
-                (0..30)
+                (0..30i32)
                     .map(|i| {
-                        let label = (i % 5) as i32;
+                        let label = i % 5;
                         let mut f = [0f32; NUM_FEATURES];
                         f[3] = label as f32 + 0.1 * ((i * 7 + g) % 3) as f32;
                         f[0] = ((i * 13 + g * 5) % 11) as f32;
