@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use precedent_formats::{Qrels, Query};
+use precedent_formats::Qrels;
 use precedent_learn::cv::{cross_validate, Variant};
 use precedent_learn::{LearnedModel, RankObjective, RatedQuery, TrainOptions};
 use precedent_library::{Library, Progress};
@@ -74,7 +74,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         Some(&args.vectors),
         bars,
     )?);
-    let (rated, warnings) = resolve(&library, &queries, &qrels)?;
+    let (rated, warnings) = RatedQuery::resolve(&library, &queries, &qrels)?;
     for w in &warnings {
         eprintln!("warning: {w}");
     }
@@ -174,14 +174,6 @@ fn read_all_qrels(paths: &[PathBuf]) -> Result<Qrels> {
         }
     }
     Ok(merged)
-}
-
-fn resolve(
-    library: &Library,
-    queries: &[Query],
-    qrels: &Qrels,
-) -> Result<(Vec<RatedQuery>, Vec<String>)> {
-    Ok(RatedQuery::resolve(library, queries, qrels)?)
 }
 
 /// Loads the learned model for `eval`/`search`: the named directory, else the default one.

@@ -126,8 +126,9 @@ impl FeatureExtractor {
     }
 
     /// Category posterior of the query: similarity-weighted vote of the memory queries.
-    /// Returns also the per-memory-query weights (normalised) used by the rating features.
-    fn query_votes(&self, query: &QueryInput) -> (Vec<f32>, Vec<f32>) {
+    /// Returns also the per-memory-query weights (normalised) and cosines (`None` for the query
+    /// itself) used by the rating features.
+    fn query_votes(&self, query: &QueryInput) -> (Vec<f32>, Vec<f32>, Vec<Option<f32>>) {
         let sims: Vec<Option<f32>> = self
             .memory
             .queries
@@ -163,7 +164,7 @@ impl FeatureExtractor {
         if mass > 0.0 {
             categories.iter_mut().for_each(|p| *p /= mass);
         }
-        (categories, weights)
+        (categories, weights, sims)
     }
 
     /// One feature vector per row of `rows`, in order.
@@ -218,7 +219,7 @@ impl FeatureExtractor {
             .windows(2)
             .map(|w| (w[0].clone(), w[1].clone()))
             .collect();
-        let (p_category, weights) = self.query_votes(query);
+        let (p_category, weights, sims) = self.query_votes(query);
         let n_categories = self.memory.categories.len();
 
         let mut out = Vec::with_capacity(rows.len());
@@ -287,7 +288,7 @@ impl FeatureExtractor {
                     let w = weights[qi];
                     wsum += w;
                     wlabel += w * label as f32;
-                    let sim = dot(&query.embedding, &self.memory.queries[qi].embedding);
+                    let sim = sims[qi].unwrap_or(f32::NEG_INFINITY);
                     if nearest.is_none_or(|(s, _)| sim > s) {
                         nearest = Some((sim, label));
                     }

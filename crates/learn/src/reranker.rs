@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use precedent_library::Library;
 use precedent_models::Embedder;
-use precedent_rank::{Hit, RankError, Reranker, StageScore};
+use precedent_rank::{rescore, Hit, RankError, Reranker};
 
 use crate::features::{FeatureExtractor, QueryInput};
 use crate::model::LearnedModel;
@@ -67,23 +67,7 @@ impl Reranker for LearnedReranker {
             .extract(&input, &rows)
             .map_err(|e| stage(e.to_string()))?;
         let scores = self.model.ranker.predict(&features);
-        let mut hits: Vec<Hit> = candidates
-            .into_iter()
-            .zip(scores)
-            .map(|(mut hit, score)| {
-                hit.score = score;
-                hit
-            })
-            .collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
-        for (i, hit) in hits.iter_mut().enumerate() {
-            hit.stages.push(StageScore {
-                stage: "learned".into(),
-                rank: i + 1,
-                score: hit.score,
-            });
-        }
-        Ok(hits)
+        Ok(rescore(candidates, scores, "learned"))
     }
 }
 

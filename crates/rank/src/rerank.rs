@@ -42,22 +42,28 @@ impl Reranker for CrossEncoderReranker {
                 stage: "cross-encoder".into(),
                 message: e.to_string(),
             })?;
-        let mut hits: Vec<Hit> = candidates
-            .into_iter()
-            .zip(scores)
-            .map(|(mut hit, score)| {
-                hit.score = score;
-                hit
-            })
-            .collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
-        for (i, hit) in hits.iter_mut().enumerate() {
-            hit.stages.push(StageScore {
-                stage: "cross-encoder".into(),
-                rank: i + 1,
-                score: hit.score,
-            });
-        }
-        Ok(hits)
+        Ok(rescore(candidates, scores, "cross-encoder"))
     }
+}
+
+/// Gives each candidate its new score (same order as `candidates`), sorts best first (ties by
+/// row) and records the stage's rank and score on every hit: the common tail of every reranker.
+pub fn rescore(candidates: Vec<Hit>, scores: Vec<f32>, stage: &str) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = candidates
+        .into_iter()
+        .zip(scores)
+        .map(|(mut hit, score)| {
+            hit.score = score;
+            hit
+        })
+        .collect();
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
+    for (i, hit) in hits.iter_mut().enumerate() {
+        hit.stages.push(StageScore {
+            stage: stage.into(),
+            rank: i + 1,
+            score: hit.score,
+        });
+    }
+    hits
 }
