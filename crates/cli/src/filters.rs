@@ -1,6 +1,6 @@
 //! `precedent search` filter flags, turned into the library's [`Filter`].
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Args;
 use precedent_library::Filter;
 
@@ -8,8 +8,8 @@ use precedent_library::Filter;
 /// metadata asked about, such as ACORD's, never match a filter.
 #[derive(Args, Clone, Default)]
 pub struct FilterArgs {
-    /// Only clauses of this CUAD clause type ("Cap On Liability"), with confidence at least
-    /// --type-min-confidence.
+    /// Only clauses of this CUAD clause type ("Cap on Liability"; case, spaces and punctuation
+    /// are ignored), with confidence at least --type-min-confidence.
     #[arg(long = "type")]
     clause_type: Option<String>,
     #[arg(long, default_value_t = precedent_library::DEFAULT_MIN_TYPE_CONFIDENCE)]
@@ -33,8 +33,18 @@ pub struct FilterArgs {
 
 impl FilterArgs {
     pub fn filter(&self) -> Result<Filter> {
+        let clause_type = match &self.clause_type {
+            None => None,
+            Some(name) => match precedent_cuad::category_index(name) {
+                Some(k) => Some(precedent_cuad::CATEGORIES[k].to_owned()),
+                None => bail!(
+                    "--type {name:?} is not a CUAD clause type; use one of: {}",
+                    precedent_cuad::CATEGORIES.join(", ")
+                ),
+            },
+        };
         let filter = Filter {
-            clause_type: self.clause_type.clone(),
+            clause_type,
             min_type_confidence: Some(self.type_min_confidence),
             party: self.party.clone(),
             date_from: self.from.clone(),

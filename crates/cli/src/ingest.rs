@@ -12,15 +12,25 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use precedent_contracts::library_docs::{clause_docs, contract_of, IngestedContract};
+use precedent_contracts::library_docs::{
+    clause_docs, contract_of, set_clause_types, IngestedContract,
+};
 use precedent_contracts::{meta, read_path_with, segment, Format, ReadOptions};
+use precedent_cuad::{ClauseTyper, CATEGORIES, N_CATEGORIES};
 use precedent_formats::CorpusDoc;
 use precedent_library::{BuildOptions, Library, Progress};
 use precedent_rank::EmbedSettings;
 use rayon::prelude::*;
 
 use crate::progress::Bars;
+use crate::review::{char_offsets, TyperArgs};
 use crate::{embed_docs, policy_from_tag, VectorArgs};
+
+/// A clause type is written into a clause's metadata when the typer's confidence reaches this.
+/// It is the decision boundary of the typer's per-category logistic regressions and the default
+/// of `search --type` (`--type-min-confidence` can only be raised above what was stored); see
+/// BENCHMARKS.md for the precision and recall it gives on CUAD clauses.
+pub const MIN_STORED_TYPE_CONFIDENCE: f32 = 0.5;
 
 #[derive(Args)]
 pub struct IngestArgs {
@@ -39,6 +49,12 @@ pub struct IngestArgs {
     /// `reason`).
     #[arg(long)]
     report: Option<PathBuf>,
+    /// Do not run the CUAD clause typer: clauses get no `clause_types`, so `--type` filters
+    /// match none of them.
+    #[arg(long)]
+    no_types: bool,
+    #[command(flatten)]
+    typer: TyperArgs,
     #[command(flatten)]
     vectors: VectorArgs,
 }
@@ -108,8 +124,14 @@ struct Prepared {
     docs: Vec<CorpusDoc>,
 }
 
-/// Reads, segments and describes one contract; any failure is a per-file reason.
-fn prepare(path: &Path, contract: &str, options: &ReadOptions) -> Result<Prepared, String> {
+/// Reads, segments, describes and (with a typer) types one contract; any failure is a
+/// per-file reason.
+fn prepare(
+    path: &Path,
+    contract: &str,
+    options: &ReadOptions,
+    typer: Option<&ClauseTyper>,
+) -> Result<Prepared, String> {
     let document = read_path_with(path, options).map_err(|e| e.to_string())?;
     let clauses = segment(&document);
     if clauses.is_empty() {
@@ -123,9 +145,66 @@ fn prepare(path: &Path, contract: &str, options: &ReadOptions) -> Result<Prepare
         meta: &meta,
         clauses: &clauses,
     };
-    Ok(Prepared {
-        docs: clause_docs(&contract),
-    })
+    let mut docs = clause_docs(&contract);
+    if let Some(typer) = typer {
+        for (doc, types) in docs
+            .iter_mut()
+            .zip(clause_types(typer, &document.text, &clauses))
+        {
+            set_clause_types(doc, &types);
+        }
+    }
+    Ok(Prepared { docs })
+}
+
+/// The CUAD categories of each clause, most confident first, named as in
+/// `master_clauses.csv`: those at [`MIN_STORED_TYPE_CONFIDENCE`] or more.
+///
+/// The typer scores candidate spans of the whole contract (sentences, pieces, windows,
+/// paragraphs, as `precedent review` does, with their place in the contract as features); a
+/// clause gets, per category, the best score of the candidates inside it. Typing each clause's
+/// text on its own misses provisions inside long clauses: a "10. Miscellaneous" paragraph whose
+/// first sentence is the governing-law provision scores under 0.5 as a whole.
+fn clause_types(
+    typer: &ClauseTyper,
+    text: &str,
+    clauses: &[precedent_contracts::Clause],
+) -> Vec<Vec<(&'static str, f32)>> {
+    let chars = char_offsets(text);
+    let mut best = vec![[0f32; N_CATEGORIES]; clauses.len()];
+    let mut covered = vec![false; clauses.len()];
+    for scored in typer.review(text) {
+        let (start, end) = (
+            chars[scored.candidate.span.start],
+            chars[scored.candidate.span.end],
+        );
+        for (i, clause) in clauses.iter().enumerate() {
+            if clause.start <= start && end <= clause.end {
+                covered[i] = true;
+                for (b, s) in best[i].iter_mut().zip(scored.scores) {
+                    *b = b.max(s);
+                }
+            }
+        }
+    }
+    clauses
+        .iter()
+        .zip(best.iter_mut().zip(covered))
+        .map(|(clause, (scores, covered))| {
+            if !covered {
+                // Too short to hold a candidate (a heading-only clause): type its text.
+                *scores = typer.classify_scores(&clause.text);
+            }
+            let mut types: Vec<(&'static str, f32)> = CATEGORIES
+                .iter()
+                .copied()
+                .zip(scores.iter().copied())
+                .filter(|&(_, confidence)| confidence >= MIN_STORED_TYPE_CONFIDENCE)
+                .collect();
+            types.sort_by(|a, b| b.1.total_cmp(&a.1));
+            types
+        })
+        .collect()
 }
 
 pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
@@ -183,6 +262,14 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
         }
     }
     let before = library.as_ref().map_or(0, Library::len);
+    // Loaded only when there is something to type (trained from CUAD the first time, ~90 s).
+    let typer = if args.no_types || todo.is_empty() {
+        None
+    } else {
+        Some(args.typer.load().context(
+            "the clause typer writes CUAD clause types into the library (pass --no-types to ingest without them)",
+        )?)
+    };
     let batches = todo.len().div_ceil(args.batch);
     for (b, batch) in todo.chunks(args.batch).enumerate() {
         bars.start(
@@ -192,7 +279,7 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
         let prepared: Vec<Result<Prepared, String>> = batch
             .par_iter()
             .map(|(path, id)| {
-                let result = prepare(path, id, &options);
+                let result = prepare(path, id, &options, typer.as_ref());
                 bars.advance(1);
                 result
             })

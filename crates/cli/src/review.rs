@@ -84,7 +84,7 @@ pub struct ContractReview {
 }
 
 /// Character offset of every byte offset (for the JSON's character spans).
-fn char_offsets(text: &str) -> Vec<usize> {
+pub fn char_offsets(text: &str) -> Vec<usize> {
     let mut map = vec![0; text.len() + 1];
     let mut chars = 0;
     for (i, c) in text.char_indices() {

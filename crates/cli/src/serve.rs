@@ -1,10 +1,14 @@
 //! `precedent serve`: the HTTP API and web page over one or more libraries.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use precedent_server::{LibrarySpec, ModelOptions};
+use precedent_cuad::ClauseTyper;
+use precedent_server::{ContractReviewer, Finding, LibrarySpec, ModelOptions, ReviewerLoader};
+
+use crate::review::{review_text, TyperArgs};
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -24,6 +28,41 @@ pub struct ServeArgs {
     /// Candidates the cross-encoder rescores.
     #[arg(long, default_value_t = 50)]
     rerank_top: usize,
+    /// The clause typer behind `POST /v1/review`, loaded on the first review (trained from the
+    /// CUAD data and cached if needed, about 90 s once).
+    #[command(flatten)]
+    typer: TyperArgs,
+}
+
+/// Contract review as `precedent review --json` does it: the same typer and candidates.
+struct TyperReviewer(ClauseTyper);
+
+/// Candidates per category handed to the server, which keeps the confident non-overlapping ones.
+const CANDIDATES_PER_CATEGORY: usize = 20;
+
+impl ContractReviewer for TyperReviewer {
+    fn review(&self, text: &str) -> Vec<Finding> {
+        review_text(&self.0, "", text, CANDIDATES_PER_CATEGORY)
+            .findings
+            .into_iter()
+            .map(|f| Finding {
+                category: f.category.to_owned(),
+                confidence: f.confidence,
+                start: f.start,
+                end: f.end,
+                text: f.text,
+                section: f.section,
+            })
+            .collect()
+    }
+}
+
+fn reviewer_loader(typer: TyperArgs) -> ReviewerLoader {
+    Arc::new(move || {
+        eprintln!("loading the clause typer for /v1/review");
+        let typer = typer.load().map_err(|e| format!("{e:#}"))?;
+        Ok(Arc::new(TyperReviewer(typer)) as Arc<dyn ContractReviewer>)
+    })
 }
 
 pub fn run(args: ServeArgs) -> Result<()> {
@@ -45,7 +84,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         &specs,
         &models,
         &args.addr,
-        None,
+        Some(reviewer_loader(args.typer.clone())),
         |addr, libraries| {
             for lib in libraries {
                 eprintln!(

@@ -1,5 +1,7 @@
 //! `precedent ingest` on a folder of real and broken contracts, then `precedent search` with
-//! filters over the library it built.
+//! filters over the library it built; clause types written at ingest and `search --type`.
+
+mod support;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -69,6 +71,7 @@ fn ingest_reports_bad_files_keeps_the_rest_and_resumes() {
         "--index",
         lib_s,
         "--no-vectors",
+        "--no-types",
         "--report",
         report_s,
     ]);
@@ -126,6 +129,7 @@ fn ingest_reports_bad_files_keeps_the_rest_and_resumes() {
     let hits = search("termination", &["--law", "california"]);
     assert!(!hits.is_empty());
     for h in &hits {
+        assert!(h["metadata"]["clause_types"].is_null(), "--no-types: {h}");
         assert_eq!(h["metadata"]["governing_law"], "California", "{h}");
         assert_eq!(
             h["metadata"]["contract"],
@@ -171,6 +175,7 @@ fn ingest_reports_bad_files_keeps_the_rest_and_resumes() {
         "--index",
         lib_s,
         "--no-vectors",
+        "--no-types",
         "--report",
         report_s,
     ]);
@@ -193,4 +198,124 @@ fn ingest_reports_bad_files_keeps_the_rest_and_resumes() {
         ingested_clauses + 2
     );
     assert!(stderr.contains(&expected), "{stderr}");
+}
+
+/// Ingest runs the CUAD clause typer on every clause: `search --type "Governing Law"` returns
+/// only clauses typed so, and finds each contract's annotated governing-law clause.
+#[test]
+fn ingest_writes_clause_types_that_search_filters_on() {
+    let typer = support::typer_args();
+    let data = precedent_cuad::load(Path::new(CUAD).parent().expect("cuad dir")).expect("CUAD");
+    let law = precedent_cuad::category_index("Governing Law").expect("category");
+    // Three contracts with an annotated governing-law clause, and a fourth without one.
+    let with_law: Vec<_> = data
+        .contracts
+        .iter()
+        .filter(|c| c.spans_of(law).next().is_some())
+        .skip(7)
+        .step_by(50)
+        .take(3)
+        .collect();
+    let without = data
+        .contracts
+        .iter()
+        .find(|c| c.spans_of(law).next().is_none())
+        .expect("a contract without governing law");
+    let work = tempfile::tempdir().expect("tempdir");
+    let folder = work.path().join("contracts");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for c in with_law.iter().chain([&without]) {
+        let name = c.path.file_name().expect("file name");
+        std::fs::copy(&c.path, folder.join(name)).expect("copy contract");
+    }
+    let lib = work.path().join("lib");
+    let mut args = vec![
+        "ingest",
+        support::s(&folder),
+        "--index",
+        support::s(&lib),
+        "--no-vectors",
+    ];
+    args.extend(typer.iter().map(String::as_str));
+    let out = precedent(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let search = |extra: &[&str]| {
+        let mut args = vec![
+            "search",
+            "--index",
+            support::s(&lib),
+            "--json",
+            "-k",
+            "20",
+            "governed by and construed in accordance with the laws of the State",
+        ];
+        args.extend_from_slice(extra);
+        let out = precedent(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        json["hits"].as_array().cloned().unwrap_or_default()
+    };
+    // The category is named as CUAD names it; the filter ignores case.
+    let typed = search(&["--type", "governing law"]);
+    assert!(!typed.is_empty());
+    let confidence_of = |hit: &serde_json::Value, category: &str| -> Option<f64> {
+        hit["metadata"]["clause_types"]
+            .as_array()?
+            .iter()
+            .find(|t| t["category"] == category)?["confidence"]
+            .as_f64()
+    };
+    for hit in &typed {
+        let c = confidence_of(hit, "Governing Law");
+        assert!(c.is_some_and(|c| c >= 0.5), "untyped hit: {hit}");
+    }
+    let words = |t: &str| -> Vec<String> {
+        t.split(|ch: char| !ch.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    for contract in &with_law {
+        let annotation = words(&contract.spans_of(law).next().expect("span").match_text());
+        let found = typed.iter().any(|hit| {
+            hit["metadata"]["contract"] == contract.id.as_str() && {
+                let clause = words(hit["text"].as_str().unwrap_or(""));
+                let inside = annotation.iter().filter(|w| clause.contains(w)).count();
+                inside * 10 >= annotation.len() * 8
+            }
+        });
+        assert!(
+            found,
+            "{}: the governing-law clause is not among the typed hits {typed:#?}",
+            contract.id
+        );
+    }
+    // A type nobody has: nothing; an unknown category name: an error naming the real ones.
+    assert!(search(&[
+        "--type",
+        "Source Code Escrow",
+        "--type-min-confidence",
+        "0.99"
+    ])
+    .is_empty());
+    let bad = precedent(&[
+        "search",
+        "--index",
+        support::s(&lib),
+        "law",
+        "--type",
+        "Governing Laws",
+    ]);
+    assert!(!bad.status.success());
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(stderr.contains("Governing Law"), "{stderr}");
 }

@@ -22,11 +22,12 @@ fn api_over_loopback_on_acord() {
     let rate = create_key(&acord_lib, "rate");
     let admin = create_key(&acord_lib, "admin");
     let other = create_key(&other_lib, "admin");
-    let server = Server::start(
+    let server = Server::start_with(
         &[
             format!("acord={}", s(&acord_lib)),
             format!("other={}", s(&other_lib)),
         ],
+        &typer_args(),
         p,
     );
     let url = |path: &str| server.url(path);
@@ -365,16 +366,92 @@ fn api_over_loopback_on_acord() {
     assert!(out.status.success());
     call("POST", &url("/v1/search"), Some(&read), Some(&search_body)).assert_problem(401);
 
-    // Contract review: uploads are read and checked before the typer is asked.
-    let contract = cuad_contract("ABILITYINC_06_15_2020-EX-4.25-SERVICES AGREEMENT.txt");
-    let bytes = std::fs::read(&contract).expect("CUAD contract");
+    // Contract review: the same real contract as TXT (CUAD's own file), HTML, DOCX and PDF
+    // (committed fixtures) comes back with its text, sections and the clause types found.
     let review_url = url("/v1/review");
-    upload(&review_url, &admin, "services.txt", &bytes).assert_problem(501);
+    let franchise = cuad_contract(
+        "RgcResourcesInc_20151216_8-K_EX-10.3_9372751_EX-10.3_Franchise Agreement.txt",
+    );
+    let uploads = [
+        (
+            "franchise.txt",
+            std::fs::read(&franchise).expect("CUAD contract"),
+            "txt",
+        ),
+        (
+            "franchise.html",
+            std::fs::read(contract_fixture("franchise.html")).expect("fixture"),
+            "html",
+        ),
+        (
+            "franchise.docx",
+            std::fs::read(contract_fixture("franchise.docx")).expect("fixture"),
+            "docx",
+        ),
+        (
+            "franchise.pdf",
+            std::fs::read(contract_fixture("franchise.pdf")).expect("fixture"),
+            "pdf",
+        ),
+    ];
+    for (name, bytes, format) in &uploads {
+        let reply = upload(&review_url, &rate, name, bytes);
+        assert_eq!(reply.status, 200, "{name}: {}", reply.body);
+        let review = reply.json();
+        assert_eq!(review["contract"], *name);
+        assert_eq!(review["format"], *format);
+        let text: Vec<char> = review["text"].as_str().expect("text").chars().collect();
+        assert!(
+            review["sections"].as_array().is_some_and(|s| s.len() >= 8),
+            "{name}"
+        );
+        let findings = review["findings"].as_array().expect("findings");
+        for f in findings {
+            let (a, b) = (
+                f["start"].as_u64().expect("start") as usize,
+                f["end"].as_u64().expect("end") as usize,
+            );
+            assert_eq!(
+                text[a..b].iter().collect::<String>(),
+                f["text"].as_str().expect("text"),
+                "{name}: finding spans are char offsets into the text"
+            );
+            let confidence = f["confidence"].as_f64().expect("confidence");
+            assert!((0.5..=1.0).contains(&confidence), "{name}: {f}");
+        }
+        // The franchise's term clause (§ 2) is its expiration date; the date it was signed is
+        // the agreement date.
+        let of = |category: &str| -> Vec<&serde_json::Value> {
+            findings
+                .iter()
+                .filter(|f| f["category"] == category)
+                .collect()
+        };
+        let term = of("Expiration Date");
+        assert!(
+            term.iter().any(|f| f["section"] == "2"
+                && f["text"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("twenty (20) years")),
+            "{name}: {term:?}"
+        );
+        assert!(
+            of("Agreement Date")
+                .iter()
+                .any(|f| f["text"].as_str().unwrap_or("").contains("November")),
+            "{name}: {findings:?}"
+        );
+    }
+    // Bad uploads are problems, and review needs a key.
+    let bytes = std::fs::read(&franchise).expect("CUAD contract");
     upload(&review_url, &admin, "services.exe", &bytes).assert_problem(415);
     upload(&review_url, &admin, "empty.txt", b"  \n").assert_problem(422);
     upload(&review_url, &admin, "broken.pdf", b"%PDF-1.4 not really").assert_problem(422);
+    let scanned = std::fs::read(contract_fixture("scanned.pdf")).expect("fixture");
+    upload(&review_url, &admin, "scanned.pdf", &scanned).assert_problem(422);
     call_raw("POST", &review_url, Some(&admin), "application/json", b"{}").assert_problem(400);
-    upload(&review_url, "prec_nobody", "services.txt", &bytes).assert_problem(401);
+    upload(&review_url, "prec_nobody", "franchise.txt", &bytes).assert_problem(401);
 
     // The page and metrics.
     let page = call("GET", &url("/"), None, None);
@@ -535,10 +612,10 @@ fn filters_facets_and_context_on_ingested_cuad_contracts() {
         std::fs::copy(cuad_contract(name), contracts.join(name)).expect("copy");
     }
     let lib = p.join("cuad");
-    let out = precedent(
-        &["ingest", s(&contracts), "--index", s(&lib), "--no-vectors"],
-        p,
-    );
+    let mut ingest = vec!["ingest", s(&contracts), "--index", s(&lib), "--no-vectors"];
+    let typer = typer_args();
+    ingest.extend(typer.iter().map(String::as_str));
+    let out = precedent(&ingest, p);
     assert!(
         out.status.success(),
         "{}",
@@ -587,6 +664,29 @@ fn filters_facets_and_context_on_ingested_cuad_contracts() {
         unfiltered_laws.len() > 1 || laws.len() == 1,
         "{unfiltered_laws:?}"
     );
+    // Clause types written at ingest: a facet over the candidates, and a filter that keeps
+    // only clauses typed so (at confidence 0.5 and up).
+    let types = all["facets"]["clause_type"]
+        .as_array()
+        .expect("clause type facet");
+    assert!(
+        types.iter().any(|t| t["value"] == "Governing Law"),
+        "{types:?}"
+    );
+    let typed = search(json!({
+        "query": "this agreement shall be governed by the laws of", "k": 10,
+        "filters": {"clause_type": "Governing Law"}
+    }));
+    let typed = typed["hits"].as_array().expect("hits");
+    assert!(!typed.is_empty());
+    for hit in typed {
+        let types = hit["clause"]["clause_types"].as_array().expect("types");
+        assert!(
+            types.iter().any(|t| t["category"] == "Governing Law"
+                && t["confidence"].as_f64().unwrap_or(0.0) >= 0.5),
+            "{hit}"
+        );
+    }
     let party =
         search(json!({"query": "term", "k": 5, "filters": {"party": "no such party anywhere"}}));
     assert_eq!(party["hits"].as_array().map(Vec::len), Some(0));

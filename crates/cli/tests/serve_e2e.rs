@@ -1,8 +1,8 @@
 //! End to end: the web page served by `precedent serve`, driven in headless Chromium through
 //! chromedriver (Debian's `chromium` and `chromium-driver`, installed by scripts/setup.sh).
 //! Enters a key, searches with the keyboard, filters, opens a clause's context, compares two
-//! clauses, rates one, and saves a screenshot of the results page to
-//! `target/tmp/e2e/results.png`.
+//! clauses, rates one, reviews an uploaded contract, and saves screenshots of the results and
+//! review pages to `target/tmp/e2e/results.png` and `review.png`.
 
 mod support;
 
@@ -142,7 +142,7 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
         let lib = build_library(&p, "acord", Some(400), true);
         let key = create_key(&lib, "rate");
         let admin = create_key(&lib, "admin");
-        let server = Server::start(&[format!("acord={}", s(&lib))], &p);
+        let server = Server::start_with(&[format!("acord={}", s(&lib))], &typer_args(), &p);
         (lib, key, admin, server)
     })
     .await
@@ -419,6 +419,65 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
         "document.querySelector('#results .hit:nth-child(2) .rated').textContent === 'rated 2★'",
     )
     .await;
+
+    // Review a contract: upload the DOCX of a real CUAD franchise; the clause types found are
+    // highlighted in its text, and a finding in the list jumps to its highlight.
+    client
+        .find(Locator::Id("tab-review"))
+        .await
+        .expect("review tab")
+        .click()
+        .await
+        .expect("click");
+    client
+        .find(Locator::Id("review-file"))
+        .await
+        .expect("file input")
+        .send_keys(s(&contract_fixture("franchise.docx")
+            .canonicalize()
+            .expect("fixture")))
+        .await
+        .expect("choose file");
+    client
+        .find(Locator::Id("review-button"))
+        .await
+        .expect("review button")
+        .click()
+        .await
+        .expect("click review");
+    let highlighted = wait_for(
+        &client,
+        "highlighted findings",
+        "document.querySelectorAll('#review-text mark.finding').length",
+    )
+    .await;
+    assert!(highlighted.as_u64().unwrap_or(0) >= 3, "{highlighted}");
+    let tags = client
+        .execute(
+            "return Array.from(document.querySelectorAll('#review-text mark .tag')).map((t) => t.textContent)",
+            vec![],
+        )
+        .await
+        .expect("tags");
+    assert!(
+        tags.as_array()
+            .is_some_and(|t| t.iter().any(|t| t == "Expiration Date")),
+        "{tags}"
+    );
+    let term = client
+        .execute(
+            "const b = Array.from(document.querySelectorAll('#review-findings button')).find((b) => b.textContent.startsWith('Expiration Date')); b.click(); return document.activeElement.tagName + ' ' + document.activeElement.textContent",
+            vec![],
+        )
+        .await
+        .expect("jump to finding");
+    let term = term.as_str().unwrap_or("");
+    assert!(
+        term.starts_with("MARK") && term.contains("twenty (20) years"),
+        "{term}"
+    );
+    let screenshot = client.screenshot().await.expect("screenshot");
+    std::fs::write(artifact_dir().join("review.png"), &screenshot).expect("save screenshot");
     client.close().await.expect("close browser");
 
     let export = call("GET", &server.url("/v1/ratings"), Some(&admin), None);

@@ -68,6 +68,22 @@ pub fn clause_metadata(contract: &IngestedContract<'_>, clause: &Clause) -> Valu
     Value::Object(m)
 }
 
+/// Records the CUAD clause types a typer found for a clause (`[{"category", "confidence"}]`,
+/// most confident first) in its metadata, where search filters and facets read them.
+pub fn set_clause_types(doc: &mut CorpusDoc, types: &[(&str, f32)]) {
+    let list: Vec<Value> = types
+        .iter()
+        .map(|(category, confidence)| {
+            // Three decimals are plenty for a threshold and keep the clause store small.
+            let rounded = (f64::from(*confidence) * 1000.0).round() / 1000.0;
+            json!({"category": category, "confidence": rounded})
+        })
+        .collect();
+    if let Value::Object(m) = &mut doc.metadata {
+        m.insert("clause_types".into(), Value::Array(list));
+    }
+}
+
 /// One library document per clause, in contract order.
 pub fn clause_docs(contract: &IngestedContract<'_>) -> Vec<CorpusDoc> {
     contract

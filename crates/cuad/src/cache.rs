@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use fs4::fs_std::FileExt;
 use sha2::{Digest, Sha256};
 
 use crate::dataset::load;
@@ -55,6 +56,10 @@ pub fn data_fingerprint(cuad_dir: &Path, options: &TrainOptions) -> Result<Strin
 
 /// Loads the cached typer for `cuad_dir`, or trains and caches it. `on_train` is told before a
 /// (slow) training starts.
+///
+/// Processes that need the typer at the same time (a server and an ingest, parallel tests) hold
+/// a lock file in `cache_dir` while they look and train, so the minute of training happens once
+/// and the others load its result instead of training again into the same file.
 pub fn load_or_train(
     cuad_dir: &Path,
     cache_dir: &Path,
@@ -63,6 +68,17 @@ pub fn load_or_train(
 ) -> Result<ClauseTyper> {
     let fingerprint = data_fingerprint(cuad_dir, options)?;
     let path = cache_dir.join(format!("typer-v{TYPER_VERSION}-{fingerprint}.bin"));
+    std::fs::create_dir_all(cache_dir)
+        .with_context(|| format!("creating {}", cache_dir.display()))?;
+    let lock_path = cache_dir.join("train.lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .with_context(|| format!("opening {}", lock_path.display()))?;
+    // Released when `lock` is dropped (the file is closed) at the end of this function.
+    FileExt::lock_exclusive(&lock).with_context(|| format!("locking {}", lock_path.display()))?;
     if path.is_file() {
         if let Ok(typer) = ClauseTyper::load(&path) {
             return Ok(typer);

@@ -6,7 +6,6 @@
 //! trained; `precedent serve` passes a loader, called on the first review (training or loading
 //! a typer takes seconds to a minute, which a server start should not pay when nobody reviews).
 
-use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use axum::extract::{Multipart, State};
@@ -181,21 +180,31 @@ pub async fn review(
 ) -> Result<Json<ReviewResponse>, Problem> {
     authorize(&state, &headers, None, Role::Read)?;
     let upload = read_upload(multipart).await?;
-    let reviewer = state.reviewer.clone();
+    let path = std::path::PathBuf::from(&upload.file_name);
+    let format = precedent_contracts::Format::from_path(&path).ok_or_else(|| {
+        Problem::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!(
+                "{}: unsupported file type (expected .txt, .htm/.html, .pdf or .docx)",
+                upload.file_name
+            ),
+        )
+    })?;
+    let bytes = upload.bytes;
+    let document = run_blocking(&state, move || {
+        precedent_contracts::read_bytes(&path, format, &bytes)
+            .map_err(|e| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))
+    })
+    .await?;
+    // Loading (or, the very first time, training) the typer can take a minute: it happens
+    // outside the engine slots so searches keep being served meanwhile; concurrent first
+    // reviews wait for the one load.
+    let lazy = state.reviewer.clone();
+    let reviewer = tokio::task::spawn_blocking(move || lazy.get())
+        .await
+        .map_err(|e| Problem::internal(format!("loading the clause typer failed: {e}")))??;
+    let contract = upload.file_name;
     run_blocking(&state, move || {
-        let path = Path::new(&upload.file_name);
-        let format = precedent_contracts::Format::from_path(path).ok_or_else(|| {
-            Problem::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                format!(
-                    "{}: unsupported file type (expected .txt, .htm/.html, .pdf or .docx)",
-                    upload.file_name
-                ),
-            )
-        })?;
-        let document = precedent_contracts::read_bytes(path, format, &upload.bytes)
-            .map_err(|e| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
-        let reviewer = reviewer.get()?;
         let clauses = precedent_contracts::segment(&document);
         let mut findings = select_findings(reviewer.review(&document.text));
         for f in &mut findings {
@@ -208,7 +217,7 @@ pub async fn review(
             }
         }
         Ok(Json(ReviewResponse {
-            contract: upload.file_name.clone(),
+            contract,
             format: format.name().to_owned(),
             sections: clauses
                 .iter()

@@ -381,25 +381,41 @@ async function runReview() {
 
 function renderReview(r) {
   const chars = Array.from(r.text);
-  const spans = [...r.findings].filter((f) => f.start !== null && f.end !== null)
-    .sort((a, b) => a.start - b.start);
+  const findings = r.findings.filter((f) => f.start !== null && f.end !== null && f.start < f.end)
+    .sort((a, b) => a.start - b.start || b.end - a.end);
+  // Findings that overlap (one sentence can be a renewal term and a notice period) share one
+  // highlight tagged with each of their categories, so every finding has a place to jump to.
+  const groups = [];
+  for (const f of findings) {
+    const last = groups[groups.length - 1];
+    if (last && f.start < last.end) {
+      last.end = Math.max(last.end, f.end);
+      last.findings.push(f);
+    } else {
+      groups.push({ start: f.start, end: f.end, findings: [f] });
+    }
+  }
   const text = document.createDocumentFragment();
+  const groupOf = new Map();
   let at = 0;
-  spans.forEach((f, i) => {
-    if (f.start < at) return;
-    text.append(chars.slice(at, f.start).join(""));
-    text.append(el("mark", { id: `finding-${i}`, title: f.category },
-      el("span", { class: "tag", text: f.category }), chars.slice(f.start, f.end).join("")));
-    at = f.end;
+  groups.forEach((g, i) => {
+    text.append(chars.slice(at, g.start).join(""));
+    const categories = [...new Set(g.findings.map((f) => f.category))];
+    text.append(el("mark", { id: `finding-${i}`, class: "finding", title: categories.join(", ") },
+      ...categories.map((c) => el("span", { class: "tag", text: c })),
+      chars.slice(g.start, g.end).join("")));
+    for (const f of g.findings) groupOf.set(f, i);
+    at = g.end;
   });
   text.append(chars.slice(at).join(""));
   $("review-text").replaceChildren(text);
-  $("review-findings").replaceChildren(...spans.map((f, i) => {
-    const b = el("button", { type: "button" },
+  $("review-findings").replaceChildren(...findings.map((f) => {
+    const section = f.section ? ` § ${f.section}` : "";
+    const b = el("button", { type: "button", class: "finding-link" },
       el("strong", { text: f.category }),
-      el("span", { class: "count", text: f.confidence !== undefined && f.confidence !== null ? ` ${(f.confidence * 100).toFixed(0)}%` : "" }));
+      el("span", { class: "count", text: ` ${(f.confidence * 100).toFixed(0)}%${section}` }));
     b.addEventListener("click", () => {
-      const target = $(`finding-${i}`);
+      const target = $(`finding-${groupOf.get(f)}`);
       if (target) { target.scrollIntoView({ block: "center" }); target.setAttribute("tabindex", "-1"); target.focus(); }
     });
     return el("li", {}, b);

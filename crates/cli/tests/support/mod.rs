@@ -87,11 +87,17 @@ pub struct Server {
 impl Server {
     /// Starts `precedent serve` with `libs` (each `DIR` or `NAME=DIR`) on a free loopback port.
     pub fn start(libs: &[String], cwd: &Path) -> Server {
+        Server::start_with(libs, &[], cwd)
+    }
+
+    /// [`Server::start`] with more command-line arguments.
+    pub fn start_with(libs: &[String], extra: &[String], cwd: &Path) -> Server {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_precedent"));
         cmd.arg("serve");
         for lib in libs {
             cmd.args(["--index", lib]);
         }
+        cmd.args(extra);
         let mut child = cmd
             .args(["--addr", "127.0.0.1:0"])
             .current_dir(cwd)
@@ -254,6 +260,57 @@ pub fn cuad_contract(name: &str) -> PathBuf {
     PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../../shared/data/cuad/full_contract_txt"
+    ))
+    .join(name)
+}
+
+/// The shared CUAD folder.
+pub fn cuad_dir() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/cuad"
+    ))
+}
+
+/// The typer cache of this clone (`.precedent/cache/typer/`, as a user's commands use it), so
+/// every test that needs the full CUAD clause typer shares one training (about 90 s, once per
+/// clone; concurrent callers wait on the cache's lock instead of training twice).
+pub fn typer_cache() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../.precedent/cache/typer"
+    ))
+}
+
+/// Makes sure the full typer is trained and cached, and returns the arguments that point a
+/// command (`serve`, `ingest`, `review`) at it.
+pub fn typer_args() -> Vec<String> {
+    precedent_cuad::cache::load_or_train(
+        &cuad_dir(),
+        &typer_cache(),
+        &precedent_cuad::TrainOptions::default(),
+        || {
+            eprintln!(
+                "training the CUAD clause typer into {}",
+                typer_cache().display()
+            )
+        },
+    )
+    .expect("the CUAD clause typer");
+    vec![
+        "--cuad".to_owned(),
+        s(&cuad_dir()).to_owned(),
+        "--typer-cache".to_owned(),
+        s(&typer_cache()).to_owned(),
+    ]
+}
+
+/// Contract files committed as fixtures of precedent-contracts (one CUAD contract as HTML,
+/// DOCX and PDF, and a PDF without a text layer).
+pub fn contract_fixture(name: &str) -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../contracts/tests/fixtures"
     ))
     .join(name)
 }
