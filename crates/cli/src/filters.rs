@@ -29,6 +29,11 @@ pub struct FilterArgs {
     /// Only contracts of this document type (substring, case-insensitive: "license").
     #[arg(long)]
     doc_type: Option<String>,
+    /// Only clauses of this clause category (an ACORD category such as "Limitation of
+    /// Liability" or "Indemnification"), as the learned model's category classifier and its
+    /// training ratings say. Needs the learned model (--model-dir, or the shipped one).
+    #[arg(long)]
+    pub category: Option<String>,
 }
 
 impl FilterArgs {

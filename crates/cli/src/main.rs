@@ -445,9 +445,17 @@ fn search(args: SearchArgs) -> Result<()> {
     let (pipeline, _) =
         train::make_pipeline(&pipeline_name, library.clone(), &models, &args.learned)?;
     let filter = args.filter.filter()?;
-    let hits = precedent_library::filtered_search(
+    let members = match &args.filter.category {
+        Some(name) => {
+            let (_, model) = train::load_model(args.learned.model_dir.as_deref())?;
+            Some(model.category_members(&library, name)?)
+        }
+        None => None,
+    };
+    let hits = precedent_library::filtered_search_where(
         &library,
         &filter,
+        members.as_ref().map(|m| |row: u32| m.contains(&row)),
         args.k,
         |n| pipeline.search(&args.query, n),
         |hit| hit.row,
@@ -480,7 +488,7 @@ fn search(args: SearchArgs) -> Result<()> {
         let terms = library.lexical().query_terms(&args.query);
         if terms.is_empty() {
             println!("No clause matches: every word of the query is a stop word.");
-        } else if !filter.is_empty() {
+        } else if !filter.is_empty() || members.is_some() {
             println!("No clause matching the terms {terms:?} passes the filters.");
         } else {
             println!("No clause matches the terms {terms:?}.");

@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use precedent_formats::Qrels;
 use precedent_learn::cv::{cross_validate, Variant};
-use precedent_learn::{LearnedModel, RankObjective, RatedQuery, TrainOptions};
+use precedent_learn::{CuadTypeProfiles, LearnedModel, RankObjective, RatedQuery, TrainOptions};
 use precedent_library::{Library, Progress};
 
 use crate::{load_embedder, open_or_build, Bars, VectorArgs};
@@ -52,6 +52,14 @@ pub struct TrainArgs {
     /// Library to use; by default the one `precedent eval` builds under `.precedent/eval/`.
     #[arg(long)]
     index: Option<PathBuf>,
+    /// CUAD folder (`master_clauses.csv` + `full_contract_txt/`) whose annotated spans give the
+    /// CUAD clause-type evidence; default: `data/cuad` found walking up from here (the shared
+    /// data). Without it the CUAD-type features are zero, and training says so.
+    #[arg(long)]
+    cuad: Option<PathBuf>,
+    /// Annotated spans per CUAD type averaged into its profile.
+    #[arg(long, default_value_t = 40)]
+    cuad_spans: usize,
     #[command(flatten)]
     vectors: VectorArgs,
 }
@@ -85,6 +93,13 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
     let embedder = load_embedder(&spec)?;
     let texts: Vec<&str> = rated.iter().map(|q| q.text.as_str()).collect();
     let embeddings = embedder.embed(&texts)?;
+    let cuad_types = cuad_type_profiles(
+        args.cuad.clone(),
+        args.cuad_spans,
+        &embedder,
+        &args.vectors.cache,
+        bars,
+    )?;
     let options = TrainOptions {
         objective: args.objective,
         trees: args.trees,
@@ -117,6 +132,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             folds,
             &options,
             &variants,
+            cuad_types.as_ref(),
             |msg| bars.note(msg),
         )?;
         print!("{}", report.table());
@@ -136,6 +152,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             embedder.model_id(),
             args.qrels.iter().map(|p| p.display().to_string()).collect(),
             &options,
+            cuad_types,
             |_, _| bars.advance(1),
         )?;
         bars.finish();
@@ -152,6 +169,43 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
 }
 
 /// Reads and merges rating files; the same query in two files is refused (ambiguous labels).
+/// CUAD clause-type profiles from the annotated spans, embedded through the embedding cache
+/// (the second training costs nothing). `None` (with a warning) when no CUAD folder is found.
+fn cuad_type_profiles(
+    dir: Option<PathBuf>,
+    per_type: usize,
+    embedder: &precedent_models::Embedder,
+    cache_dir: &std::path::Path,
+    bars: &Bars,
+) -> Result<Option<CuadTypeProfiles>> {
+    let Some(dir) = dir.or_else(precedent_cuad::cache::find_cuad_dir) else {
+        eprintln!(
+            "warning: no CUAD folder found (give --cuad DIR); the CUAD clause-type features will be zero"
+        );
+        return Ok(None);
+    };
+    let examples = precedent_learn::category::cuad_type_examples(&dir, per_type)?;
+    let texts: Vec<&str> = examples.iter().map(|(_, t)| t.as_str()).collect();
+    bars.start("embedding CUAD type examples", texts.len() as u64);
+    let options = precedent_models::EmbedOptions::default();
+    let done = std::cell::Cell::new(0usize);
+    let progress = |n: usize| {
+        bars.advance(n.saturating_sub(done.get()) as u64);
+        done.set(n.max(done.get()));
+    };
+    let vectors = match precedent_models::EmbeddingCache::open(cache_dir) {
+        Ok(cache) => cache.get_or_compute(embedder, &texts, &options, &progress)?,
+        Err(_) => embedder.embed_with(&texts, &options, &progress)?,
+    };
+    bars.finish();
+    Ok(Some(CuadTypeProfiles::from_examples(
+        examples
+            .iter()
+            .zip(&vectors)
+            .map(|((name, _), v)| (*name, v.as_slice())),
+    )))
+}
+
 fn read_all_qrels(paths: &[PathBuf]) -> Result<Qrels> {
     let mut merged = Qrels::new();
     let mut seen: std::collections::HashMap<String, PathBuf> = Default::default();
@@ -197,7 +251,7 @@ pub struct LearnedArgs {
     /// Learned model directory written by `precedent train`. Default: $PRECEDENT_RANKER, else the
     /// shipped `models/acord-ranker` (found from the current directory upwards).
     #[arg(long)]
-    model_dir: Option<PathBuf>,
+    pub model_dir: Option<PathBuf>,
     /// How many hybrid candidates the learned ranker reorders.
     #[arg(long, default_value_t = 500)]
     learned_top: usize,

@@ -13,6 +13,7 @@ use precedent_library::Library;
 use precedent_metrics::{mean_by_group, MeanMetrics, QueryMetrics, Scored};
 use serde::Serialize;
 
+use crate::category::CuadTypeProfiles;
 use crate::features::{FeatureExtractor, QueryInput, FEATURE_NAMES, NUM_FEATURES};
 use crate::memory::{RatedQuery, RatingMemory};
 use crate::model::{Ranker, TrainOptions};
@@ -26,6 +27,8 @@ pub const FEATURE_GROUPS: &[(&str, &[usize])] = &[
     ("phrases+coverage", &[6, 7]),
     ("clause-length", &[8]),
     ("category-centroids", &[9, 10, 11]),
+    ("category-classifier", &[21]),
+    ("cuad-types", &[22, 23]),
     ("rating-memory", &[12, 13, 14, 15, 16, 17, 18, 19, 20]),
 ];
 
@@ -135,6 +138,7 @@ pub fn cross_validate(
     folds: usize,
     options: &TrainOptions,
     variants: &[Variant],
+    cuad_types: Option<&CuadTypeProfiles>,
     mut progress: impl FnMut(&str),
 ) -> Result<CvReport, LearnError> {
     let started = std::time::Instant::now();
@@ -153,7 +157,12 @@ pub fn cross_validate(
             (0..rated.len()).partition(|&i| fold_of[&rated[i].id] != fold);
         let train_rated: Vec<RatedQuery> = train_idx.iter().map(|&i| rated[i].clone()).collect();
         let train_emb: Vec<Vec<f32>> = train_idx.iter().map(|&i| embeddings[i].clone()).collect();
-        let memory = Arc::new(RatingMemory::fit(&train_rated, &train_emb, library)?);
+        let memory = Arc::new(RatingMemory::fit(
+            &train_rated,
+            &train_emb,
+            library,
+            cuad_types.cloned(),
+        )?);
         let extractor = FeatureExtractor::new(library.clone(), memory).with_term_cache();
         let groups = |idx: &[usize]| -> Result<Vec<Group>, LearnError> {
             idx.iter()

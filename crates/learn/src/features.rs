@@ -38,9 +38,12 @@ pub const FEATURE_NAMES: &[&str] = &[
     "mean_label_in_category",
     "max_label",
     "log_times_relevant",
+    "category_classifier",
+    "cuad_type_match",
+    "cuad_query_type_clarity",
 ];
 
-pub const NUM_FEATURES: usize = 21;
+pub const NUM_FEATURES: usize = 24;
 
 /// How sharply similar training queries dominate the vote (softmax temperature on cosine).
 const QUERY_TEMPERATURE: f32 = 0.05;
@@ -221,6 +224,15 @@ impl FeatureExtractor {
             .collect();
         let (p_category, weights, sims) = self.query_votes(query);
         let n_categories = self.memory.categories.len();
+        let classifier = self.memory.classifier_for(query.id.as_deref());
+        let query_types = self
+            .memory
+            .cuad_types
+            .as_ref()
+            .map(|t| t.distribution(&query.embedding));
+        let query_type_clarity = query_types
+            .as_ref()
+            .map_or(0.0, |d| d.iter().copied().fold(0.0, f32::max));
 
         let mut out = Vec::with_capacity(rows.len());
         for &row in rows {
@@ -257,9 +269,19 @@ impl FeatureExtractor {
             }
             f[8] = (1.0 + terms.len() as f32).ln();
 
-            // Clause-category evidence from the embedding centroids.
+            // Clause-category evidence: centroids, the classifier, and CUAD types.
+            let v = vectors.vector(row).unwrap_or_default();
+            if let (Some(types), Some(q)) = (&self.memory.cuad_types, &query_types) {
+                let d = types.distribution(&v);
+                f[22] = q.iter().zip(&d).map(|(a, b)| a * b).sum();
+                f[23] = query_type_clarity;
+            }
             if n_categories > 0 {
-                let v = vectors.vector(row).unwrap_or_default();
+                f[21] = p_category
+                    .iter()
+                    .zip(classifier.probabilities(&v))
+                    .map(|(p, c)| p * c)
+                    .sum();
                 let cent: Vec<f32> = self.memory.centroids.iter().map(|c| dot(&v, c)).collect();
                 let best = cent.iter().copied().fold(f32::NEG_INFINITY, f32::max);
                 let exp: Vec<f32> = cent

@@ -19,6 +19,7 @@
 //! (leave-one-query-out), or the ranker would learn to trust a feature that is never that good
 //! on new queries.
 
+pub mod category;
 pub mod cv;
 pub mod features;
 mod memory;
@@ -27,6 +28,7 @@ mod reranker;
 
 use std::path::PathBuf;
 
+pub use category::{CategoryClassifier, CuadTypeProfiles};
 pub use features::{FeatureExtractor, FEATURE_NAMES};
 pub use memory::{RatedQuery, RatingMemory};
 pub use model::{

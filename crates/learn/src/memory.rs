@@ -1,12 +1,16 @@
 //! What the training ratings teach, kept so that new queries can use it.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use precedent_formats::{Qrels, Query};
 use precedent_library::Library;
 use serde::{Deserialize, Serialize};
 
+use crate::category::{CategoryClassifier, CuadTypeProfiles};
 use crate::LearnError;
+
+/// Inner folds of the cross-fitted category classifiers (see [`RatingMemory::cross_fit`]).
+const CROSS_FIT_FOLDS: usize = 5;
 
 /// A training query with its ratings resolved to library rows.
 #[derive(Debug, Clone)]
@@ -106,6 +110,17 @@ pub struct RatingMemory {
     /// of each category: two stars means "same category, not responsive", so every rated-up
     /// clause is an example of its query's category.
     pub centroids: Vec<Vec<f32>>,
+    /// Per-category logistic regressions over clause embeddings, fitted on every training query.
+    pub classifier: CategoryClassifier,
+    /// CUAD clause-type centroids (not learned from ratings), when CUAD data was available.
+    pub cuad_types: Option<CuadTypeProfiles>,
+    /// Classifiers fitted without an inner fold of the training queries, used for the features
+    /// of those queries while training: a classifier that saw a query's own ratings would look
+    /// better on that query than it ever is on a new one (for a category with a single query,
+    /// perfect), and the ranker would learn to over-trust it. Not saved: serving uses
+    /// `classifier`.
+    #[serde(skip)]
+    pub cross_fit: Vec<(HashSet<String>, CategoryClassifier)>,
 }
 
 impl RatingMemory {
@@ -114,6 +129,7 @@ impl RatingMemory {
         rated: &[RatedQuery],
         query_embeddings: &[Vec<f32>],
         library: &Library,
+        cuad_types: Option<CuadTypeProfiles>,
     ) -> Result<RatingMemory, LearnError> {
         let vectors = library.vectors()?.ok_or_else(|| {
             LearnError::Invalid(format!(
@@ -154,6 +170,25 @@ impl RatingMemory {
             normalize(&mut sum);
             centroids.push(sum);
         }
+        let vector = |row: u32| vectors.vector(row);
+        let all: Vec<&RatedQuery> = rated.iter().collect();
+        let classifier = CategoryClassifier::fit(&categories, &all, dim, vector);
+        let mut sorted: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
+        sorted.sort_unstable();
+        let cross_fit = (0..CROSS_FIT_FOLDS.min(rated.len()))
+            .map(|fold| {
+                let held: HashSet<String> = sorted
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| i % CROSS_FIT_FOLDS == fold)
+                    .map(|(_, id)| id.to_string())
+                    .collect();
+                let kept: Vec<&RatedQuery> =
+                    rated.iter().filter(|q| !held.contains(&q.id)).collect();
+                let clf = CategoryClassifier::fit(&categories, &kept, dim, vector);
+                (held, clf)
+            })
+            .collect();
         let queries = rated
             .iter()
             .zip(query_embeddings)
@@ -174,7 +209,22 @@ impl RatingMemory {
             categories,
             queries,
             centroids,
+            classifier,
+            cuad_types,
+            cross_fit,
         })
+    }
+
+    /// The category classifier to use for a query: the one fitted without it while it is a
+    /// training query (`id` in the memory), the full one otherwise.
+    pub fn classifier_for(&self, id: Option<&str>) -> &CategoryClassifier {
+        id.and_then(|id| {
+            self.cross_fit
+                .iter()
+                .find(|(held, _)| held.contains(id))
+                .map(|(_, c)| c)
+        })
+        .unwrap_or(&self.classifier)
     }
 
     pub fn num_ratings(&self) -> usize {

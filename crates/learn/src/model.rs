@@ -16,13 +16,14 @@ use gbdt::decision_tree::{Data, DataVec, DecisionTree, TrainingCache};
 use precedent_library::{write_atomically, Library};
 use serde::{Deserialize, Serialize};
 
+use crate::category::CuadTypeProfiles;
 use crate::features::{FeatureExtractor, QueryInput, FEATURE_NAMES, NUM_FEATURES};
 use crate::memory::{RatedQuery, RatingMemory};
 use crate::LearnError;
 
 pub const MODEL_FORMAT: &str = "precedent-learned-ranker";
 /// Bumped whenever features, memory or ranker layout change; older directories are refused.
-pub const MODEL_FORMAT_VERSION: u32 = 1;
+pub const MODEL_FORMAT_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModelManifest {
@@ -252,10 +253,11 @@ pub fn train(
     embedder_model_id: &str,
     trained_on: Vec<String>,
     options: &TrainOptions,
+    cuad_types: Option<CuadTypeProfiles>,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<LearnedModel, LearnError> {
     let started = Instant::now();
-    let memory = Arc::new(RatingMemory::fit(rated, embeddings, library)?);
+    let memory = Arc::new(RatingMemory::fit(rated, embeddings, library, cuad_types)?);
     let groups = {
         let extractor = FeatureExtractor::new(library.clone(), memory.clone()).with_term_cache();
         let mut groups = Vec::with_capacity(rated.len());
@@ -299,7 +301,71 @@ pub fn train(
     })
 }
 
+/// Probability at or above which the category classifier counts a clause as a member.
+pub const CATEGORY_THRESHOLD: f32 = 0.5;
+
 impl LearnedModel {
+    /// The clause categories the model knows (the training queries' categories).
+    pub fn categories(&self) -> &[String] {
+        &self.memory.classifier.categories
+    }
+
+    /// Library rows of one clause category, for the `--category` search filter. The lawyers'
+    /// own judgements decide where they exist (a clause a query of the category rated two stars
+    /// or more is in, one it rated one star is out); the classifier decides for the rest: the
+    /// category must be the clause's most probable one, at probability 0.5 or more. (The
+    /// regressions are class-balanced, so neighbouring categories, e.g. indemnities next to
+    /// liability caps, often both pass 0.5.)
+    /// The category name is matched case-insensitively; an unknown one is an error naming
+    /// those the model knows.
+    pub fn category_members(
+        &self,
+        library: &Library,
+        name: &str,
+    ) -> Result<std::collections::HashSet<u32>, LearnError> {
+        let classifier = &self.memory.classifier;
+        let Some(c) = classifier.index_of(name) else {
+            return Err(LearnError::Invalid(format!(
+                "unknown clause category {name:?}; the learned model knows: {}",
+                classifier.categories.join(", ")
+            )));
+        };
+        let category = &classifier.categories[c];
+        let mut judged: std::collections::HashMap<&str, bool> = Default::default();
+        for q in self
+            .memory
+            .queries
+            .iter()
+            .filter(|q| q.category.as_ref() == Some(category))
+        {
+            for (id, label) in &q.ratings {
+                *judged.entry(id.as_str()).or_insert(false) |= *label >= 1;
+            }
+        }
+        let vectors = library.vectors()?.ok_or_else(|| {
+            LearnError::Invalid(format!(
+                "library {} has no clause vectors; the category filter needs them",
+                library.root().display()
+            ))
+        })?;
+        let mut members = std::collections::HashSet::new();
+        for row in 0..library.len() as u32 {
+            let id = library.store().id(row);
+            let member = match id.and_then(|id| judged.get(id)) {
+                Some(&rated_in) => rated_in,
+                None => vectors.vector(row).is_some_and(|v| {
+                    let p = classifier.probabilities(&v);
+                    let best = p.iter().copied().fold(0.0, f32::max);
+                    p[c] >= CATEGORY_THRESHOLD && p[c] >= best
+                }),
+            };
+            if member {
+                members.insert(row);
+            }
+        }
+        Ok(members)
+    }
+
     /// Writes the directory; each file is replaced atomically and the manifest goes last, so a
     /// crash mid-save leaves either the old manifest (refusing mismatched files is then the
     /// loader's job: they are checked against the manifest's counts) or the complete new model.

@@ -158,13 +158,29 @@ pub fn filtered_search<H, E>(
     library: &Library,
     filter: &Filter,
     k: usize,
+    search: impl FnMut(usize) -> Result<Vec<H>, E>,
+    row_of: impl Fn(&H) -> u32,
+) -> Result<Vec<H>, E>
+where
+    E: From<LibraryError>,
+{
+    filtered_search_where(library, filter, None::<fn(u32) -> bool>, k, search, row_of)
+}
+
+/// [`filtered_search`] with one more condition on the library row, for restrictions that are not
+/// clause metadata (e.g. a category predicted by a learned model).
+pub fn filtered_search_where<H, E>(
+    library: &Library,
+    filter: &Filter,
+    row_ok: Option<impl Fn(u32) -> bool>,
+    k: usize,
     mut search: impl FnMut(usize) -> Result<Vec<H>, E>,
     row_of: impl Fn(&H) -> u32,
 ) -> Result<Vec<H>, E>
 where
     E: From<LibraryError>,
 {
-    if filter.is_empty() || k == 0 {
+    if (filter.is_empty() && row_ok.is_none()) || k == 0 {
         return search(k);
     }
     let total = library.len();
@@ -175,7 +191,11 @@ where
         let exhausted = hits.len() < fetch || fetch >= total;
         let mut kept = Vec::with_capacity(k);
         for hit in hits {
-            let doc = library.store().clause(row_of(&hit))?;
+            let row = row_of(&hit);
+            if row_ok.as_ref().is_some_and(|ok| !ok(row)) {
+                continue;
+            }
+            let doc = library.store().clause(row)?;
             if filter.matches_doc(&doc) {
                 kept.push(hit);
                 if kept.len() == k {
