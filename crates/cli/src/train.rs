@@ -7,7 +7,9 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use precedent_formats::Qrels;
 use precedent_learn::cv::{cross_validate, Variant};
-use precedent_learn::{CuadTypeProfiles, LearnedModel, RankObjective, RatedQuery, TrainOptions};
+use precedent_learn::{
+    CuadTypeProfiles, LearnedModel, RankObjective, RatedQuery, TrainOptions, TrainingData,
+};
 use precedent_library::{Library, Progress};
 
 use crate::{load_embedder, open_or_build, Bars, VectorArgs};
@@ -108,6 +110,11 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         seed: args.seed,
         ..TrainOptions::default()
     };
+    let data = TrainingData {
+        rated: &rated,
+        embeddings: &embeddings,
+        cuad_types: cuad_types.as_ref(),
+    };
     eprintln!(
         "{} rated queries, {} ratings",
         rated.len(),
@@ -125,16 +132,9 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
                 Variant::full(),
             ]
         };
-        let report = cross_validate(
-            &library,
-            &rated,
-            &embeddings,
-            folds,
-            &options,
-            &variants,
-            cuad_types.as_ref(),
-            |msg| bars.note(msg),
-        )?;
+        let report = cross_validate(&library, &data, folds, &options, &variants, |msg| {
+            bars.note(msg)
+        })?;
         print!("{}", report.table());
         println!("({:.0} s)", report.seconds);
         if let Some(path) = &args.json_out {
@@ -147,12 +147,10 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         bars.start("features of training queries", rated.len() as u64);
         let model = precedent_learn::train(
             &library,
-            &rated,
-            &embeddings,
+            &data,
             embedder.model_id(),
             args.qrels.iter().map(|p| p.display().to_string()).collect(),
             &options,
-            cuad_types,
             |_, _| bars.advance(1),
         )?;
         bars.finish();

@@ -178,7 +178,11 @@ fn train_cross_validate_eval_search_and_refusals() {
     }
     for hit in &hits {
         let id = hit["id"].as_str().unwrap_or_default();
-        assert_ne!(in_category.get(id), Some(&false), "{id} is not a liability clause");
+        assert_ne!(
+            in_category.get(id),
+            Some(&false),
+            "{id} is not a liability clause"
+        );
     }
     // Clauses no liability query judged are admitted by the classifier: they must read as
     // liability clauses too (measured: 18 of 20 hits mention liability; the others are an
@@ -188,10 +192,17 @@ fn train_cross_validate_eval_search_and_refusals() {
         .filter(|h| {
             let id = h["id"].as_str().unwrap_or_default();
             in_category.get(id) == Some(&true)
-                || h["text"].as_str().unwrap_or_default().to_lowercase().contains("liab")
+                || h["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_lowercase()
+                    .contains("liab")
         })
         .count();
-    assert!(about_liability >= 16, "only {about_liability} of 20 hits are liability clauses");
+    assert!(
+        about_liability >= 16,
+        "only {about_liability} of 20 hits are liability clauses"
+    );
     let out = precedent(
         &[
             "search",

@@ -13,10 +13,9 @@ use precedent_library::Library;
 use precedent_metrics::{mean_by_group, MeanMetrics, QueryMetrics, Scored};
 use serde::Serialize;
 
-use crate::category::CuadTypeProfiles;
 use crate::features::{FeatureExtractor, QueryInput, FEATURE_NAMES, NUM_FEATURES};
 use crate::memory::{RatedQuery, RatingMemory};
-use crate::model::{Ranker, TrainOptions};
+use crate::model::{Ranker, TrainOptions, TrainingData};
 use crate::LearnError;
 
 /// Named groups of features, for ablations ("what each feature buys").
@@ -133,14 +132,13 @@ pub fn assign_folds(ids: &[&str], folds: usize, seed: u64) -> HashMap<String, us
 /// Runs K-fold cross-validation by query for each variant.
 pub fn cross_validate(
     library: &Arc<Library>,
-    rated: &[RatedQuery],
-    embeddings: &[Vec<f32>],
+    data: &TrainingData,
     folds: usize,
     options: &TrainOptions,
     variants: &[Variant],
-    cuad_types: Option<&CuadTypeProfiles>,
     mut progress: impl FnMut(&str),
 ) -> Result<CvReport, LearnError> {
+    let (rated, embeddings, cuad_types) = (data.rated, data.embeddings, data.cuad_types);
     let started = std::time::Instant::now();
     if folds < 2 || folds > rated.len() {
         return Err(LearnError::Invalid(format!(

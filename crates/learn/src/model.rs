@@ -248,16 +248,20 @@ pub struct LearnedModel {
 /// ratings left out of the memory, as they will be for a new query.
 pub fn train(
     library: &Arc<Library>,
-    rated: &[RatedQuery],
-    embeddings: &[Vec<f32>],
+    data: &TrainingData,
     embedder_model_id: &str,
     trained_on: Vec<String>,
     options: &TrainOptions,
-    cuad_types: Option<CuadTypeProfiles>,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<LearnedModel, LearnError> {
     let started = Instant::now();
-    let memory = Arc::new(RatingMemory::fit(rated, embeddings, library, cuad_types)?);
+    let (rated, embeddings) = (data.rated, data.embeddings);
+    let memory = Arc::new(RatingMemory::fit(
+        rated,
+        embeddings,
+        library,
+        data.cuad_types.cloned(),
+    )?);
     let groups = {
         let extractor = FeatureExtractor::new(library.clone(), memory.clone()).with_term_cache();
         let mut groups = Vec::with_capacity(rated.len());
@@ -299,6 +303,16 @@ pub fn train(
         memory,
         ranker,
     })
+}
+
+/// What training learns from: rated queries, their unit embeddings (same order), and the CUAD
+/// type profiles when CUAD data is available (they are not learned from ratings, so cross-validation
+/// shares them across folds).
+#[derive(Clone, Copy)]
+pub struct TrainingData<'a> {
+    pub rated: &'a [RatedQuery],
+    pub embeddings: &'a [Vec<f32>],
+    pub cuad_types: Option<&'a CuadTypeProfiles>,
 }
 
 /// Probability at or above which the category classifier counts a clause as a member.
