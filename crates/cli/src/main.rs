@@ -5,6 +5,7 @@ mod eval_cuad;
 mod eval_legalbench;
 mod filters;
 mod ingest;
+mod judge;
 mod keys;
 mod progress;
 mod review;
@@ -62,6 +63,8 @@ enum Command {
     EvalLegalbench(eval_legalbench::EvalLegalbenchArgs),
     /// Learn the ranking stage from rating files (and cross-validate it).
     Train(train::TrainArgs),
+    /// Measure what an LLM judge adds to the learned ranker (cross-validated over ratings).
+    EvalJudge(judge::EvalJudgeArgs),
 }
 
 #[derive(Args)]
@@ -81,6 +84,8 @@ struct BenchArgs {
     rerank: RerankArgs,
     #[command(flatten)]
     learned: train::LearnedArgs,
+    #[command(flatten)]
+    judge: judge::JudgeArgs,
     /// Clauses retrieved per query.
     #[arg(short, default_value_t = 100)]
     k: usize,
@@ -203,6 +208,8 @@ struct SearchArgs {
     rerank: RerankArgs,
     #[command(flatten)]
     learned: train::LearnedArgs,
+    #[command(flatten)]
+    judge: judge::JudgeArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -252,6 +259,8 @@ struct EvalArgs {
     rerank: RerankArgs,
     #[command(flatten)]
     learned: train::LearnedArgs,
+    #[command(flatten)]
+    judge: judge::JudgeArgs,
 }
 
 fn main() {
@@ -278,6 +287,7 @@ fn main() {
         Command::EvalCuad(args) => eval_cuad::run(args),
         Command::EvalLegalbench(args) => eval_legalbench::run(args),
         Command::Train(args) => train::run(args, &bars),
+        Command::EvalJudge(args) => judge::run_eval(args, &bars),
     };
     if let Err(err) = result {
         eprintln!("error: {err:#}");
@@ -400,7 +410,7 @@ fn pipeline_models(
         fusion_weights: rerank.weights,
         ..PipelineModels::default()
     };
-    if train::needs_embedder(pipeline) {
+    if judge::needs_embedder(pipeline) {
         let spec = match (model, library.vectors_info()) {
             (Some(spec), _) => spec.to_owned(),
             (None, Some(info)) => info.model_source.clone(),
@@ -442,8 +452,14 @@ fn search(args: SearchArgs) -> Result<()> {
         args.model.as_deref(),
         &args.rerank,
     )?;
-    let (pipeline, _) =
-        train::make_pipeline(&pipeline_name, library.clone(), &models, &args.learned)?;
+    let built = judge::make_pipeline(
+        &pipeline_name,
+        library.clone(),
+        &models,
+        &args.learned,
+        &args.judge,
+    )?;
+    let pipeline = built.pipeline;
     let filter = args.filter.filter()?;
     let members = match &args.filter.category {
         Some(name) => {
@@ -534,10 +550,10 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         Some(name) => name,
         None => train::default_eval_pipeline(&args.learned, &qrels),
     };
-    if !train::known_pipelines().contains(&pipeline_name) {
+    if !judge::known_pipelines().contains(&pipeline_name) {
         bail!(
             "unknown pipeline {pipeline_name:?}; known pipelines: {}",
-            train::known_pipelines().join(", ")
+            judge::known_pipelines().join(", ")
         );
     }
     let fingerprint = fingerprint_file(&args.corpus)?;
@@ -545,13 +561,19 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         Some(dir) => dir.clone(),
         None => PathBuf::from(".precedent/eval").join(&fingerprint),
     };
-    let want_vectors = train::needs_embedder(pipeline_name).then_some(&args.vectors);
+    let want_vectors = judge::needs_embedder(pipeline_name).then_some(&args.vectors);
     let library = open_or_build(&index_dir, &args.corpus, &fingerprint, want_vectors, bars)?;
     let library = Arc::new(library);
     let models = pipeline_models(pipeline_name, &library, None, &args.rerank)?;
-    let (pipeline, learned) =
-        train::make_pipeline(pipeline_name, library.clone(), &models, &args.learned)?;
-    if let Some(model) = &learned {
+    let built = judge::make_pipeline(
+        pipeline_name,
+        library.clone(),
+        &models,
+        &args.learned,
+        &args.judge,
+    )?;
+    let pipeline = built.pipeline;
+    if let Some(model) = &built.learned {
         train::check_no_overlap(model, &qrels)?;
     }
     let options = EvalOptions {
@@ -564,6 +586,9 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         eprintln!("warning: {warning}");
     }
     print!("{}", evaluation.table(args.per_query));
+    if let Some(judge) = &built.judge {
+        judge::report_usage(judge.as_ref());
+    }
     if let Some(path) = &args.run_out {
         precedent_formats::write_run(path, &evaluation.run)?;
         eprintln!("run written to {}", path.display());
@@ -590,8 +615,14 @@ fn bench(args: BenchArgs) -> Result<()> {
         args.model.as_deref(),
         &args.rerank,
     )?;
-    let (pipeline, _) =
-        train::make_pipeline(&args.pipeline, library.clone(), &models, &args.learned)?;
+    let built = judge::make_pipeline(
+        &args.pipeline,
+        library.clone(),
+        &models,
+        &args.learned,
+        &args.judge,
+    )?;
+    let pipeline = built.pipeline;
     // One warm-up pass so page cache and lazy loads do not count.
     for q in &queries {
         pipeline.search(&q.text, args.k)?;

@@ -204,7 +204,7 @@ fn cuad_type_profiles(
     )))
 }
 
-fn read_all_qrels(paths: &[PathBuf]) -> Result<Qrels> {
+pub(crate) fn read_all_qrels(paths: &[PathBuf]) -> Result<Qrels> {
     let mut merged = Qrels::new();
     let mut seen: std::collections::HashMap<String, PathBuf> = Default::default();
     for path in paths {
