@@ -204,6 +204,12 @@ pub struct EvalJudgeArgs {
     json_out: Option<PathBuf>,
     #[arg(long)]
     index: Option<PathBuf>,
+    /// CUAD folder for the learned ranker's clause-type features (as `precedent train --cuad`).
+    #[arg(long)]
+    cuad: Option<PathBuf>,
+    /// Annotated spans per CUAD type averaged into its profile (as `precedent train`).
+    #[arg(long, default_value_t = 40)]
+    cuad_spans: usize,
     #[command(flatten)]
     vectors: VectorArgs,
     #[command(flatten)]
@@ -279,6 +285,13 @@ pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
     let embedder = load_embedder(&spec)?;
     let texts: Vec<&str> = rated.iter().map(|q| q.text.as_str()).collect();
     let embeddings = embedder.embed(&texts)?;
+    let cuad_types = train::cuad_type_profiles(
+        args.cuad.clone(),
+        args.cuad_spans,
+        &embedder,
+        &args.vectors.cache,
+        bars,
+    )?;
     let options = TrainOptions {
         seed: args.seed,
         ..TrainOptions::default()
@@ -294,7 +307,12 @@ pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
             (0..rated.len()).partition(|&i| fold_of[&rated[i].id] != fold);
         let train_rated: Vec<RatedQuery> = train_idx.iter().map(|&i| rated[i].clone()).collect();
         let train_emb: Vec<Vec<f32>> = train_idx.iter().map(|&i| embeddings[i].clone()).collect();
-        let memory = Arc::new(RatingMemory::fit(&train_rated, &train_emb, &library)?);
+        let memory = Arc::new(RatingMemory::fit(
+            &train_rated,
+            &train_emb,
+            &library,
+            cuad_types.clone(),
+        )?);
         let extractor = FeatureExtractor::new(library.clone(), memory).with_term_cache();
         let features = |i: usize| -> Result<Vec<[f32; NUM_FEATURES]>> {
             let q = &rated[i];

@@ -169,7 +169,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
 /// Reads and merges rating files; the same query in two files is refused (ambiguous labels).
 /// CUAD clause-type profiles from the annotated spans, embedded through the embedding cache
 /// (the second training costs nothing). `None` (with a warning) when no CUAD folder is found.
-fn cuad_type_profiles(
+pub(crate) fn cuad_type_profiles(
     dir: Option<PathBuf>,
     per_type: usize,
     embedder: &precedent_models::Embedder,
