@@ -2,6 +2,9 @@
 # Load benchmark of `precedent serve`: 50 concurrent clients for 60 s against POST /v1/search on
 # loopback, cycling through the 114 ACORD queries (wrk, Debian package `wrk`).
 # Usage: bash scripts/bench_server.sh [PIPELINE=hybrid] [K=10] [DURATION=60s] [CONNECTIONS=50]
+# PIPELINE: bm25, dense, hybrid, hybrid-norm, learned, `default` (no pipeline in the request:
+# the server's default for the library), or `rank_bm25`: the peer, rank_bm25 behind a minimal
+# Python HTTP server (scripts/bench_peer_server.py) answering the same requests.
 # Prints wrk's report and one JSON line (throughput, p50/p90/p99 latency, non-2xx and socket
 # errors). Results go to bench-out/server/.
 set -euo pipefail
@@ -27,7 +30,8 @@ python3 - "$D/queries.jsonl" "$KEY" "$PIPELINE" "$K" > "$OUT/search.lua" <<'PY'
 import json, sys
 queries = [json.loads(l)["text"] for l in open(sys.argv[1]) if l.strip()]
 key, pipeline, k = sys.argv[2], sys.argv[3], int(sys.argv[4])
-bodies = [json.dumps({"query": q, "k": k, "pipeline": pipeline}) for q in queries]
+named = pipeline not in ("default", "rank_bm25")
+bodies = [json.dumps({"query": q, "k": k, **({"pipeline": pipeline} if named else {})}) for q in queries]
 print('wrk.method = "POST"')
 print('wrk.headers["Content-Type"] = "application/json"')
 print(f'wrk.headers["Authorization"] = "Bearer {key}"')
@@ -42,7 +46,11 @@ print('''done = function(s, latency, requests)
     e.connect + e.read + e.write + e.timeout))
 end''')
 PY
-$B serve --index "acord=$LIB" --addr 127.0.0.1:0 > "$OUT/serve.out" 2> "$OUT/serve.err" &
+if [ "$PIPELINE" = rank_bm25 ]; then
+    .venv/bin/python scripts/bench_peer_server.py --corpus $D/corpus.jsonl > "$OUT/serve.out" 2> "$OUT/serve.err" &
+else
+    $B serve --index "acord=$LIB" --addr 127.0.0.1:0 > "$OUT/serve.out" 2> "$OUT/serve.err" &
+fi
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 1 600); do grep -q "listening on" "$OUT/serve.out" 2>/dev/null && break; sleep 0.1; done

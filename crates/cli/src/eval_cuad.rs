@@ -36,6 +36,10 @@ pub struct EvalCuadArgs {
     /// Write the full report (per category, pooled, LegalBench development set) as JSON.
     #[arg(long)]
     pub json_out: Option<PathBuf>,
+    /// Instead of the span evaluation: how well the `clause_types` that `ingest` writes match
+    /// CUAD, per segmented clause, at several confidence thresholds (typer refit per fold).
+    #[arg(long)]
+    pub clause_types: bool,
 }
 
 fn pct(x: f64) -> String {
@@ -61,6 +65,9 @@ pub fn run(args: EvalCuadArgs) -> Result<()> {
     let mut data = precedent_cuad::load(&dir)?;
     if let Some(limit) = args.limit {
         data.contracts.truncate(limit);
+    }
+    if args.clause_types {
+        return clause_type_cv(&data, args.folds, args.epochs, args.json_out.as_deref());
     }
     let r = &data.report;
     eprintln!(
@@ -130,6 +137,158 @@ pub fn run(args: EvalCuadArgs) -> Result<()> {
             "placement": &data.report,
             "legalbench_dev": &dev,
         });
+        std::fs::write(path, serde_json::to_string_pretty(&json)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Confidence thresholds the clause-level evaluation reports.
+const CLAUSE_THRESHOLDS: [f32; 8] = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+
+/// Cross-validates the clause types `ingest` writes. Each held-out contract is segmented as
+/// ingest does and every clause scored as ingest scores it (by a typer that never saw the
+/// contract); a clause truly has category X when a placed CUAD annotation of X overlaps it by at
+/// least half of the shorter of the two (the annotation lies in the clause, or the clause is
+/// part of a longer annotation). Pooled over (clause, category) pairs.
+fn clause_type_cv(
+    data: &precedent_cuad::CuadDataset,
+    folds: usize,
+    epochs: usize,
+    json_out: Option<&std::path::Path>,
+) -> Result<()> {
+    use precedent_cuad::typer::prepare;
+    use precedent_cuad::{ClauseTyper, N_CATEGORIES};
+    use rayon::prelude::*;
+
+    anyhow::ensure!(folds >= 2, "--folds must be at least 2");
+    let started = Instant::now();
+    let n = CLAUSE_THRESHOLDS.len();
+    // Per category: [threshold] true and false positives; gold pairs.
+    let mut tp = vec![vec![0usize; n]; N_CATEGORIES];
+    let mut fp = vec![vec![0usize; n]; N_CATEGORIES];
+    let mut gold = vec![0usize; N_CATEGORIES];
+    let mut clauses_seen = 0usize;
+    for fold in 0..folds {
+        let train: Vec<&_> = data
+            .contracts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % folds != fold)
+            .map(|(_, c)| c)
+            .collect();
+        let prepared = prepare(&train);
+        let typer = ClauseTyper::train(
+            &prepared.iter().collect::<Vec<_>>(),
+            &TrainOptions {
+                epochs,
+                ..TrainOptions::default()
+            },
+            "clause-type cv",
+        );
+        drop(prepared);
+        let held_out: Vec<_> = data
+            .contracts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % folds == fold)
+            .map(|(_, c)| c)
+            .collect();
+        let per_contract: Vec<(Vec<[f32; N_CATEGORIES]>, Vec<u64>)> = held_out
+            .par_iter()
+            .map(|c| {
+                let clauses = precedent_contracts::segment_text(&c.text);
+                let scores = crate::ingest::clause_scores(&typer, &c.text, &clauses);
+                let chars = crate::review::char_offsets(&c.text);
+                let mut truth = vec![0u64; clauses.len()];
+                for a in &c.annotations {
+                    let Some(span) = &a.span else { continue };
+                    let (s, e) = (chars[span.start], chars[span.end]);
+                    for (bits, clause) in truth.iter_mut().zip(&clauses) {
+                        let overlap = e.min(clause.end).saturating_sub(s.max(clause.start));
+                        let shorter = (e - s).min(clause.end - clause.start).max(1);
+                        if overlap * 2 >= shorter {
+                            *bits |= 1 << a.category;
+                        }
+                    }
+                }
+                (scores, truth)
+            })
+            .collect();
+        for (scores, truth) in per_contract {
+            clauses_seen += scores.len();
+            for (clause, bits) in scores.iter().zip(truth) {
+                for k in 0..N_CATEGORIES {
+                    let is = (bits >> k) & 1 == 1;
+                    gold[k] += usize::from(is);
+                    for (t, &threshold) in CLAUSE_THRESHOLDS.iter().enumerate() {
+                        if clause[k] >= threshold {
+                            if is {
+                                tp[k][t] += 1;
+                            } else {
+                                fp[k][t] += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        eprintln!(
+            "fold {}/{folds} done ({:.0}s)",
+            fold + 1,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let all_gold: usize = gold.iter().sum();
+    println!(
+        "clause types as ingest writes them: {folds}-fold CV over {} contracts, {clauses_seen} clauses, {all_gold} (clause, category) pairs annotated",
+        data.contracts.len()
+    );
+    println!(
+        "{:>9} {:>9} {:>6} {:>5} {:>13}",
+        "threshold", "precision", "recall", "F1", "types/clause"
+    );
+    let mut rows = Vec::new();
+    for (t, threshold) in CLAUSE_THRESHOLDS.iter().enumerate() {
+        let tps: usize = tp.iter().map(|v| v[t]).sum();
+        let fps: usize = fp.iter().map(|v| v[t]).sum();
+        let (p, r) = (ratio(tps, tps + fps), ratio(tps, all_gold));
+        let f1 = if p + r > 0.0 {
+            2.0 * p * r / (p + r)
+        } else {
+            0.0
+        };
+        println!(
+            "{threshold:>9.1} {:>9} {:>6} {:>5} {:>13.2}",
+            pct(p),
+            pct(r),
+            pct(f1),
+            ratio(tps + fps, clauses_seen)
+        );
+        rows.push(
+            serde_json::json!({"threshold": threshold, "precision": p, "recall": r, "f1": f1}),
+        );
+    }
+    let at = CLAUSE_THRESHOLDS
+        .iter()
+        .position(|&t| t == crate::ingest::MIN_STORED_TYPE_CONFIDENCE)
+        .unwrap_or(0);
+    println!(
+        "per category at {} (the stored threshold): precision / recall (annotated clauses)",
+        CLAUSE_THRESHOLDS[at]
+    );
+    let mut per_category = Vec::new();
+    for (k, category) in precedent_cuad::CATEGORIES.iter().enumerate() {
+        let (p, r) = (
+            ratio(tp[k][at], tp[k][at] + fp[k][at]),
+            ratio(tp[k][at], gold[k]),
+        );
+        println!("{category:<36} {} {} ({})", pct(p), pct(r), gold[k]);
+        per_category.push(serde_json::json!({"category": category, "precision": p, "recall": r, "annotated": gold[k]}));
+    }
+    if let Some(path) = json_out {
+        let json = serde_json::json!({"folds": folds, "clauses": clauses_seen, "thresholds": rows, "per_category": per_category});
         std::fs::write(path, serde_json::to_string_pretty(&json)?)
             .with_context(|| format!("writing {}", path.display()))?;
     }

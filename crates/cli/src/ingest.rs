@@ -28,8 +28,8 @@ use crate::{embed_docs, policy_from_tag, VectorArgs};
 
 /// A clause type is written into a clause's metadata when the typer's confidence reaches this.
 /// It is the decision boundary of the typer's per-category logistic regressions and the default
-/// of `search --type` (`--type-min-confidence` can only be raised above what was stored); see
-/// BENCHMARKS.md for the precision and recall it gives on CUAD clauses.
+/// of `search --type` (`--type-min-confidence` can only be raised above what was stored).
+/// `precedent eval-cuad --clause-types` cross-validates precision and recall per threshold.
 pub const MIN_STORED_TYPE_CONFIDENCE: f32 = 0.5;
 
 #[derive(Args)]
@@ -159,17 +159,38 @@ fn prepare(
 
 /// The CUAD categories of each clause, most confident first, named as in
 /// `master_clauses.csv`: those at [`MIN_STORED_TYPE_CONFIDENCE`] or more.
+fn clause_types(
+    typer: &ClauseTyper,
+    text: &str,
+    clauses: &[precedent_contracts::Clause],
+) -> Vec<Vec<(&'static str, f32)>> {
+    clause_scores(typer, text, clauses)
+        .into_iter()
+        .map(|scores| {
+            let mut types: Vec<(&'static str, f32)> = CATEGORIES
+                .iter()
+                .copied()
+                .zip(scores)
+                .filter(|&(_, confidence)| confidence >= MIN_STORED_TYPE_CONFIDENCE)
+                .collect();
+            types.sort_by(|a, b| b.1.total_cmp(&a.1));
+            types
+        })
+        .collect()
+}
+
+/// Each clause's confidence per CUAD category (in [`CATEGORIES`] order).
 ///
 /// The typer scores candidate spans of the whole contract (sentences, pieces, windows,
 /// paragraphs, as `precedent review` does, with their place in the contract as features); a
 /// clause gets, per category, the best score of the candidates inside it. Typing each clause's
 /// text on its own misses provisions inside long clauses: a "10. Miscellaneous" paragraph whose
 /// first sentence is the governing-law provision scores under 0.5 as a whole.
-fn clause_types(
+pub fn clause_scores(
     typer: &ClauseTyper,
     text: &str,
     clauses: &[precedent_contracts::Clause],
-) -> Vec<Vec<(&'static str, f32)>> {
+) -> Vec<[f32; N_CATEGORIES]> {
     let chars = char_offsets(text);
     let mut best = vec![[0f32; N_CATEGORIES]; clauses.len()];
     let mut covered = vec![false; clauses.len()];
@@ -187,24 +208,13 @@ fn clause_types(
             }
         }
     }
-    clauses
-        .iter()
-        .zip(best.iter_mut().zip(covered))
-        .map(|(clause, (scores, covered))| {
-            if !covered {
-                // Too short to hold a candidate (a heading-only clause): type its text.
-                *scores = typer.classify_scores(&clause.text);
-            }
-            let mut types: Vec<(&'static str, f32)> = CATEGORIES
-                .iter()
-                .copied()
-                .zip(scores.iter().copied())
-                .filter(|&(_, confidence)| confidence >= MIN_STORED_TYPE_CONFIDENCE)
-                .collect();
-            types.sort_by(|a, b| b.1.total_cmp(&a.1));
-            types
-        })
-        .collect()
+    for ((scores, covered), clause) in best.iter_mut().zip(covered).zip(clauses) {
+        if !covered {
+            // Too short to hold a candidate (a heading-only clause): type its text.
+            *scores = typer.classify_scores(&clause.text);
+        }
+    }
+    best
 }
 
 pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {

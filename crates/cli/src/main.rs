@@ -267,7 +267,8 @@ fn main() {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                // pdf-extract warns about every glyph it cannot name: noise in a server's log.
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,pdf_extract=error")),
         )
         .with_writer(std::io::stderr)
         .with_target(false)

@@ -28,6 +28,15 @@ pub struct ServeArgs {
     /// Candidates the cross-encoder rescores.
     #[arg(long, default_value_t = 50)]
     rerank_top: usize,
+    /// Learned ranker directory (`precedent train --out`) for the `learned` pipeline; default
+    /// $PRECEDENT_RANKER, else the shipped models/acord-ranker above the working directory.
+    /// `learned` is a library's default pipeline when the library holds the clauses the ranker
+    /// was trained on (the ACORD corpus), else `hybrid` (with vectors) or `bm25`.
+    #[arg(long = "model-dir")]
+    ranker_dir: Option<PathBuf>,
+    /// How many hybrid candidates the learned ranker reorders.
+    #[arg(long, default_value_t = 500)]
+    learned_top: usize,
     /// The clause typer behind `POST /v1/review`, loaded on the first review (trained from the
     /// CUAD data and cached if needed, about 90 s once).
     #[command(flatten)]
@@ -75,6 +84,8 @@ pub fn run(args: ServeArgs) -> Result<()> {
         model: args.model,
         rerank_model: args.rerank_model,
         rerank_top: args.rerank_top,
+        ranker_dir: args.ranker_dir,
+        learned_top: args.learned_top,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

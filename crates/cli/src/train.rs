@@ -262,14 +262,23 @@ pub fn known_pipelines() -> Vec<&'static str> {
     names
 }
 
-/// The pipeline used when none is named: `learned` when the library has vectors and a learned
-/// model is available, else `hybrid` with vectors, else `bm25`.
+/// The pipeline used when none is named: `learned` when the library has vectors and either a
+/// model is named (`--model-dir`) or the default model fits the library (holds the clauses it
+/// was trained on, [`LearnedModel::library_fit`]; not so for ingested contracts), else `hybrid`
+/// with vectors, else `bm25`. `precedent serve` chooses the same way.
 pub fn default_pipeline(library: &Library, learned: &LearnedArgs) -> &'static str {
-    let has_model = learned.model_dir.is_some() || precedent_learn::default_model_dir().is_some();
-    match (library.vectors_info().is_some(), has_model) {
-        (true, true) => "learned",
-        (true, false) => precedent_rank::DEFAULT_PIPELINE,
-        (false, _) => "bm25",
+    if library.vectors_info().is_none() {
+        return "bm25";
+    }
+    let fits = || {
+        precedent_learn::default_model_dir()
+            .and_then(|dir| LearnedModel::load(&dir).ok())
+            .is_some_and(|m| m.library_fit(library) >= precedent_learn::MIN_LIBRARY_FIT)
+    };
+    if learned.model_dir.is_some() || fits() {
+        "learned"
+    } else {
+        precedent_rank::DEFAULT_PIPELINE
     }
 }
 

@@ -260,3 +260,43 @@ fn review_reads_every_format_and_prints_the_documented_json() {
     assert!((mean - recomputed).abs() < 1e-12);
     assert!(mean > 0.5, "{mean}");
 }
+
+/// `eval-cuad --clause-types` cross-validates the clause types ingest writes (a quick run on a
+/// few contracts; the full figures are in BENCHMARKS.md).
+#[test]
+fn clause_type_cross_validation_reports_precision_and_recall_per_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    let json_out = dir.path().join("types.json");
+    let out = precedent(&[
+        "eval-cuad",
+        "--cuad",
+        s(&shared().join("cuad")),
+        "--clause-types",
+        "--limit",
+        "12",
+        "--folds",
+        "2",
+        "--epochs",
+        "1",
+        "--json-out",
+        s(&json_out),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_out).unwrap()).unwrap();
+    assert!(report["clauses"].as_u64().unwrap() > 100, "{report}");
+    let rows = report["thresholds"].as_array().unwrap();
+    assert_eq!(rows.len(), 8);
+    let recalls: Vec<f64> = rows.iter().map(|r| r["recall"].as_f64().unwrap()).collect();
+    assert!(recalls.windows(2).all(|w| w[0] >= w[1]), "{recalls:?}");
+    assert!(recalls[0] > 0.0, "{recalls:?}");
+    for r in rows {
+        let p = r["precision"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&p), "{r}");
+    }
+    assert_eq!(report["per_category"].as_array().unwrap().len(), 41);
+}

@@ -176,6 +176,7 @@ fn api_over_loopback_on_acord() {
         (json!({"query": "law", "k": 0}), 400),
         (json!({"query": "law", "k": 101}), 400),
         (json!({"query": "law", "pipeline": "dense"}), 400),
+        (json!({"query": "law", "pipeline": "learned"}), 400),
         (
             json!({"query": "law", "filters": {"date_from": "2020-13-45"}}),
             400,

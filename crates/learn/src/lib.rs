@@ -33,7 +33,7 @@ pub use features::{FeatureExtractor, FEATURE_NAMES};
 pub use memory::{RatedQuery, RatingMemory};
 pub use model::{
     default_model_dir, train, LearnedModel, ModelManifest, RankObjective, Ranker, TrainOptions,
-    TrainingData, MODEL_FORMAT, MODEL_FORMAT_VERSION, SHIPPED_MODEL_DIR,
+    TrainingData, MIN_LIBRARY_FIT, MODEL_FORMAT, MODEL_FORMAT_VERSION, SHIPPED_MODEL_DIR,
 };
 pub use reranker::{learned_pipeline, LearnedReranker};
 

@@ -452,7 +452,34 @@ impl LearnedModel {
     pub fn dir_exists(dir: &Path) -> bool {
         dir.join("manifest.json").is_file()
     }
+
+    /// Share (0..1) of the clauses the model's training ratings name that `library` holds.
+    ///
+    /// The model learned on those clauses: its rating memory lends their ratings and its
+    /// category centroids are their embeddings. On a library of other clauses (contracts
+    /// ingested from CUAD, a tenth of ACORD) the memory lends nothing and the model was never
+    /// validated, so a default pipeline should use it only at [`MIN_LIBRARY_FIT`] or more.
+    pub fn library_fit(&self, library: &Library) -> f64 {
+        let rated: std::collections::HashSet<&str> = self
+            .memory
+            .queries
+            .iter()
+            .flat_map(|q| q.ratings.iter().map(|(id, _)| id.as_str()))
+            .collect();
+        if rated.is_empty() {
+            return 0.0;
+        }
+        let held = rated
+            .iter()
+            .filter(|id| library.store().row(id).is_some())
+            .count();
+        held as f64 / rated.len() as f64
+    }
 }
+
+/// A learned model is the default ranking stage of a library holding at least this share of
+/// the clauses it was trained on (see [`LearnedModel::library_fit`]).
+pub const MIN_LIBRARY_FIT: f64 = 0.5;
 
 /// The model the repository ships (trained on ACORD train + valid), relative to the project.
 pub const SHIPPED_MODEL_DIR: &str = "models/acord-ranker";

@@ -14,12 +14,16 @@ use crate::{Library, LibraryError};
 /// A clause type counts for `--type` when its confidence reaches this.
 pub const DEFAULT_MIN_TYPE_CONFIDENCE: f32 = 0.5;
 
-/// What clauses must satisfy to be returned. `Default` matches everything.
+/// What clauses must satisfy to be returned; every given condition must hold. `Default`
+/// matches everything. The CLI's flags and the HTTP API's `filters` object both become this
+/// (the API deserializes it directly, unknown fields refused).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(default, deny_unknown_fields)]
 pub struct Filter {
-    /// CUAD category name ("Cap On Liability"), compared case-insensitively.
+    /// CUAD category name ("Cap on Liability"), compared case-insensitively.
     pub clause_type: Option<String>,
-    /// Minimum confidence of `clause_type`; `None` means [`DEFAULT_MIN_TYPE_CONFIDENCE`].
+    /// Minimum confidence of `clause_type` (default 0.5).
     pub min_type_confidence: Option<f32>,
     /// Case-insensitive substring of one of the contract's parties.
     pub party: Option<String>,
@@ -72,6 +76,21 @@ impl Filter {
             check_partial_date(bound)?;
         }
         Ok(())
+    }
+
+    /// The same filter with blank text conditions (`""`, `"  "`) dropped and the others
+    /// trimmed, as a form with empty fields means.
+    pub fn normalized(self) -> Filter {
+        let given = |f: Option<String>| f.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+        Filter {
+            clause_type: given(self.clause_type),
+            min_type_confidence: self.min_type_confidence,
+            party: given(self.party),
+            date_from: given(self.date_from),
+            date_to: given(self.date_to),
+            governing_law: given(self.governing_law),
+            document_type: given(self.document_type),
+        }
     }
 
     pub fn is_empty(&self) -> bool {

@@ -9,6 +9,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use precedent_library::Filter;
 use precedent_rank::Hit;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -33,51 +34,14 @@ fn default_k() -> usize {
     10
 }
 
-/// Search filters; every given filter must hold. Clauses without the metadata a filter needs
-/// (e.g. ACORD clauses, which carry no contract metadata) do not match it.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Filters {
-    /// CUAD clause type, e.g. "Cap On Liability" (case-insensitive, exact name).
-    pub clause_type: Option<String>,
-    /// Minimum typer confidence for `clause_type` (default 0.5).
-    pub min_type_confidence: Option<f32>,
-    /// A party of the contract (case-insensitive substring).
-    pub party: Option<String>,
-    /// Contract date on or after this date (YYYY, YYYY-MM or YYYY-MM-DD).
-    pub date_from: Option<String>,
-    /// Contract date on or before this date, inclusive (`2018` includes all of 2018).
-    pub date_to: Option<String>,
-    /// Governing law, e.g. "Delaware" (case-insensitive substring).
-    pub governing_law: Option<String>,
-    /// Document type, e.g. "License Agreement" (case-insensitive substring).
-    pub document_type: Option<String>,
-}
-
-impl Filters {
-    /// The library's [`Filter`](precedent_library::Filter) (shared with the CLI's `search`);
-    /// blank fields are absent, malformed dates are a 400.
-    fn to_filter(&self) -> Result<precedent_library::Filter, Problem> {
-        let given = |f: &Option<String>| {
-            f.as_deref()
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-        };
-        let filter = precedent_library::Filter {
-            clause_type: given(&self.clause_type),
-            min_type_confidence: self.min_type_confidence,
-            party: given(&self.party),
-            date_from: given(&self.date_from),
-            date_to: given(&self.date_to),
-            governing_law: given(&self.governing_law),
-            document_type: given(&self.document_type),
-        };
-        filter
-            .validate()
-            .map_err(|e| Problem::bad_request(format!("filters: {e}")))?;
-        Ok(filter)
-    }
+/// Search filters over ingested contracts' metadata: the library's own [`Filter`] (shared with
+/// the CLI's `search`), trimmed, blank fields absent; a malformed date is a 400.
+fn checked_filter(filters: &Filter) -> Result<Filter, Problem> {
+    let filter = filters.clone().normalized();
+    filter
+        .validate()
+        .map_err(|e| Problem::bad_request(format!("filters: {e}")))?;
+    Ok(filter)
 }
 
 /// A clause type found by the CUAD typer, with its confidence.
@@ -267,14 +231,17 @@ pub struct SearchRequest {
     /// Library name; by default the caller's key's library.
     #[serde(default)]
     pub library: Option<String>,
-    /// bm25, dense, hybrid or hybrid-norm; by default hybrid when the library has vectors.
+    /// bm25, dense, hybrid, hybrid-norm or learned (every pipeline of `precedent search`). By
+    /// default the library's: learned when it holds the clauses the server's learned ranker was
+    /// trained on (the ACORD corpus), else hybrid with vectors, else bm25. The response's
+    /// `pipeline` names the stages that answered (e.g. "hybrid+learned").
     #[serde(default)]
     pub pipeline: Option<String>,
     /// Rerank the top candidates with the server's cross-encoder (needs --rerank-model).
     #[serde(default)]
     pub rerank: bool,
     #[serde(default)]
-    pub filters: Filters,
+    pub filters: Filter,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -303,7 +270,7 @@ pub struct SimilarRequest {
     #[serde(default)]
     pub pipeline: Option<String>,
     #[serde(default)]
-    pub filters: Filters,
+    pub filters: Filter,
 }
 
 /// One side of a comparison: a clause of the library or pasted text.
@@ -546,7 +513,7 @@ fn ranked_hits(
     pipeline: &precedent_rank::Pipeline,
     query: &str,
     k: usize,
-    filter: &precedent_library::Filter,
+    filter: &Filter,
     exclude: Option<u32>,
 ) -> Result<(Vec<SearchHit>, Facets), Problem> {
     let library_len = service.library.len();
@@ -646,7 +613,7 @@ pub async fn search(
         authorize(&state, &headers, request.library.as_deref(), Role::Read)?;
     check_text("query", &request.query)?;
     let k = check_k(request.k)?;
-    let filter = request.filters.to_filter()?;
+    let filter = checked_filter(&request.filters)?;
     let pipeline = service
         .pipeline(request.pipeline.as_deref(), request.rerank)
         .map_err(Problem::bad_request)?;
@@ -686,7 +653,7 @@ pub async fn similar(
     let Caller { service, .. } =
         authorize(&state, &headers, request.library.as_deref(), Role::Read)?;
     let k = check_k(request.k)?;
-    let filter = request.filters.to_filter()?;
+    let filter = checked_filter(&request.filters)?;
     let (text, exclude) =
         match (&request.clause_id, &request.text) {
             (Some(id), None) => {
@@ -1024,9 +991,7 @@ mod tests {
             "clause_types": [{"category": "Cap On Liability", "confidence": 0.9}]
         });
         let filter = |v: serde_json::Value| {
-            serde_json::from_value::<Filters>(v)
-                .expect("filters")
-                .to_filter()
+            checked_filter(&serde_json::from_value::<Filter>(v).expect("filters"))
         };
         let pass = |v: serde_json::Value| filter(v).expect("valid").matches(&metadata);
         assert!(pass(

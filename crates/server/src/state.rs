@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use precedent_learn::{LearnedModel, MIN_LIBRARY_FIT};
 use precedent_library::Library;
 use precedent_models::{CrossEncoder, Embedder};
 use precedent_rank::{
@@ -60,6 +61,31 @@ pub struct ModelOptions {
     pub rerank_model: Option<PathBuf>,
     /// Candidates the cross-encoder rescores.
     pub rerank_top: usize,
+    /// Learned ranker directory (`precedent train --out`); by default
+    /// [`precedent_learn::default_model_dir`] (`$PRECEDENT_RANKER`, else the shipped
+    /// `models/acord-ranker` above the working directory), if there is one.
+    pub ranker_dir: Option<PathBuf>,
+    /// Hybrid candidates the learned ranker reorders.
+    pub learned_top: usize,
+}
+
+/// The learned ranker, if one was named or found.
+fn load_ranker(options: &ModelOptions) -> Result<Option<Arc<LearnedModel>>, ServeError> {
+    let (dir, named) = match &options.ranker_dir {
+        Some(dir) => (dir.clone(), true),
+        None => match precedent_learn::default_model_dir() {
+            Some(dir) => (dir, false),
+            None => return Ok(None),
+        },
+    };
+    match LearnedModel::load(&dir) {
+        Ok(model) => Ok(Some(Arc::new(model))),
+        Err(e) if named => Err(ServeError::Config(format!("learned ranker: {e}"))),
+        Err(e) => {
+            tracing::warn!("no learned pipeline: {e}");
+            Ok(None)
+        }
+    }
 }
 
 /// One served library.
@@ -105,6 +131,7 @@ pub fn load_libraries(
         ));
     }
     let mut embedders: HashMap<String, Arc<Embedder>> = HashMap::new();
+    let ranker = load_ranker(options)?;
     let cross_encoder = match &options.rerank_model {
         Some(dir) => Some(Arc::new(
             CrossEncoder::load(&dir.to_string_lossy()).map_err(|e| {
@@ -129,6 +156,7 @@ pub fn load_libraries(
             options,
             &mut embedders,
             cross_encoder.as_ref(),
+            ranker.as_ref(),
         )?));
     }
     Ok(services)
@@ -139,6 +167,7 @@ fn load_library(
     options: &ModelOptions,
     embedders: &mut HashMap<String, Arc<Embedder>>,
     cross_encoder: Option<&Arc<CrossEncoder>>,
+    ranker: Option<&Arc<LearnedModel>>,
 ) -> Result<LibraryService, ServeError> {
     let library =
         Arc::new(Library::open(&spec.dir).map_err(|e| ServeError::Config(e.to_string()))?);
@@ -185,11 +214,51 @@ fn load_library(
             pipelines.insert(format!("{name}+cross-encoder"), Arc::new(pipeline));
         }
     }
-    let default_pipeline = if pipelines.contains_key(DEFAULT_PIPELINE) {
-        DEFAULT_PIPELINE.to_owned()
-    } else {
-        "bm25".to_owned()
-    };
+    // `learned`: hybrid, then the learned ranker over the top candidates (as the CLI builds it).
+    let mut learned_fits = false;
+    if let (Some(model), Some(embedder)) = (ranker, &embedder) {
+        if model.manifest.embedder_model_id == embedder.model_id() {
+            let config = |e: precedent_rank::RankError| {
+                ServeError::Config(format!("library {}: {e}", spec.dir.display()))
+            };
+            let top = options.learned_top.max(1);
+            let pipeline = precedent_learn::learned_pipeline(
+                library.clone(),
+                embedder.clone(),
+                model.clone(),
+                top,
+                None,
+            )
+            .map_err(config)?;
+            if let Some(cross) = cross_encoder {
+                let reranked = precedent_learn::learned_pipeline(
+                    library.clone(),
+                    embedder.clone(),
+                    model.clone(),
+                    top,
+                    None,
+                )
+                .map_err(config)?
+                .then(
+                    Box::new(precedent_rank::CrossEncoderReranker::new(
+                        library.clone(),
+                        cross.clone(),
+                    )),
+                    options.rerank_top.max(1),
+                );
+                pipelines.insert("learned+cross-encoder".to_owned(), Arc::new(reranked));
+            }
+            pipelines.insert("learned".to_owned(), Arc::new(pipeline));
+            learned_fits = model.library_fit(&library) >= MIN_LIBRARY_FIT;
+        } else {
+            tracing::warn!(
+                "library {}: no learned pipeline, its vectors are not from the bi-encoder the ranker was trained with ({})",
+                spec.dir.display(),
+                model.manifest.embedder_model_id
+            );
+        }
+    }
+    let default_pipeline = default_pipeline(&pipelines, learned_fits).to_owned();
     let analyzer = Analyzer::new(library.manifest().analyzer.clone());
     let ratings = RatingLog::open(&spec.dir).map_err(|e| ServeError::Config(e.to_string()))?;
     Ok(LibraryService {
@@ -201,6 +270,21 @@ fn load_library(
         ratings,
         analyzer,
     })
+}
+
+/// The project's default, as `precedent search` chooses it: `learned` when the library holds
+/// the clauses the learned ranker was trained on, else `hybrid` with vectors, else `bm25`.
+fn default_pipeline(
+    pipelines: &BTreeMap<String, Arc<Pipeline>>,
+    learned_fits: bool,
+) -> &'static str {
+    if learned_fits && pipelines.contains_key("learned") {
+        "learned"
+    } else if pipelines.contains_key(DEFAULT_PIPELINE) {
+        DEFAULT_PIPELINE
+    } else {
+        "bm25"
+    }
 }
 
 /// True if `dir` holds a library (keys are only created for real libraries).

@@ -314,3 +314,11 @@ pub fn contract_fixture(name: &str) -> PathBuf {
     ))
     .join(name)
 }
+
+/// The learned ranker the repository ships (trained on ACORD train + valid).
+pub fn shipped_ranker() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../models/acord-ranker"
+    ))
+}
