@@ -219,6 +219,9 @@ fn clause_type_cv(
             clauses_seen += scores.len();
             for (clause, bits) in scores.iter().zip(truth) {
                 for k in 0..N_CATEGORIES {
+                    if !crate::ingest::is_clause_type(precedent_cuad::CATEGORIES[k]) {
+                        continue;
+                    }
                     let is = (bits >> k) & 1 == 1;
                     gold[k] += usize::from(is);
                     for (t, &threshold) in CLAUSE_THRESHOLDS.iter().enumerate() {
@@ -280,6 +283,9 @@ fn clause_type_cv(
     );
     let mut per_category = Vec::new();
     for (k, category) in precedent_cuad::CATEGORIES.iter().enumerate() {
+        if !crate::ingest::is_clause_type(category) {
+            continue;
+        }
         let (p, r) = (
             ratio(tp[k][at], tp[k][at] + fp[k][at]),
             ratio(tp[k][at], gold[k]),

@@ -267,6 +267,10 @@ fn ingest_writes_clause_types_that_search_filters_on() {
     // The category is named as CUAD names it; the filter ignores case.
     let typed = search(&["--type", "governing law"]);
     assert!(!typed.is_empty());
+    for hit in search(&[]) {
+        let types = hit["metadata"]["clause_types"].to_string();
+        assert!(!types.contains("\"Parties\""), "Parties stored: {types}");
+    }
     let confidence_of = |hit: &serde_json::Value, category: &str| -> Option<f64> {
         hit["metadata"]["clause_types"]
             .as_array()?
@@ -318,4 +322,16 @@ fn ingest_writes_clause_types_that_search_filters_on() {
     assert!(!bad.status.success());
     let stderr = String::from_utf8_lossy(&bad.stderr);
     assert!(stderr.contains("Governing Law"), "{stderr}");
+    // Parties name things, not clauses: not stored, and the filter points to --party.
+    let parties = precedent(&[
+        "search",
+        "--index",
+        support::s(&lib),
+        "party",
+        "--type",
+        "parties",
+    ]);
+    assert!(!parties.status.success());
+    let stderr = String::from_utf8_lossy(&parties.stderr);
+    assert!(stderr.contains("--party"), "{stderr}");
 }
