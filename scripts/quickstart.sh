@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA="${PRECEDENT_DATA:-../shared/data}/acord"
+CUAD="${PRECEDENT_DATA:-../shared/data}/cuad"   # CUAD spans give the ranker's clause-type profiles
 bash scripts/setup.sh
 cargo build --release --quiet
 BIN=target/release/precedent
@@ -18,9 +19,9 @@ done
 # Learned ranking: cross-validated figures over the train + valid ratings (5 folds by query,
 # every learned part refit inside each fold), then a model trained on train scored on valid.
 $BIN train --corpus "$DATA/corpus.jsonl" --queries "$DATA/queries.jsonl" \
-    --qrels "$DATA/qrels/train.tsv" --qrels "$DATA/qrels/valid.tsv" --cv 5
+    --qrels "$DATA/qrels/train.tsv" --qrels "$DATA/qrels/valid.tsv" --cv 5 --cuad "$CUAD"
 $BIN train --corpus "$DATA/corpus.jsonl" --queries "$DATA/queries.jsonl" \
-    --qrels "$DATA/qrels/train.tsv" --out .precedent/model-train
+    --qrels "$DATA/qrels/train.tsv" --out .precedent/model-train --cuad "$CUAD"
 $BIN eval --corpus "$DATA/corpus.jsonl" --queries "$DATA/queries.jsonl" \
     --qrels "$DATA/qrels/valid.tsv" --index .precedent/acord --model-dir .precedent/model-train
 echo
