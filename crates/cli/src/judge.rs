@@ -23,7 +23,7 @@ use precedent_library::{Library, Progress};
 use precedent_metrics::{MeanMetrics, QueryMetrics, Scored};
 use serde::Serialize;
 
-use crate::{load_embedder, open_or_build, train, Bars, VectorArgs};
+use crate::{train, Bars, VectorArgs};
 
 /// Pipelines that end with a judge, and the judge backend each uses.
 const JUDGE_PIPELINES: &[(&str, &str)] = &[("learned+judge", "judge"), ("learned+llm", "llm")];
@@ -253,24 +253,24 @@ struct EvalJudgeReport {
 
 pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
     args.judge.check()?;
-    let queries = precedent_formats::read_queries(&args.queries)?;
-    let qrels = train::read_all_qrels(&args.qrels)?;
-    let fingerprint = crate::fingerprint_file(&args.corpus)?;
-    let index_dir = match &args.index {
-        Some(dir) => dir.clone(),
-        None => PathBuf::from(".precedent/eval").join(&fingerprint),
-    };
-    let library = Arc::new(open_or_build(
-        &index_dir,
-        &args.corpus,
-        &fingerprint,
-        Some(&args.vectors),
+    let train::RatedInputs {
+        library,
+        rated,
+        embeddings,
+        cuad_types,
+        ..
+    } = train::load_rated(
+        &train::RatedSource {
+            corpus: &args.corpus,
+            queries: &args.queries,
+            qrels: &args.qrels,
+            index: args.index.as_deref(),
+            cuad: args.cuad.clone(),
+            cuad_spans: args.cuad_spans,
+            vectors: &args.vectors,
+        },
         bars,
-    )?);
-    let (rated, warnings) = RatedQuery::resolve(&library, &queries, &qrels)?;
-    for w in &warnings {
-        eprintln!("warning: {w}");
-    }
+    )?;
     if args.folds < 2 || args.folds > rated.len() {
         bail!(
             "cannot make {} folds of {} queries",
@@ -278,20 +278,6 @@ pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
             rated.len()
         );
     }
-    let spec = library
-        .vectors_info()
-        .map(|i| i.model_source.clone())
-        .unwrap_or_else(|| args.vectors.model.clone());
-    let embedder = load_embedder(&spec)?;
-    let texts: Vec<&str> = rated.iter().map(|q| q.text.as_str()).collect();
-    let embeddings = embedder.embed(&texts)?;
-    let cuad_types = train::cuad_type_profiles(
-        args.cuad.clone(),
-        args.cuad_spans,
-        &embedder,
-        &args.vectors.cache,
-        bars,
-    )?;
     let options = TrainOptions {
         seed: args.seed,
         ..TrainOptions::default()

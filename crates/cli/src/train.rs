@@ -1,6 +1,6 @@
 //! `precedent train`: learn the ranking stage from rating files (and cross-validate it).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
@@ -70,36 +70,22 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
     if args.out.is_none() && args.cv.is_none() {
         bail!("nothing to do: give --out MODEL_DIR (train) and/or --cv K (cross-validate)");
     }
-    let queries = precedent_formats::read_queries(&args.queries)?;
-    let qrels = read_all_qrels(&args.qrels)?;
-    let fingerprint = crate::fingerprint_file(&args.corpus)?;
-    let index_dir = match &args.index {
-        Some(dir) => dir.clone(),
-        None => PathBuf::from(".precedent/eval").join(&fingerprint),
-    };
-    let library = Arc::new(open_or_build(
-        &index_dir,
-        &args.corpus,
-        &fingerprint,
-        Some(&args.vectors),
-        bars,
-    )?);
-    let (rated, warnings) = RatedQuery::resolve(&library, &queries, &qrels)?;
-    for w in &warnings {
-        eprintln!("warning: {w}");
-    }
-    let spec = library
-        .vectors_info()
-        .map(|i| i.model_source.clone())
-        .unwrap_or_else(|| args.vectors.model.clone());
-    let embedder = load_embedder(&spec)?;
-    let texts: Vec<&str> = rated.iter().map(|q| q.text.as_str()).collect();
-    let embeddings = embedder.embed(&texts)?;
-    let cuad_types = cuad_type_profiles(
-        args.cuad.clone(),
-        args.cuad_spans,
-        &embedder,
-        &args.vectors.cache,
+    let RatedInputs {
+        library,
+        rated,
+        embeddings,
+        embedder,
+        cuad_types,
+    } = load_rated(
+        &RatedSource {
+            corpus: &args.corpus,
+            queries: &args.queries,
+            qrels: &args.qrels,
+            index: args.index.as_deref(),
+            cuad: args.cuad.clone(),
+            cuad_spans: args.cuad_spans,
+            vectors: &args.vectors,
+        },
         bars,
     )?;
     let options = TrainOptions {
@@ -167,9 +153,74 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
 }
 
 /// Reads and merges rating files; the same query in two files is refused (ambiguous labels).
+/// Where learning from ratings reads its inputs (shared by `train` and `eval-judge`).
+pub(crate) struct RatedSource<'a> {
+    pub corpus: &'a Path,
+    pub queries: &'a Path,
+    pub qrels: &'a [PathBuf],
+    pub index: Option<&'a Path>,
+    pub cuad: Option<PathBuf>,
+    pub cuad_spans: usize,
+    pub vectors: &'a VectorArgs,
+}
+
+/// What learning from ratings starts from: the library (with vectors), the rated queries and
+/// their embeddings, the library's bi-encoder, and the CUAD type profiles when CUAD is found.
+pub(crate) struct RatedInputs {
+    pub library: Arc<Library>,
+    pub rated: Vec<RatedQuery>,
+    pub embeddings: Vec<Vec<f32>>,
+    pub embedder: precedent_models::Embedder,
+    pub cuad_types: Option<CuadTypeProfiles>,
+}
+
+/// Reads the queries and rating files, opens (or builds) the library, resolves the ratings,
+/// embeds the queries with the library's model and builds the CUAD type profiles.
+pub(crate) fn load_rated(source: &RatedSource, bars: &Bars) -> Result<RatedInputs> {
+    let queries = precedent_formats::read_queries(source.queries)?;
+    let qrels = read_all_qrels(source.qrels)?;
+    let fingerprint = crate::fingerprint_file(source.corpus)?;
+    let index_dir = match source.index {
+        Some(dir) => dir.to_owned(),
+        None => PathBuf::from(".precedent/eval").join(&fingerprint),
+    };
+    let library = Arc::new(open_or_build(
+        &index_dir,
+        source.corpus,
+        &fingerprint,
+        Some(source.vectors),
+        bars,
+    )?);
+    let (rated, warnings) = RatedQuery::resolve(&library, &queries, &qrels)?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let spec = library
+        .vectors_info()
+        .map(|i| i.model_source.clone())
+        .unwrap_or_else(|| source.vectors.model.clone());
+    let embedder = load_embedder(&spec)?;
+    let texts: Vec<&str> = rated.iter().map(|q| q.text.as_str()).collect();
+    let embeddings = embedder.embed(&texts)?;
+    let cuad_types = cuad_type_profiles(
+        source.cuad.clone(),
+        source.cuad_spans,
+        &embedder,
+        &source.vectors.cache,
+        bars,
+    )?;
+    Ok(RatedInputs {
+        library,
+        rated,
+        embeddings,
+        embedder,
+        cuad_types,
+    })
+}
+
 /// CUAD clause-type profiles from the annotated spans, embedded through the embedding cache
 /// (the second training costs nothing). `None` (with a warning) when no CUAD folder is found.
-pub(crate) fn cuad_type_profiles(
+fn cuad_type_profiles(
     dir: Option<PathBuf>,
     per_type: usize,
     embedder: &precedent_models::Embedder,
@@ -204,7 +255,7 @@ pub(crate) fn cuad_type_profiles(
     )))
 }
 
-pub(crate) fn read_all_qrels(paths: &[PathBuf]) -> Result<Qrels> {
+fn read_all_qrels(paths: &[PathBuf]) -> Result<Qrels> {
     let mut merged = Qrels::new();
     let mut seen: std::collections::HashMap<String, PathBuf> = Default::default();
     for path in paths {
