@@ -299,7 +299,7 @@ pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
             &library,
             cuad_types.clone(),
         )?);
-        let extractor = FeatureExtractor::new(library.clone(), memory).with_term_cache();
+        let extractor = FeatureExtractor::new(library.clone(), memory);
         let features = |i: usize| -> Result<Vec<[f32; NUM_FEATURES]>> {
             let q = &rated[i];
             let rows: Vec<u32> = q.ratings.iter().map(|r| r.1).collect();

@@ -161,7 +161,7 @@ pub fn cross_validate(
             library,
             cuad_types.cloned(),
         )?);
-        let extractor = FeatureExtractor::new(library.clone(), memory).with_term_cache();
+        let extractor = FeatureExtractor::new(library.clone(), memory);
         let groups = |idx: &[usize]| -> Result<Vec<Group>, LearnError> {
             idx.iter()
                 .map(|&i| {

@@ -6,7 +6,7 @@
 //! hybrid retriever's top N) are different sets.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, OnceLock};
 
 use precedent_library::Library;
 use precedent_vectors::RowSet;
@@ -69,8 +69,33 @@ pub struct FeatureExtractor {
     /// Library row -> ratings of that clause by memory queries `(query index, label)`.
     by_row: HashMap<u32, Vec<(usize, i32)>>,
     query_category: Vec<Option<usize>>,
-    /// Analysed clause terms, cached when the same clauses recur (training).
-    term_cache: Option<Mutex<HashMap<u32, Arc<Vec<String>>>>>,
+    /// What a clause contributes to every query's features, computed on first use and kept:
+    /// analysing clause text (stemming) was half the learned stage's time per query.
+    profiles: Vec<OnceLock<Arc<ClauseProfile>>>,
+}
+
+/// The query-independent side of a clause's features.
+struct ClauseProfile {
+    terms: HashSet<String>,
+    /// Adjacent analysed terms, joined by [`BIGRAM_JOIN`].
+    bigrams: HashSet<String>,
+    log_terms: f32,
+    /// Distribution over CUAD types (when the memory has type profiles).
+    cuad_types: Option<Vec<f32>>,
+    /// Cosine to each category centroid of the memory.
+    centroid_cos: Vec<f32>,
+    vector: Vec<f32>,
+}
+
+/// Joins the two terms of a bigram key (a character analysed text never contains).
+const BIGRAM_JOIN: char = '\u{1}';
+
+fn bigram_key(a: &str, b: &str) -> String {
+    let mut key = String::with_capacity(a.len() + b.len() + 1);
+    key.push_str(a);
+    key.push(BIGRAM_JOIN);
+    key.push_str(b);
+    key
 }
 
 impl FeatureExtractor {
@@ -93,39 +118,56 @@ impl FeatureExtractor {
                     .and_then(|c| memory.categories.binary_search(c).ok())
             })
             .collect();
+        let profiles = (0..library.len()).map(|_| OnceLock::new()).collect();
         FeatureExtractor {
             library,
             memory,
             by_row,
             query_category,
-            term_cache: None,
+            profiles,
         }
     }
 
-    /// Caches analysed clause text across calls (worth it when many queries share clauses).
-    pub fn with_term_cache(mut self) -> Self {
-        self.term_cache = Some(Mutex::new(HashMap::new()));
-        self
-    }
-
-    fn clause_terms(&self, row: u32) -> Result<Arc<Vec<String>>, LearnError> {
-        if let Some(cache) = &self.term_cache {
-            if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&row).cloned()) {
-                return Ok(hit);
-            }
+    /// The clause's profile, computed once per extractor (concurrent first uses may both compute
+    /// it; one result is kept, both are equal).
+    fn profile(
+        &self,
+        row: u32,
+        vectors: &dyn precedent_vectors::VectorIndex,
+    ) -> Result<Arc<ClauseProfile>, LearnError> {
+        let slot = self.profiles.get(row as usize).ok_or_else(|| {
+            LearnError::Invalid(format!(
+                "row {row} is outside the library ({} clauses)",
+                self.profiles.len()
+            ))
+        })?;
+        if let Some(profile) = slot.get() {
+            return Ok(profile.clone());
         }
         let clause = self.library.store().clause(row)?;
-        let terms = Arc::new(
-            self.library
-                .lexical()
-                .query_terms(&precedent_library::indexed_text(&clause)),
-        );
-        if let Some(cache) = &self.term_cache {
-            if let Ok(mut c) = cache.lock() {
-                c.insert(row, terms.clone());
-            }
-        }
-        Ok(terms)
+        let terms = self
+            .library
+            .lexical()
+            .query_terms(&precedent_library::indexed_text(&clause));
+        let vector = vectors.vector(row).unwrap_or_default();
+        let profile = Arc::new(ClauseProfile {
+            bigrams: terms.windows(2).map(|w| bigram_key(&w[0], &w[1])).collect(),
+            log_terms: (1.0 + terms.len() as f32).ln(),
+            terms: terms.into_iter().collect(),
+            cuad_types: self
+                .memory
+                .cuad_types
+                .as_ref()
+                .map(|t| t.distribution(&vector)),
+            centroid_cos: self
+                .memory
+                .centroids
+                .iter()
+                .map(|c| dot(&vector, c))
+                .collect(),
+            vector,
+        });
+        Ok(slot.get_or_init(|| profile).clone())
     }
 
     /// Category posterior of the query: similarity-weighted vote of the memory queries.
@@ -218,9 +260,9 @@ impl FeatureExtractor {
             .collect();
 
         let query_terms = dedup(lexical.query_terms(&query.text));
-        let query_bigrams: Vec<(String, String)> = query_terms
+        let query_bigrams: Vec<String> = query_terms
             .windows(2)
-            .map(|w| (w[0].clone(), w[1].clone()))
+            .map(|w| bigram_key(&w[0], &w[1]))
             .collect();
         let (p_category, weights, sims) = self.query_votes(query);
         let n_categories = self.memory.categories.len();
@@ -247,42 +289,35 @@ impl FeatureExtractor {
             let d_rank = dense_rank.get(&row).copied().unwrap_or(1001);
             f[5] = 1.0 / (RRF_K + b_rank as f32) + 1.0 / (RRF_K + d_rank as f32);
 
-            let terms = self.clause_terms(row)?;
-            let term_set: HashSet<&str> = terms.iter().map(String::as_str).collect();
+            let profile = self.profile(row, vectors)?;
             if !query_terms.is_empty() {
                 let hit = query_terms
                     .iter()
-                    .filter(|t| term_set.contains(t.as_str()))
+                    .filter(|t| profile.terms.contains(t.as_str()))
                     .count();
                 f[6] = hit as f32 / query_terms.len() as f32;
             }
             if !query_bigrams.is_empty() {
-                let pairs: HashSet<(&str, &str)> = terms
-                    .windows(2)
-                    .map(|w| (w[0].as_str(), w[1].as_str()))
-                    .collect();
                 let hit = query_bigrams
                     .iter()
-                    .filter(|(a, b)| pairs.contains(&(a.as_str(), b.as_str())))
+                    .filter(|b| profile.bigrams.contains(b.as_str()))
                     .count();
                 f[7] = hit as f32 / query_bigrams.len() as f32;
             }
-            f[8] = (1.0 + terms.len() as f32).ln();
+            f[8] = profile.log_terms;
 
             // Clause-category evidence: centroids, the classifier, and CUAD types.
-            let v = vectors.vector(row).unwrap_or_default();
-            if let (Some(types), Some(q)) = (&self.memory.cuad_types, &query_types) {
-                let d = types.distribution(&v);
-                f[22] = q.iter().zip(&d).map(|(a, b)| a * b).sum();
+            if let (Some(d), Some(q)) = (&profile.cuad_types, &query_types) {
+                f[22] = q.iter().zip(d).map(|(a, b)| a * b).sum();
                 f[23] = query_type_clarity;
             }
             if n_categories > 0 {
                 f[21] = p_category
                     .iter()
-                    .zip(classifier.probabilities(&v))
+                    .zip(classifier.probabilities(&profile.vector))
                     .map(|(p, c)| p * c)
                     .sum();
-                let cent: Vec<f32> = self.memory.centroids.iter().map(|c| dot(&v, c)).collect();
+                let cent = &profile.centroid_cos;
                 let best = cent.iter().copied().fold(f32::NEG_INFINITY, f32::max);
                 let exp: Vec<f32> = cent
                     .iter()
@@ -290,7 +325,7 @@ impl FeatureExtractor {
                     .collect();
                 let z: f32 = exp.iter().sum();
                 f[9] = p_category.iter().zip(&exp).map(|(p, e)| p * e / z).sum();
-                f[10] = p_category.iter().zip(&cent).map(|(p, c)| p * c).sum();
+                f[10] = p_category.iter().zip(cent).map(|(p, c)| p * c).sum();
                 f[11] = best;
             }
 

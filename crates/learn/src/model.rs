@@ -263,7 +263,7 @@ pub fn train(
         data.cuad_types.cloned(),
     )?);
     let groups = {
-        let extractor = FeatureExtractor::new(library.clone(), memory.clone()).with_term_cache();
+        let extractor = FeatureExtractor::new(library.clone(), memory.clone());
         let mut groups = Vec::with_capacity(rated.len());
         for (i, (q, e)) in rated.iter().zip(embeddings).enumerate() {
             let rows: Vec<u32> = q.ratings.iter().map(|r| r.1).collect();

@@ -51,11 +51,8 @@ impl Reranker for LearnedReranker {
         };
         let embedding = self
             .embedder
-            .embed(&[query])
-            .map_err(|e| stage(e.to_string()))?
-            .into_iter()
-            .next()
-            .ok_or_else(|| stage("the bi-encoder returned no embedding".into()))?;
+            .embed_query(query)
+            .map_err(|e| stage(e.to_string()))?;
         let input = QueryInput {
             id: None,
             text: query.to_owned(),

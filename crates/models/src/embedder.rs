@@ -1,6 +1,8 @@
 //! Sentence-transformers bi-encoder inference.
 
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use candle_core::Device;
 use sha2::Digest;
@@ -75,7 +77,14 @@ pub struct Embedder {
     model_id: String,
     dir: PathBuf,
     device: Device,
+    /// The last few query embeddings ([`Embedder::embed_query`]): a pipeline embeds the same
+    /// query in several stages (dense retrieval, then the learned reranker), and one MiniLM pass
+    /// is most of a hybrid query's time.
+    recent_queries: Mutex<VecDeque<(String, Vec<f32>)>>,
 }
+
+/// How many recent query embeddings [`Embedder::embed_query`] keeps.
+const RECENT_QUERIES: usize = 32;
 
 /// One window to run through the model, and the text it belongs to.
 struct Seq {
@@ -150,6 +159,7 @@ impl Embedder {
             model_id,
             dir,
             device: Device::Cpu,
+            recent_queries: Mutex::new(VecDeque::new()),
         })
     }
 
@@ -194,6 +204,27 @@ impl Embedder {
             .iter()
             .map(|ids| ids.len() + self.prefix.len() + self.suffix.len())
             .collect())
+    }
+
+    /// Embeds one query with the default options, reusing the embedding when the same text was
+    /// embedded by this method recently (the stages of one search share it).
+    pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, ModelError> {
+        if let Ok(recent) = self.recent_queries.lock() {
+            if let Some((_, v)) = recent.iter().find(|(t, _)| t == text) {
+                return Ok(v.clone());
+            }
+        }
+        let v =
+            self.embed(&[text])?.into_iter().next().ok_or_else(|| {
+                ModelError::InvalidOptions("the model returned no embedding".into())
+            })?;
+        if let Ok(mut recent) = self.recent_queries.lock() {
+            if recent.len() >= RECENT_QUERIES {
+                recent.pop_front();
+            }
+            recent.push_back((text.to_owned(), v.clone()));
+        }
+        Ok(v)
     }
 
     /// Embeds with the default options (truncation, like sentence-transformers).

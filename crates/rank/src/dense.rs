@@ -57,19 +57,12 @@ impl Retriever for Dense {
             .library
             .vectors()?
             .ok_or_else(|| RankError::Unavailable("library has no clause vectors".into()))?;
-        let embedded = self
+        let q = self
             .embedder
-            .embed(&[query])
+            .embed_query(query)
             .map_err(|e| RankError::Stage {
                 stage: "dense".into(),
                 message: e.to_string(),
-            })?;
-        let q = embedded
-            .into_iter()
-            .next()
-            .ok_or_else(|| RankError::Stage {
-                stage: "dense".into(),
-                message: "the model returned no vector".into(),
             })?;
         let neighbors = vectors.search(&q, k).map_err(LibraryError::from)?;
         Ok(neighbors
