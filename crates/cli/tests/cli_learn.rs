@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod support;
+
 fn acord() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/acord")
 }
@@ -140,6 +142,34 @@ fn train_cross_validate_eval_search_and_refusals() {
         top.contains("liab"),
         "top hit is not about liability: {top}"
     );
+
+    // The server answers with the same learned ranking by default on this library (it holds the
+    // clauses the ranker was trained on), naming the pipeline that answered.
+    let key = support::create_key(&library, "read");
+    let server = support::Server::start_with(
+        &[s(&library).to_owned()],
+        &["--model-dir".to_owned(), s(&model).to_owned()],
+        cwd,
+    );
+    let reply = support::call(
+        "POST",
+        &server.url("/v1/search"),
+        Some(&key),
+        Some(&serde_json::json!({"query": "cap on liability equals 12 months payment", "k": 5})),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let served = reply.json();
+    assert_eq!(served["pipeline"], "hybrid+learned", "{served}");
+    let ids = |v: &serde_json::Value| -> Vec<String> {
+        v["hits"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|h| h["id"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    assert_eq!(ids(&served), ids(&hits));
+    drop(server);
 
     // The category filter keeps only clauses of the category: none that the training queries of
     // that category judged as another category's clause (one star only) comes back.

@@ -90,6 +90,11 @@ fn default_model_matches_sentence_transformers() {
     for (i, t) in texts.iter().enumerate().step_by(7) {
         let single = emb.embed(&[t]).unwrap();
         assert!(cosine(&single[0], &got[i]) > 0.99999, "text {i}");
+        // The query path gives the same vector, the first time and from its recent-query memo.
+        for _ in 0..2 {
+            let query = emb.embed_query(t).unwrap();
+            assert!(cosine(&query, &got[i]) > 0.99999, "query {i}");
+        }
     }
 
     // ChunkMean: identical for texts that fit, different but unit-norm for long ones.
