@@ -160,15 +160,20 @@ fn train_cross_validate_eval_search_and_refusals() {
     assert_eq!(reply.status, 200, "{}", reply.body);
     let served = reply.json();
     assert_eq!(served["pipeline"], "hybrid+learned", "{served}");
-    let ids = |v: &serde_json::Value| -> Vec<String> {
+    let ids = |v: &serde_json::Value, path: &[&str]| -> Vec<String> {
         v["hits"]
             .as_array()
             .into_iter()
             .flatten()
-            .map(|h| h["id"].as_str().unwrap_or_default().to_owned())
+            .map(|h| {
+                let id = path.iter().fold(h, |h, key| &h[*key]);
+                id.as_str().unwrap_or_default().to_owned()
+            })
             .collect()
     };
-    assert_eq!(ids(&served), ids(&hits));
+    let cli_ids = ids(&hits, &["id"]);
+    assert_eq!(cli_ids.len(), 5);
+    assert_eq!(ids(&served, &["clause", "id"]), cli_ids);
     drop(server);
 
     // The category filter keeps only clauses of the category: none that the training queries of
