@@ -9,6 +9,7 @@ use clap::Args;
 use precedent_cuad::cache::find_cuad_dir;
 use precedent_cuad::eval::{cross_validate, CvOptions, Scores, Selection};
 use precedent_cuad::legalbench::tune_on_dev;
+use precedent_cuad::stack::StackOptions;
 use precedent_cuad::TrainOptions;
 
 #[derive(Args)]
@@ -40,6 +41,13 @@ pub struct EvalCuadArgs {
     /// CUAD, per segmented clause, at several confidence thresholds (typer refit per fold).
     #[arg(long)]
     pub clause_types: bool,
+    /// Score with the first stage alone (no second stage; 5 typer fits instead of 15).
+    #[arg(long)]
+    pub first_stage_only: bool,
+    /// Write the second stage fitted on the out-of-fold logits of all contracts (the file
+    /// shipped as crates/cuad/src/second_stage.json).
+    #[arg(long, conflicts_with = "first_stage_only")]
+    pub second_stage_out: Option<PathBuf>,
 }
 
 fn pct(x: f64) -> String {
@@ -67,7 +75,13 @@ pub fn run(args: EvalCuadArgs) -> Result<()> {
         data.contracts.truncate(limit);
     }
     if args.clause_types {
-        return clause_type_cv(&data, args.folds, args.epochs, args.json_out.as_deref());
+        return clause_type_cv(
+            &data,
+            args.folds,
+            args.epochs,
+            !args.first_stage_only,
+            args.json_out.as_deref(),
+        );
     }
     let r = &data.report;
     eprintln!(
@@ -91,17 +105,26 @@ pub fn run(args: EvalCuadArgs) -> Result<()> {
             epochs: args.epochs,
             ..TrainOptions::default()
         },
+        second_stage: (!args.first_stage_only).then(StackOptions::default),
     };
-    let folds = options.folds;
-    let report = cross_validate(&data, &options, |f| {
+    let report = cross_validate(&data, &options, |done, total| {
         eprintln!(
-            "fold {f}/{folds} done ({:.0}s)",
+            "typer fit {done}/{total} done ({:.0}s)",
             started.elapsed().as_secs_f64()
         )
     });
+    if let (Some(path), Some(stage)) = (&args.second_stage_out, &report.second_stage) {
+        std::fs::write(path, stage.to_json())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
     let dev = tune_on_dev(&report.held_out_clauses);
+    let stages = if options.second_stage.is_some() {
+        "typer with its second stage (nested CV)"
+    } else {
+        "first stage only"
+    };
     println!(
-        "CUAD {}-fold contract-level CV, {} contracts, top {} predictions per question",
+        "CUAD {}-fold contract-level CV, {} contracts, top {} predictions per question, {stages}",
         report.folds, report.contracts, report.selection.top_n
     );
     println!(
@@ -123,8 +146,9 @@ pub fn run(args: EvalCuadArgs) -> Result<()> {
         "",
     );
     println!(
-        "anchor: DeBERTa-xlarge (CUAD paper) 47.8 AUPR, 44.0 P@80R; candidates cover {:.1}% of spans; typer fit {:.1}s per fold",
+        "anchor: DeBERTa-xlarge (CUAD paper) 47.8 AUPR, 44.0 P@80R; candidates cover {:.1}% of spans; {} first-stage fits, {:.1}s each",
         100.0 * report.candidate_recall,
+        report.first_stage_fits,
         report.train_seconds_per_fold
     );
     println!(
@@ -148,20 +172,27 @@ const CLAUSE_THRESHOLDS: [f32; 8] = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 
 /// Cross-validates the clause types `ingest` writes. Each held-out contract is segmented as
 /// ingest does and every clause scored as ingest scores it (by a typer that never saw the
-/// contract); a clause truly has category X when a placed CUAD annotation of X overlaps it by at
-/// least half of the shorter of the two (the annotation lies in the clause, or the clause is
-/// part of a longer annotation). Pooled over (clause, category) pairs.
+/// contract, its second stage nested as in the span evaluation); a clause truly has category X
+/// when a placed CUAD annotation of X overlaps it by at least half of the shorter of the two
+/// (the annotation lies in the clause, or the clause is part of a longer annotation). Pooled
+/// over (clause, category) pairs.
 fn clause_type_cv(
     data: &precedent_cuad::CuadDataset,
     folds: usize,
     epochs: usize,
+    second_stage: bool,
     json_out: Option<&std::path::Path>,
 ) -> Result<()> {
+    use precedent_cuad::eval::{fold_logits, stacked_scores};
     use precedent_cuad::typer::prepare;
-    use precedent_cuad::{ClauseTyper, N_CATEGORIES};
+    use precedent_cuad::N_CATEGORIES;
     use rayon::prelude::*;
 
-    anyhow::ensure!(folds >= 2, "--folds must be at least 2");
+    let least = if second_stage { 3 } else { 2 };
+    anyhow::ensure!(
+        folds >= least,
+        "--folds must be at least {least} (the second stage's nested CV leaves out two folds)"
+    );
     let started = Instant::now();
     let n = CLAUSE_THRESHOLDS.len();
     // Per category: [threshold] true and false positives; gold pairs.
@@ -169,78 +200,100 @@ fn clause_type_cv(
     let mut fp = vec![vec![0usize; n]; N_CATEGORIES];
     let mut gold = vec![0usize; N_CATEGORIES];
     let mut clauses_seen = 0usize;
-    for fold in 0..folds {
-        let train: Vec<&_> = data
-            .contracts
+    let contracts: Vec<&_> = data.contracts.iter().collect();
+    let prepared = prepare(&contracts);
+    let clauses: Vec<Vec<precedent_contracts::Clause>> = contracts
+        .par_iter()
+        .map(|c| precedent_contracts::segment_text(&c.text))
+        .collect();
+    // Clauses no candidate lies inside are typed from their own text by the fold's typer.
+    let mut uncovered: Vec<Vec<[f32; N_CATEGORIES]>> = vec![Vec::new(); contracts.len()];
+    let (logits, _) = fold_logits(
+        &prepared,
+        folds,
+        &TrainOptions {
+            epochs,
+            ..TrainOptions::default()
+        },
+        second_stage,
+        |fold, typer| {
+            for (ci, contract_clauses) in clauses.iter().enumerate() {
+                if ci % folds == fold {
+                    uncovered[ci] = contract_clauses
+                        .par_iter()
+                        .map(|clause| typer.classify_scores(&clause.text))
+                        .collect();
+                }
+            }
+        },
+        |done, total| {
+            eprintln!(
+                "typer fit {done}/{total} done ({:.0}s)",
+                started.elapsed().as_secs_f64()
+            )
+        },
+    );
+    let scores: Vec<Vec<[f32; N_CATEGORIES]>> = if second_stage {
+        stacked_scores(&prepared, &logits, folds, &StackOptions::default())
+    } else {
+        logits
+            .outer
             .iter()
-            .enumerate()
-            .filter(|(i, _)| i % folds != fold)
-            .map(|(_, c)| c)
-            .collect();
-        let prepared = prepare(&train);
-        let typer = ClauseTyper::train(
-            &prepared.iter().collect::<Vec<_>>(),
-            &TrainOptions {
-                epochs,
-                ..TrainOptions::default()
-            },
-            "clause-type cv",
-        );
-        drop(prepared);
-        let held_out: Vec<_> = data
-            .contracts
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| i % folds == fold)
-            .map(|(_, c)| c)
-            .collect();
-        let per_contract: Vec<(Vec<[f32; N_CATEGORIES]>, Vec<u64>)> = held_out
-            .par_iter()
             .map(|c| {
-                let clauses = precedent_contracts::segment_text(&c.text);
-                let scores = crate::ingest::clause_scores(&typer, &c.text, &clauses);
-                let chars = crate::review::char_offsets(&c.text);
-                let mut truth = vec![0u64; clauses.len()];
-                for a in &c.annotations {
-                    let Some(span) = &a.span else { continue };
-                    let (s, e) = (chars[span.start], chars[span.end]);
-                    for (bits, clause) in truth.iter_mut().zip(&clauses) {
-                        let overlap = e.min(clause.end).saturating_sub(s.max(clause.start));
-                        let shorter = (e - s).min(clause.end - clause.start).max(1);
-                        if overlap * 2 >= shorter {
-                            *bits |= 1 << a.category;
-                        }
+                c.iter()
+                    .map(|l| l.map(|z| 1.0 / (1.0 + (-z).exp())))
+                    .collect()
+            })
+            .collect()
+    };
+    let per_contract: Vec<(Vec<[f32; N_CATEGORIES]>, Vec<u64>)> = contracts
+        .par_iter()
+        .enumerate()
+        .map(|(ci, c)| {
+            let clauses = &clauses[ci];
+            let p = &prepared[ci];
+            let scores = crate::ingest::clause_scores_of(
+                &c.text,
+                clauses,
+                p.candidates.iter().zip(&scores[ci]),
+                |i| uncovered[ci][i],
+            );
+            let chars = crate::review::char_offsets(&c.text);
+            let mut truth = vec![0u64; clauses.len()];
+            for a in &c.annotations {
+                let Some(span) = &a.span else { continue };
+                let (s, e) = (chars[span.start], chars[span.end]);
+                for (bits, clause) in truth.iter_mut().zip(clauses) {
+                    let overlap = e.min(clause.end).saturating_sub(s.max(clause.start));
+                    let shorter = (e - s).min(clause.end - clause.start).max(1);
+                    if overlap * 2 >= shorter {
+                        *bits |= 1 << a.category;
                     }
                 }
-                (scores, truth)
-            })
-            .collect();
-        for (scores, truth) in per_contract {
-            clauses_seen += scores.len();
-            for (clause, bits) in scores.iter().zip(truth) {
-                for k in 0..N_CATEGORIES {
-                    if !crate::ingest::is_clause_type(precedent_cuad::CATEGORIES[k]) {
-                        continue;
-                    }
-                    let is = (bits >> k) & 1 == 1;
-                    gold[k] += usize::from(is);
-                    for (t, &threshold) in CLAUSE_THRESHOLDS.iter().enumerate() {
-                        if clause[k] >= threshold {
-                            if is {
-                                tp[k][t] += 1;
-                            } else {
-                                fp[k][t] += 1;
-                            }
+            }
+            (scores, truth)
+        })
+        .collect();
+    for (scores, truth) in per_contract {
+        clauses_seen += scores.len();
+        for (clause, bits) in scores.iter().zip(truth) {
+            for k in 0..N_CATEGORIES {
+                if !crate::ingest::is_clause_type(precedent_cuad::CATEGORIES[k]) {
+                    continue;
+                }
+                let is = (bits >> k) & 1 == 1;
+                gold[k] += usize::from(is);
+                for (t, &threshold) in CLAUSE_THRESHOLDS.iter().enumerate() {
+                    if clause[k] >= threshold {
+                        if is {
+                            tp[k][t] += 1;
+                        } else {
+                            fp[k][t] += 1;
                         }
                     }
                 }
             }
         }
-        eprintln!(
-            "fold {}/{folds} done ({:.0}s)",
-            fold + 1,
-            started.elapsed().as_secs_f64()
-        );
     }
     let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     let all_gold: usize = gold.iter().sum();

@@ -205,27 +205,47 @@ pub fn clause_scores(
     text: &str,
     clauses: &[precedent_contracts::Clause],
 ) -> Vec<[f32; N_CATEGORIES]> {
+    let scored = typer.review(text);
+    clause_scores_of(
+        text,
+        clauses,
+        scored.iter().map(|s| (&s.candidate, &s.scores)),
+        |clause| typer.classify_scores(&clauses[clause].text),
+    )
+}
+
+/// [`clause_scores`] from already scored candidates; `uncovered(i)` types clause `i` when no
+/// candidate lies inside it (shared with the cross-validation of stored clause types, which
+/// scores candidates without a `ClauseTyper::review`).
+pub fn clause_scores_of<'a>(
+    text: &str,
+    clauses: &[precedent_contracts::Clause],
+    scored: impl IntoIterator<
+        Item = (
+            &'a precedent_cuad::candidates::Candidate,
+            &'a [f32; N_CATEGORIES],
+        ),
+    >,
+    uncovered: impl Fn(usize) -> [f32; N_CATEGORIES],
+) -> Vec<[f32; N_CATEGORIES]> {
     let chars = char_offsets(text);
     let mut best = vec![[0f32; N_CATEGORIES]; clauses.len()];
     let mut covered = vec![false; clauses.len()];
-    for scored in typer.review(text) {
-        let (start, end) = (
-            chars[scored.candidate.span.start],
-            chars[scored.candidate.span.end],
-        );
+    for (candidate, scores) in scored {
+        let (start, end) = (chars[candidate.span.start], chars[candidate.span.end]);
         for (i, clause) in clauses.iter().enumerate() {
             if clause.start <= start && end <= clause.end {
                 covered[i] = true;
-                for (b, s) in best[i].iter_mut().zip(scored.scores) {
-                    *b = b.max(s);
+                for (b, s) in best[i].iter_mut().zip(scores) {
+                    *b = b.max(*s);
                 }
             }
         }
     }
-    for ((scores, covered), clause) in best.iter_mut().zip(covered).zip(clauses) {
+    for (i, (scores, covered)) in best.iter_mut().zip(covered).enumerate() {
         if !covered {
             // Too short to hold a candidate (a heading-only clause): type its text.
-            *scores = typer.classify_scores(&clause.text);
+            *scores = uncovered(i);
         }
     }
     best

@@ -4,6 +4,13 @@
 //! Per fold the typer is refit on the other folds' contracts only; each held-out contract's
 //! candidates are scored, and per category its most confident candidates become the
 //! predictions (CUAD's evaluation uses the 20 best answers per question).
+//!
+//! The second stage ([`crate::stack`]) is fitted on out-of-fold first-stage logits, so it is
+//! cross-validated by nesting: for outer fold `f`, every training contract (fold `g ≠ f`) is scored
+//! by a first stage trained without folds `f` and `g`, the second stage is fitted on those scores,
+//! and it re-scores fold `f`'s logits from the outer first stage (trained without `f`). One first
+//! stage per pair of folds serves two outer folds, so 5 folds cost 10 + 5 first-stage fits, and no
+//! label of a held-out contract reaches anything that scores it.
 
 use std::time::Instant;
 
@@ -13,6 +20,7 @@ use precedent_metrics::spans::{Matching, PrCurve, Question};
 
 use crate::categories::{substring_ok, CATEGORIES};
 use crate::dataset::{CuadContract, CuadDataset};
+use crate::stack::{SecondStage, StackInput, StackOptions};
 use crate::typer::{prepare, ClauseTyper, Prepared, TrainOptions, N_CATEGORIES};
 
 #[derive(Debug, Clone, Serialize)]
@@ -20,6 +28,8 @@ pub struct CvOptions {
     pub folds: usize,
     pub selection: Selection,
     pub train: TrainOptions,
+    /// Cross-validate the second stage too (`None`: first-stage confidences only).
+    pub second_stage: Option<StackOptions>,
 }
 
 /// Which scored candidates of a (contract, category) become predictions.
@@ -108,6 +118,7 @@ impl Default for CvOptions {
             folds: 5,
             selection: Selection::default(),
             train: TrainOptions::default(),
+            second_stage: Some(StackOptions::default()),
         }
     }
 }
@@ -167,13 +178,127 @@ pub struct CuadReport {
     /// Share of annotations some candidate matches (the ceiling on recall).
     pub candidate_recall: f64,
     pub candidates: usize,
-    /// Mean seconds to fit the typer in one fold.
+    /// Mean seconds of one first-stage fit.
     pub train_seconds_per_fold: f64,
     #[serde(skip)]
     pub held_out_clauses: Vec<HeldOutClause>,
     /// Out-of-fold confidences per contract and candidate (for trying other selections).
     #[serde(skip)]
     pub out_of_fold: Vec<Vec<[f32; N_CATEGORIES]>>,
+    /// The second stage fitted on the out-of-fold first-stage logits of all contracts (what
+    /// ships as `second_stage.json`); `None` when the second stage is off.
+    #[serde(skip)]
+    pub second_stage: Option<SecondStage>,
+    /// First-stage fits: one per outer fold plus, nested, one per pair of folds.
+    pub first_stage_fits: usize,
+}
+
+/// First-stage logits of every contract from typers that never saw it.
+pub struct FoldLogits {
+    /// Per contract: from the typer trained on all other folds.
+    pub outer: Vec<Vec<[f32; N_CATEGORIES]>>,
+    /// `inner[c][f]`, for each outer fold `f` other than contract `c`'s own: from the typer
+    /// trained without folds `f` and `c`'s (empty when not nested).
+    pub inner: Vec<Vec<Option<Vec<[f32; N_CATEGORIES]>>>>,
+}
+
+/// Fits the first stages of a (nested) cross-validation and collects their out-of-fold logits.
+/// `on_outer(fold, typer)` sees each outer fold's typer; `progress(done, total)` counts fits.
+pub fn fold_logits(
+    prepared: &[Prepared],
+    folds: usize,
+    options: &TrainOptions,
+    nested: bool,
+    mut on_outer: impl FnMut(usize, &ClauseTyper),
+    mut progress: impl FnMut(usize, usize),
+) -> (FoldLogits, f64) {
+    let fold_of = |i: usize| i % folds;
+    let n = prepared.len();
+    let total = folds + if nested { folds * (folds - 1) / 2 } else { 0 };
+    let mut done = 0;
+    let mut seconds = 0.0;
+    let mut fit = |excluded: &[usize]| {
+        let train: Vec<&Prepared> = prepared
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !excluded.contains(&fold_of(*i)))
+            .map(|(_, p)| p)
+            .collect();
+        let started = Instant::now();
+        let typer = ClauseTyper::train(&train, options, &format!("cv without folds {excluded:?}"))
+            .with_second_stage(None);
+        seconds += started.elapsed().as_secs_f64();
+        typer
+    };
+    let mut logits = FoldLogits {
+        outer: vec![Vec::new(); n],
+        inner: vec![vec![None; folds]; n],
+    };
+    for f in 0..folds {
+        let typer = fit(&[f]);
+        for (ci, p) in prepared.iter().enumerate() {
+            if fold_of(ci) == f {
+                logits.outer[ci] = typer.logits_prepared(p);
+            }
+        }
+        on_outer(f, &typer);
+        done += 1;
+        progress(done, total);
+    }
+    if nested {
+        for f in 0..folds {
+            for g in f + 1..folds {
+                let typer = fit(&[f, g]);
+                for (ci, p) in prepared.iter().enumerate() {
+                    if fold_of(ci) == f {
+                        logits.inner[ci][g] = Some(typer.logits_prepared(p));
+                    } else if fold_of(ci) == g {
+                        logits.inner[ci][f] = Some(typer.logits_prepared(p));
+                    }
+                }
+                done += 1;
+                progress(done, total);
+            }
+        }
+    }
+    (logits, seconds / total as f64)
+}
+
+/// Held-out confidences from nested logits: per outer fold, a second stage fitted on the inner
+/// logits of the training contracts re-scores the fold's outer logits.
+pub fn stacked_scores(
+    prepared: &[Prepared],
+    logits: &FoldLogits,
+    folds: usize,
+    options: &StackOptions,
+) -> Vec<Vec<[f32; N_CATEGORIES]>> {
+    let fold_of = |i: usize| i % folds;
+    let mut out = vec![Vec::new(); prepared.len()];
+    for f in 0..folds {
+        let inputs: Vec<StackInput> = prepared
+            .iter()
+            .enumerate()
+            .filter(|(ci, _)| fold_of(*ci) != f)
+            .filter_map(|(ci, p)| {
+                logits.inner[ci][f].as_ref().map(|l| StackInput {
+                    candidates: &p.candidates,
+                    logits: l,
+                    bits: &p.bits,
+                })
+            })
+            .collect();
+        let stage = SecondStage::train(&inputs, options, &format!("cv outer fold {f}"));
+        for (ci, p) in prepared.iter().enumerate() {
+            if fold_of(ci) == f {
+                out[ci] = stage.apply(&p.candidates, &logits.outer[ci]);
+            }
+        }
+    }
+    out
+}
+
+fn sigmoid(z: f32) -> f32 {
+    1.0 / (1.0 + (-z).exp())
 }
 
 /// Pooled, one-to-one and per-category scores of a set of questions.
@@ -209,46 +334,80 @@ pub fn score_questions(
     (pooled, pooled_one_to_one, category_mean, per_category)
 }
 
-/// Runs the cross-validation. `progress` is called after each fold.
+/// Runs the cross-validation. `progress(done, total)` is called after each first-stage fit.
 pub fn cross_validate(
     data: &CuadDataset,
     options: &CvOptions,
-    mut progress: impl FnMut(usize),
+    progress: impl FnMut(usize, usize),
 ) -> CuadReport {
     let contracts: Vec<&_> = data.contracts.iter().collect();
     let prepared = prepare(&contracts);
-    let folds = options.folds.max(2);
+    // Nested, two folds would leave the inner first stages no training contract.
+    let folds = options
+        .folds
+        .max(if options.second_stage.is_some() { 3 } else { 2 });
     let fold_of = |i: usize| i % folds;
     let mut held_out_clauses = Vec::new();
-    let mut out_of_fold: Vec<Vec<[f32; N_CATEGORIES]>> = vec![Vec::new(); contracts.len()];
-    let mut train_seconds = 0.0;
-    for fold in 0..folds {
-        let train: Vec<&_> = prepared
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| fold_of(*i) != fold)
-            .map(|(_, p)| p)
-            .collect();
-        let started = Instant::now();
-        let typer = ClauseTyper::train(&train, &options.train, &format!("cv fold {fold}"));
-        train_seconds += started.elapsed().as_secs_f64();
-        for (ci, contract) in contracts.iter().enumerate() {
-            if fold_of(ci) != fold {
-                continue;
+    let (logits, train_seconds_per_fold) = fold_logits(
+        &prepared,
+        folds,
+        &options.train,
+        options.second_stage.is_some(),
+        |fold, typer| {
+            for (ci, contract) in contracts.iter().enumerate() {
+                if fold_of(ci) != fold {
+                    continue;
+                }
+                for a in &contract.annotations {
+                    let text = a.match_text();
+                    held_out_clauses.push(HeldOutClause {
+                        contract: ci,
+                        category: a.category,
+                        scores: typer.classify_scores(&text),
+                        text,
+                    });
+                }
             }
-            out_of_fold[ci] = typer.score_prepared(&prepared[ci]);
-            for a in &contract.annotations {
-                let text = a.match_text();
-                held_out_clauses.push(HeldOutClause {
-                    contract: ci,
-                    category: a.category,
-                    scores: typer.classify_scores(&text),
-                    text,
-                });
-            }
+        },
+        progress,
+    );
+    let first_stage_fits = folds
+        + if options.second_stage.is_some() {
+            folds * (folds - 1) / 2
+        } else {
+            0
+        };
+    let (out_of_fold, second_stage) = match &options.second_stage {
+        Some(stack) => {
+            let scores = stacked_scores(&prepared, &logits, folds, stack);
+            let inputs: Vec<StackInput> = prepared
+                .iter()
+                .zip(&logits.outer)
+                .map(|(p, l)| StackInput {
+                    candidates: &p.candidates,
+                    logits: l,
+                    bits: &p.bits,
+                })
+                .collect();
+            let all = SecondStage::train(
+                &inputs,
+                stack,
+                &format!(
+                    "out-of-fold first-stage logits of {} CUAD contracts ({folds}-fold)",
+                    contracts.len()
+                ),
+            );
+            (scores, Some(all))
         }
-        progress(fold + 1);
-    }
+        None => (
+            logits
+                .outer
+                .iter()
+                .map(|c| c.iter().map(|l| l.map(sigmoid)).collect())
+                .collect(),
+            None,
+        ),
+    };
     let questions = questions(&contracts, &prepared, &out_of_fold, &options.selection);
     let (pooled, pooled_one_to_one, category_mean, per_category) = score_questions(&questions);
     let (mut annotations, mut reachable) = (0usize, 0usize);
@@ -272,8 +431,10 @@ pub fn cross_validate(
         per_category,
         candidate_recall: reachable as f64 / annotations.max(1) as f64,
         candidates: prepared.iter().map(|p| p.candidates.len()).sum(),
-        train_seconds_per_fold: train_seconds / folds as f64,
+        train_seconds_per_fold,
         held_out_clauses,
         out_of_fold,
+        second_stage,
+        first_stage_fits,
     }
 }

@@ -11,6 +11,7 @@ pub mod labels;
 pub mod legalbench;
 pub mod place;
 mod pylist;
+pub mod stack;
 pub mod typer;
 
 pub use categories::{category_index, substring_ok, CATEGORIES};

@@ -20,6 +20,7 @@ use crate::categories::CATEGORIES;
 use crate::dataset::CuadContract;
 use crate::features::{candidate_features, Featurizer, SparseVec, DIM};
 use crate::labels::label;
+use crate::stack::SecondStage;
 
 pub const N_CATEGORIES: usize = CATEGORIES.len();
 
@@ -67,6 +68,9 @@ pub struct ClauseTyper {
     /// Category-major: `weights[k * DIM + i]`.
     weights: Vec<f32>,
     info: TyperInfo,
+    /// Re-scores a contract's candidates from the first stage's view of the whole contract
+    /// ([`crate::stack`]); `None` gives the first stage's own confidences.
+    second_stage: Option<SecondStage>,
 }
 
 /// Candidates, features and labels of one contract.
@@ -102,7 +106,7 @@ fn sigmoid(z: f32) -> f32 {
 }
 
 /// splitmix64: a fixed, seedable permutation source.
-fn shuffled(n: usize, seed: u64) -> Vec<u32> {
+pub(crate) fn shuffled(n: usize, seed: u64) -> Vec<u32> {
     let mut state = seed;
     let mut next = || {
         state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -179,46 +183,80 @@ impl ClauseTyper {
                 positives,
                 data: data.to_owned(),
             },
+            second_stage: Some(SecondStage::shipped()),
         }
+    }
+
+    /// The same first stage with another second stage (`None`: first-stage confidences only).
+    pub fn with_second_stage(mut self, second_stage: Option<SecondStage>) -> Self {
+        self.second_stage = second_stage;
+        self
+    }
+
+    pub fn second_stage(&self) -> Option<&SecondStage> {
+        self.second_stage.as_ref()
     }
 
     pub fn info(&self) -> &TyperInfo {
         &self.info
     }
 
-    /// Confidence (probability) of every category for one feature vector.
-    pub fn score(&self, x: &SparseVec) -> [f32; N_CATEGORIES] {
+    /// First-stage logit of every category for one feature vector.
+    pub fn logits(&self, x: &SparseVec) -> [f32; N_CATEGORIES] {
         let mut out = [0f32; N_CATEGORIES];
         for (k, o) in out.iter_mut().enumerate() {
             let w = &self.weights[k * DIM..(k + 1) * DIM];
-            let z: f32 = x
+            *o = x
                 .indices
                 .iter()
                 .zip(&x.values)
                 .map(|(&i, &v)| w[i as usize] * v)
                 .sum();
-            *o = sigmoid(z);
         }
         out
     }
 
+    /// First-stage confidence (probability) of every category for one feature vector.
+    pub fn score(&self, x: &SparseVec) -> [f32; N_CATEGORIES] {
+        self.logits(x).map(sigmoid)
+    }
+
+    /// Confidences of a contract's candidates from their first-stage logits: the second stage
+    /// when there is one (it needs the whole contract), else the first stage's sigmoid.
+    pub fn contract_scores(
+        &self,
+        candidates: &[Candidate],
+        logits: &[[f32; N_CATEGORIES]],
+    ) -> Vec<[f32; N_CATEGORIES]> {
+        match &self.second_stage {
+            Some(stage) => stage.apply(candidates, logits),
+            None => logits.iter().map(|l| l.map(sigmoid)).collect(),
+        }
+    }
+
     /// Every candidate span of a contract text with its confidence per category.
     pub fn review(&self, text: &str) -> Vec<ScoredCandidate> {
-        candidates(text)
+        let candidates = candidates(text);
+        let logits: Vec<[f32; N_CATEGORIES]> = candidates
+            .iter()
+            .map(|c| self.logits(&candidate_features(&self.featurizer, text, c)))
+            .collect();
+        let scores = self.contract_scores(&candidates, &logits);
+        candidates
             .into_iter()
-            .map(|candidate| {
-                let x = candidate_features(&self.featurizer, text, &candidate);
-                ScoredCandidate {
-                    scores: self.score(&x),
-                    candidate,
-                }
-            })
+            .zip(scores)
+            .map(|(candidate, scores)| ScoredCandidate { candidate, scores })
             .collect()
     }
 
-    /// Scores a prepared contract (features already computed).
+    /// First-stage logits of a prepared contract (features already computed).
+    pub fn logits_prepared(&self, prepared: &Prepared) -> Vec<[f32; N_CATEGORIES]> {
+        prepared.features.iter().map(|x| self.logits(x)).collect()
+    }
+
+    /// Scores a prepared contract as [`Self::review`] scores its text.
     pub fn score_prepared(&self, prepared: &Prepared) -> Vec<[f32; N_CATEGORIES]> {
-        prepared.features.iter().map(|x| self.score(x)).collect()
+        self.contract_scores(&prepared.candidates, &self.logits_prepared(prepared))
     }
 
     /// Confidence per category for a clause on its own (no contract around it), highest first.
@@ -230,7 +268,8 @@ impl ClauseTyper {
         out
     }
 
-    /// [`Self::classify`] in category order.
+    /// [`Self::classify`] in category order. First-stage confidences: a clause on its own has
+    /// no contract around it for the second stage to look at.
     pub fn classify_scores(&self, text: &str) -> [f32; N_CATEGORIES] {
         let sentences = candidates(text)
             .iter()
@@ -309,6 +348,7 @@ impl ClauseTyper {
             featurizer: Featurizer::default(),
             weights,
             info,
+            second_stage: Some(SecondStage::shipped()),
         })
     }
 }

@@ -84,16 +84,18 @@ fn learns_governing_law_and_round_trips() {
 #[test]
 fn cross_validation_scores_held_out_contracts() {
     let mut data = load(cuad_dir()).unwrap();
-    data.contracts.truncate(40);
+    data.contracts.truncate(45);
     let options = CvOptions {
-        folds: 2,
+        folds: 3,
         train: quick(),
         ..CvOptions::default()
     };
     let mut folds_done = 0;
-    let report = cross_validate(&data, &options, |_| folds_done += 1);
-    assert_eq!(folds_done, 2);
-    assert_eq!(report.contracts, 40);
+    let report = cross_validate(&data, &options, |_, _| folds_done += 1);
+    // Three outer folds and, nested for the second stage, one per pair of folds.
+    assert_eq!(folds_done, 6);
+    assert_eq!(report.first_stage_fits, 6);
+    assert_eq!(report.contracts, 45);
     assert_eq!(report.per_category.len(), 41);
     let spans: usize = data.contracts.iter().map(|c| c.annotations.len()).sum();
     assert_eq!(
@@ -105,7 +107,7 @@ fn cross_validation_scores_held_out_contracts() {
         spans
     );
     assert_eq!(report.held_out_clauses.len(), spans);
-    // Even 20 training contracts per fold find the easy categories.
+    // Even 30 training contracts per fold find the easy categories.
     let law = &report.per_category[7];
     assert_eq!(law.category, "Governing Law");
     assert!(law.scores.aupr > 0.5, "{law:?}");
@@ -116,4 +118,8 @@ fn cross_validation_scores_held_out_contracts() {
     );
     assert!(report.pooled_one_to_one.aupr <= report.pooled.aupr);
     assert!(report.candidate_recall > 0.9);
+    let stage = report
+        .second_stage
+        .expect("fitted on all out-of-fold logits");
+    assert!(stage.positives > 0 && stage.rows > stage.positives);
 }

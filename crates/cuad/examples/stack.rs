@@ -1,0 +1,243 @@
+//! Second-stage experiments over cached nested out-of-fold first-stage logits:
+//! `cargo run --release -p precedent-cuad --example stack [CACHE_FILE]`. The first run fits the
+//! 15 first stages of a nested 5-fold CV (~15 min) and caches their logits; later runs only refit
+//! second stages.
+use std::io::{Read, Write};
+
+use precedent_cuad::eval::{
+    fold_logits, questions, score_questions, stacked_scores, FoldLogits, Selection,
+};
+use precedent_cuad::stack::StackOptions;
+use precedent_cuad::typer::{prepare, TrainOptions};
+use precedent_cuad::N_CATEGORIES;
+
+type Logits = Vec<[f32; N_CATEGORIES]>;
+
+fn write_logits(out: &mut impl Write, l: &Logits) {
+    out.write_all(&(l.len() as u64).to_le_bytes()).unwrap();
+    for row in l {
+        for v in row {
+            out.write_all(&v.to_le_bytes()).unwrap();
+        }
+    }
+}
+
+fn read_logits(bytes: &[u8], at: &mut usize) -> Logits {
+    let n = u64::from_le_bytes(bytes[*at..*at + 8].try_into().unwrap()) as usize;
+    *at += 8;
+    let mut out = vec![[0f32; N_CATEGORIES]; n];
+    for row in &mut out {
+        for v in row.iter_mut() {
+            *v = f32::from_le_bytes(bytes[*at..*at + 4].try_into().unwrap());
+            *at += 4;
+        }
+    }
+    out
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let cache = args
+        .get(1)
+        .cloned()
+        .unwrap_or("/tmp/cuad-nested-logits.bin".into());
+    let folds = 5;
+    let d = precedent_cuad::load(std::path::Path::new("/work/shared/data/cuad")).unwrap();
+    let contracts: Vec<&_> = d.contracts.iter().collect();
+    let prepared = prepare(&contracts);
+    let logits = if let Ok(mut f) = std::fs::File::open(&cache) {
+        let mut bytes = Vec::new();
+        f.read_to_end(&mut bytes).unwrap();
+        let mut at = 0;
+        let mut l = FoldLogits {
+            outer: Vec::new(),
+            inner: Vec::new(),
+        };
+        for _ in 0..prepared.len() {
+            l.outer.push(read_logits(&bytes, &mut at));
+            let mut inner = Vec::new();
+            for _ in 0..folds {
+                let present = bytes[at] == 1;
+                at += 1;
+                inner.push(present.then(|| read_logits(&bytes, &mut at)));
+            }
+            l.inner.push(inner);
+        }
+        l
+    } else {
+        let t = std::time::Instant::now();
+        let (l, _) = fold_logits(
+            &prepared,
+            folds,
+            &TrainOptions::default(),
+            true,
+            |_, _| {},
+            |d, n| eprintln!("fit {d}/{n} {:?}", t.elapsed()),
+        );
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&cache).unwrap());
+        for (o, inner) in l.outer.iter().zip(&l.inner) {
+            write_logits(&mut out, o);
+            for i in inner {
+                match i {
+                    Some(i) => {
+                        out.write_all(&[1]).unwrap();
+                        write_logits(&mut out, i);
+                    }
+                    None => out.write_all(&[0]).unwrap(),
+                }
+            }
+        }
+        l
+    };
+    let overlap: Option<f64> = std::env::var("OVERLAP").ok().and_then(|v| v.parse().ok());
+    let overlap = overlap.map_or(Some(0.9), |o| (o < 1.0).then_some(o));
+    let report = |name: &str, scores: &Vec<Logits>, top_n: usize| {
+        let q = questions(
+            &contracts,
+            &prepared,
+            scores,
+            &Selection {
+                top_n,
+                max_overlap: overlap,
+            },
+        );
+        let (p, _, m, _) = score_questions(&q);
+        println!(
+            "{name:<40} top {top_n:>3}: pooled AUPR {:.1} P@80R {:.1} P@90R {:.1} maxR {:.1} | mean AUPR {:.1} P@80R {:.1}",
+            100.0 * p.aupr,
+            100.0 * p.precision_at_80_recall,
+            100.0 * p.precision_at_90_recall,
+            100.0 * p.max_recall,
+            100.0 * m.aupr,
+            100.0 * m.precision_at_80_recall
+        );
+    };
+    let first: Vec<Logits> = logits
+        .outer
+        .iter()
+        .map(|c| {
+            c.iter()
+                .map(|l| l.map(|z| 1.0 / (1.0 + (-z).exp())))
+                .collect()
+        })
+        .collect();
+    if std::env::var("FIRST").is_ok() {
+        for top_n in [20, 50] {
+            report("first stage", &first, top_n);
+        }
+    }
+    let variants: Vec<(String, StackOptions)> = std::env::var("VARIANTS")
+        .ok()
+        .map(|v| {
+            v.split(';')
+                .map(|s| {
+                    let p: Vec<f32> = s.split(',').map(|x| x.parse().unwrap()).collect();
+                    (
+                        s.to_string(),
+                        StackOptions {
+                            epochs: p[0] as usize,
+                            learning_rate: p[1],
+                            l2: p[2],
+                            ..StackOptions::default()
+                        },
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_else(|| vec![("default".into(), StackOptions::default())]);
+    if let Ok(out) = std::env::var("WRITE_SECOND_STAGE") {
+        // As `eval-cuad --second-stage-out` fits it: on the outer out-of-fold logits of all.
+        let inputs: Vec<_> = prepared
+            .iter()
+            .zip(&logits.outer)
+            .map(|(p, l)| precedent_cuad::stack::StackInput {
+                candidates: &p.candidates,
+                logits: l,
+                bits: &p.bits,
+            })
+            .collect();
+        let stage = precedent_cuad::stack::SecondStage::train(
+            &inputs,
+            &StackOptions::default(),
+            &format!(
+                "out-of-fold first-stage logits of {} CUAD contracts ({folds}-fold)",
+                contracts.len()
+            ),
+        );
+        std::fs::write(out, stage.to_json()).unwrap();
+        return;
+    }
+    if std::env::var("ANALYZE").is_ok() {
+        let s = stacked_scores(&prepared, &logits, folds, &StackOptions::default());
+        let q = questions(
+            &contracts,
+            &prepared,
+            &s,
+            &Selection {
+                top_n: 100,
+                max_overlap: Some(0.9),
+            },
+        );
+        // Global sweep: at 60/70/80% recall, TP and FP per category.
+        let mut all: Vec<(f64, usize, usize, usize)> = Vec::new();
+        for (k, qs) in q.iter().enumerate() {
+            for (qi, question) in qs.iter().enumerate() {
+                for (pi, p) in question.predictions.iter().enumerate() {
+                    all.push((p.confidence, k, qi, pi));
+                }
+            }
+        }
+        all.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let n_gold: usize = q.iter().flatten().map(|x| x.n_gold).sum();
+        let mut found: Vec<Vec<Vec<bool>>> = q
+            .iter()
+            .map(|qs| qs.iter().map(|x| vec![false; x.n_gold]).collect())
+            .collect();
+        let mut tp = vec![0usize; N_CATEGORIES];
+        let mut fp = vec![0usize; N_CATEGORIES];
+        let mut fp_empty = vec![0usize; N_CATEGORIES];
+        let mut levels = vec![0.5, 0.6, 0.7, 0.75, 0.8];
+        for (conf, k, qi, pi) in all {
+            let question = &q[k][qi];
+            let p = &question.predictions[pi];
+            if p.matches.is_empty() {
+                fp[k] += 1;
+                if question.n_gold == 0 {
+                    fp_empty[k] += 1;
+                }
+            }
+            for &g in &p.matches {
+                if !std::mem::replace(&mut found[k][qi][g as usize], true) {
+                    tp[k] += 1;
+                }
+            }
+            let t: usize = tp.iter().sum();
+            let f: usize = fp.iter().sum();
+            if let Some(&level) = levels.first() {
+                if t as f64 >= level * n_gold as f64 {
+                    levels.remove(0);
+                    println!("recall {level}: threshold {conf:.4} tp {t} fp {f} precision {:.3}; fp in empty questions {}", t as f64 / (t + f) as f64, fp_empty.iter().sum::<usize>());
+                    for k in 0..N_CATEGORIES {
+                        let gold: usize = q[k].iter().map(|x| x.n_gold).sum();
+                        println!(
+                            "  {:<36} gold {gold:>5} tp {:>5} fp {:>6} (empty q {:>6})",
+                            precedent_cuad::CATEGORIES[k],
+                            tp[k],
+                            fp[k],
+                            fp_empty[k]
+                        );
+                    }
+                }
+            }
+        }
+        return;
+    }
+    for (name, o) in variants {
+        let t = std::time::Instant::now();
+        let s = stacked_scores(&prepared, &logits, folds, &o);
+        eprintln!("stacked in {:?}", t.elapsed());
+        for top_n in [20, 50] {
+            report(&format!("stacked {name}"), &s, top_n);
+        }
+    }
+}

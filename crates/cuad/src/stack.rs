@@ -1,0 +1,400 @@
+//! The typer's second stage: re-scores every (candidate, category) from what the first stage
+//! ([`crate::typer`]) thinks of the *whole contract*, so that confidences mean the same across
+//! categories and contracts.
+//!
+//! Why: CUAD pools all (contract, category) questions into one precision-recall curve, and most
+//! questions have no answer at all, so every prediction they make is a false positive. A
+//! first-stage logit of 2 means something different for Governing Law (one clear sentence per
+//! contract) than for Exclusivity, and a candidate ranked 5th under a confident first answer is
+//! less likely right than the same logit alone suggests. The second stage is a logistic
+//! regression over, per category: the candidate's logit, its gap to the contract's best logit for
+//! the category, that best logit (does the contract contain the category at all?), the margin
+//! between the best two, and the candidate's rank; shared across categories: the candidate's
+//! kind (interacting with its logit), its length, its margin over its best other category, and how
+//! many candidates of the contract the first stage calls positive.
+//!
+//! It is fitted on *out-of-fold* first-stage logits (a first stage scores its own training
+//! contracts far too confidently), so inside a cross-validation it is refit per outer fold from
+//! inner out-of-fold logits ([`crate::eval`]). The shipped weights (`second_stage.json`,
+//! compiled in) are fitted on the out-of-fold logits of all 398 shared contracts by
+//! `precedent eval-cuad --second-stage-out FILE`; they are a few kilobytes, so the typer's
+//! training (and its cache) stays one first-stage fit.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::candidates::{Candidate, Kind};
+use crate::typer::{shuffled, N_CATEGORIES};
+
+/// Bumped when the features change (older weight files are refused).
+pub const SECOND_STAGE_VERSION: u32 = 1;
+
+/// Features owned by each category: its own Platt scaling and contract-level evidence (6), the
+/// candidate's logits for every category, and the contract's best logit for every category
+/// (related categories: a date that is clearly the Agreement Date, a contract with a License
+/// Grant).
+const OWN: usize = 6;
+const PER_CATEGORY: usize = OWN + 2 * N_CATEGORIES + KINDS;
+const KINDS: usize = 7;
+/// Category-independent features.
+const SHARED: usize = OWN + 2 * KINDS + 4;
+pub const STACK_DIM: usize = N_CATEGORIES * PER_CATEGORY + SHARED;
+
+/// Only each question's best candidates (by first-stage logit) are training rows: the ones that
+/// can become predictions. The model is applied to all candidates (rank features saturate).
+const TRAIN_TOP: u32 = 100;
+
+/// Logits are clipped to this range before scaling (a saturated sigmoid carries no more signal).
+const LOGIT_CLIP: f32 = 20.0;
+
+fn kind_index(kind: Kind) -> usize {
+    match kind {
+        Kind::Sentence => 0,
+        Kind::Piece => 1,
+        Kind::Window2 => 2,
+        Kind::Window3 => 3,
+        Kind::Paragraph => 4,
+        Kind::Date => 5,
+        Kind::Title => 6,
+    }
+}
+
+fn sigmoid(z: f32) -> f32 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+/// What the first stage says about one contract as a whole: per category, each candidate's rank
+/// and the best logits; per candidate, its best two categories.
+struct ContractView<'a> {
+    candidates: &'a [Candidate],
+    logits: &'a [[f32; N_CATEGORIES]],
+    /// `ranks[i][k]`: 0 for the contract's best candidate of category k.
+    ranks: Vec<[u32; N_CATEGORIES]>,
+    best: [f32; N_CATEGORIES],
+    second: [f32; N_CATEGORIES],
+    positives: [f32; N_CATEGORIES],
+    /// Per candidate: (best category, best logit, second-best logit).
+    top_categories: Vec<(usize, f32, f32)>,
+}
+
+impl<'a> ContractView<'a> {
+    fn new(candidates: &'a [Candidate], logits: &'a [[f32; N_CATEGORIES]]) -> Self {
+        let n = candidates.len();
+        let mut ranks = vec![[0u32; N_CATEGORIES]; n];
+        let mut best = [-LOGIT_CLIP; N_CATEGORIES];
+        let mut second = [-LOGIT_CLIP; N_CATEGORIES];
+        let mut positives = [0f32; N_CATEGORIES];
+        let mut order: Vec<usize> = (0..n).collect();
+        for k in 0..N_CATEGORIES {
+            order.sort_by(|&a, &b| logits[b][k].total_cmp(&logits[a][k]).then(a.cmp(&b)));
+            for (rank, &i) in order.iter().enumerate() {
+                ranks[i][k] = rank as u32;
+            }
+            if let Some(&i) = order.first() {
+                best[k] = clip(logits[i][k]);
+            }
+            if let Some(&i) = order.get(1) {
+                second[k] = clip(logits[i][k]);
+            }
+            positives[k] = logits.iter().filter(|l| l[k] > 0.0).count() as f32;
+        }
+        let top_categories = logits
+            .iter()
+            .map(|l| {
+                let mut first = (0, f32::NEG_INFINITY);
+                let mut second = f32::NEG_INFINITY;
+                for (k, &z) in l.iter().enumerate() {
+                    if z > first.1 {
+                        second = first.1;
+                        first = (k, z);
+                    } else if z > second {
+                        second = z;
+                    }
+                }
+                (first.0, clip(first.1), clip(second))
+            })
+            .collect();
+        ContractView {
+            candidates,
+            logits,
+            ranks,
+            best,
+            second,
+            positives,
+            top_categories,
+        }
+    }
+
+    /// The features of candidate `i` for category `k` (index, value), indices ascending.
+    fn features(&self, i: usize, k: usize, out: &mut Vec<(u32, f32)>) {
+        out.clear();
+        let z = clip(self.logits[i][k]);
+        let own = [
+            1.0,
+            z / 4.0,
+            (z - self.best[k]) / 4.0,
+            self.best[k] / 4.0,
+            (1.0 + self.ranks[i][k] as f32).ln() / 3.0,
+            (self.best[k] - self.second[k]) / 4.0,
+        ];
+        let base = (k * PER_CATEGORY) as u32;
+        out.extend(own.iter().enumerate().map(|(j, &v)| (base + j as u32, v)));
+        let related = base + OWN as u32;
+        out.extend(
+            self.logits[i]
+                .iter()
+                .enumerate()
+                .map(|(j, &v)| (related + j as u32, clip(v) / 4.0)),
+        );
+        let profile = related + N_CATEGORIES as u32;
+        out.extend(
+            self.best
+                .iter()
+                .enumerate()
+                .map(|(j, &v)| (profile + j as u32, v / 4.0)),
+        );
+        let kind = kind_index(self.candidates[i].kind) as u32;
+        out.push((profile + N_CATEGORIES as u32 + kind, 1.0));
+        let shared = (N_CATEGORIES * PER_CATEGORY) as u32;
+        out.extend(own.iter().enumerate().map(|(j, &v)| (shared + j as u32, v)));
+        let kinds = shared + OWN as u32;
+        out.push((kinds + kind, 1.0));
+        out.push((kinds + KINDS as u32 + kind, z / 4.0));
+        let rest = kinds + 2 * KINDS as u32;
+        let (top, first, second) = self.top_categories[i];
+        let other = if top == k { second } else { first };
+        let span = &self.candidates[i].span;
+        out.extend([
+            (rest, (1.0 + span.len() as f32).ln() / 8.0),
+            (rest + 1, (z - other) / 4.0),
+            (rest + 2, (1.0 + self.positives[k]).ln() / 3.0),
+            (rest + 3, (1.0 + self.candidates.len() as f32).ln() / 8.0),
+        ]);
+    }
+}
+
+/// A training row: sparse features and whether the candidate matches an annotation.
+type Row = (Vec<(u32, f32)>, bool);
+
+fn clip(z: f32) -> f32 {
+    z.clamp(-LOGIT_CLIP, LOGIT_CLIP)
+}
+
+/// One contract's first-stage output and, for training, its candidates' labels.
+pub struct StackInput<'a> {
+    pub candidates: &'a [Candidate],
+    pub logits: &'a [[f32; N_CATEGORIES]],
+    /// Bit `k` set when the candidate matches an annotation of category `k` (training only).
+    pub bits: &'a [u64],
+}
+
+/// Training settings of the second stage.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StackOptions {
+    pub epochs: usize,
+    pub learning_rate: f32,
+    pub l2: f32,
+    pub seed: u64,
+}
+
+impl Default for StackOptions {
+    fn default() -> Self {
+        StackOptions {
+            epochs: 4,
+            learning_rate: 0.05,
+            l2: 1e-6,
+            seed: 7,
+        }
+    }
+}
+
+/// The fitted second stage.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SecondStage {
+    pub version: u32,
+    pub options: StackOptions,
+    /// Training rows and positives (for the record).
+    pub rows: usize,
+    pub positives: usize,
+    /// What it was fitted on.
+    pub data: String,
+    pub weights: Vec<f32>,
+}
+
+/// The weights shipped with the typer (see the module docs for how they are made).
+const SHIPPED: &str = include_str!("second_stage.json");
+
+impl SecondStage {
+    /// The compiled-in second stage.
+    pub fn shipped() -> Self {
+        let stage: SecondStage =
+            serde_json::from_str(SHIPPED).expect("second_stage.json is valid (tested)");
+        assert_eq!(stage.version, SECOND_STAGE_VERSION, "second_stage.json");
+        assert_eq!(stage.weights.len(), STACK_DIM, "second_stage.json");
+        stage
+    }
+
+    /// Reads a weight file written by [`Self::to_json`], refusing other feature versions.
+    pub fn from_json(json: &str) -> anyhow::Result<Self> {
+        let stage: SecondStage = serde_json::from_str(json)?;
+        anyhow::ensure!(
+            stage.version == SECOND_STAGE_VERSION && stage.weights.len() == STACK_DIM,
+            "second stage of version {} with {} weights; this build needs version {SECOND_STAGE_VERSION} with {STACK_DIM}",
+            stage.version,
+            stage.weights.len()
+        );
+        Ok(stage)
+    }
+
+    /// One line of JSON (the shipped file stays a one-line diff when refitted).
+    pub fn to_json(&self) -> String {
+        let mut json = serde_json::to_string(self).expect("plain data serializes");
+        json.push('\n');
+        json
+    }
+
+    /// Fits on out-of-fold first-stage logits of labelled contracts. Deterministic.
+    pub fn train(inputs: &[StackInput], options: &StackOptions, data: &str) -> Self {
+        let per_contract: Vec<Vec<Row>> = inputs
+            .par_iter()
+            .map(|input| {
+                let view = ContractView::new(input.candidates, input.logits);
+                let mut rows = Vec::new();
+                let mut buffer = Vec::new();
+                for i in 0..input.candidates.len() {
+                    for k in 0..N_CATEGORIES {
+                        if view.ranks[i][k] >= TRAIN_TOP {
+                            continue;
+                        }
+                        view.features(i, k, &mut buffer);
+                        rows.push((buffer.clone(), (input.bits[i] >> k) & 1 == 1));
+                    }
+                }
+                rows
+            })
+            .collect();
+        let rows: Vec<&Row> = per_contract.iter().flatten().collect();
+        let mut w = vec![0f32; STACK_DIM];
+        let mut g2 = vec![0f32; STACK_DIM];
+        let order = shuffled(rows.len(), options.seed);
+        for _ in 0..options.epochs {
+            for &r in &order {
+                let (x, y) = rows[r as usize];
+                let z: f32 = x.iter().map(|&(j, v)| w[j as usize] * v).sum();
+                let g = sigmoid(z) - if *y { 1.0 } else { 0.0 };
+                for &(j, v) in x {
+                    let j = j as usize;
+                    let gj = g * v + options.l2 * w[j];
+                    g2[j] += gj * gj;
+                    w[j] -= options.learning_rate * gj / (g2[j].sqrt() + 1e-6);
+                }
+            }
+        }
+        SecondStage {
+            version: SECOND_STAGE_VERSION,
+            options: options.clone(),
+            rows: rows.len(),
+            positives: rows.iter().filter(|(_, y)| *y).count(),
+            data: data.to_owned(),
+            weights: w,
+        }
+    }
+
+    /// Confidence of every candidate for every category, from the first stage's logits of the
+    /// whole contract.
+    pub fn apply(
+        &self,
+        candidates: &[Candidate],
+        logits: &[[f32; N_CATEGORIES]],
+    ) -> Vec<[f32; N_CATEGORIES]> {
+        let view = ContractView::new(candidates, logits);
+        let mut buffer = Vec::new();
+        (0..candidates.len())
+            .map(|i| {
+                let mut out = [0f32; N_CATEGORIES];
+                for (k, o) in out.iter_mut().enumerate() {
+                    view.features(i, k, &mut buffer);
+                    let z: f32 = buffer
+                        .iter()
+                        .map(|&(j, v)| self.weights[j as usize] * v)
+                        .sum();
+                    *o = sigmoid(z);
+                }
+                out
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sentence(i: usize) -> Candidate {
+        Candidate {
+            kind: Kind::Sentence,
+            span: i * 40..i * 40 + 40,
+            context: i * 40..i * 40 + 40,
+        }
+    }
+
+    /// Where only a contract's best candidate of a category is right, whatever its logit, the
+    /// second stage learns the rank: the first stage's nearly equal logits cannot tell them apart.
+    #[test]
+    fn learns_what_the_contract_context_says() {
+        let candidates: Vec<Candidate> = (0..3).map(sentence).collect();
+        let contracts: Vec<(Vec<[f32; N_CATEGORIES]>, Vec<u64>)> = (0..300)
+            .map(|c| {
+                let top = (c % 7) as f32 - 3.0;
+                let logits = [top, top - 0.05, top - 6.0]
+                    .iter()
+                    .map(|&z| {
+                        let mut l = [-8.0; N_CATEGORIES];
+                        l[0] = z;
+                        l
+                    })
+                    .collect();
+                (logits, vec![1, 0, 0])
+            })
+            .collect();
+        let inputs: Vec<StackInput> = contracts
+            .iter()
+            .map(|(logits, bits)| StackInput {
+                candidates: &candidates,
+                logits,
+                bits,
+            })
+            .collect();
+        let stage = SecondStage::train(&inputs, &StackOptions::default(), "synthetic");
+        assert_eq!(stage.rows, 300 * 3 * N_CATEGORIES);
+        assert_eq!(stage.positives, 300);
+        for top in [-2.5f32, 0.5, 2.5] {
+            let logits: Vec<[f32; N_CATEGORIES]> = [top, top - 0.05, top - 6.0]
+                .iter()
+                .map(|&z| {
+                    let mut l = [-8.0; N_CATEGORIES];
+                    l[0] = z;
+                    l
+                })
+                .collect();
+            let scores = stage.apply(&candidates, &logits);
+            assert!(
+                scores[0][0] > 0.5 && scores[1][0] < 0.5 && scores[2][0] < scores[1][0],
+                "top logit {top}: {:?}",
+                scores.iter().map(|s| s[0]).collect::<Vec<_>>()
+            );
+        }
+    }
+
+    #[test]
+    fn shipped_weights_load() {
+        let stage = SecondStage::shipped();
+        assert_eq!(stage.weights.len(), STACK_DIM);
+        assert!(stage.rows > 0 && stage.positives > 0);
+        let again = SecondStage::from_json(&stage.to_json()).unwrap();
+        assert_eq!(again, stage);
+        let mut wrong = stage.clone();
+        wrong.version += 1;
+        assert!(SecondStage::from_json(&wrong.to_json()).is_err());
+    }
+}
