@@ -14,11 +14,8 @@ use precedent_judge::{
     combine, Judge, JudgeMode, JudgeReranker, JudgementCache, LocalJudge, LocalOptions,
     OpenAiConfig, OpenAiJudge, Usage, DEFAULT_JUDGE_TOP,
 };
-use precedent_learn::cv::assign_folds;
-use precedent_learn::features::{QueryInput, NUM_FEATURES};
-use precedent_learn::{
-    FeatureExtractor, LearnedModel, Ranker, RatedQuery, RatingMemory, TrainOptions,
-};
+use precedent_learn::cv::{assign_folds, out_of_fold_scores};
+use precedent_learn::{LearnedModel, RatedQuery, TrainOptions, TrainingData};
 use precedent_library::{Library, Progress};
 use precedent_metrics::{MeanMetrics, QueryMetrics, Scored};
 use serde::Serialize;
@@ -271,57 +268,22 @@ pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
         },
         bars,
     )?;
-    if args.folds < 2 || args.folds > rated.len() {
-        bail!(
-            "cannot make {} folds of {} queries",
-            args.folds,
-            rated.len()
-        );
-    }
     let options = TrainOptions {
         seed: args.seed,
         ..TrainOptions::default()
     };
-
     // Out-of-fold learned scores, exactly as `train --cv` computes them.
+    let data = TrainingData {
+        rated: &rated,
+        embeddings: &embeddings,
+        cuad_types: cuad_types.as_ref(),
+    };
+    let learned_scores = out_of_fold_scores(&library, &data, args.folds, &options, |stage| {
+        bars.note(stage)
+    })?;
+    // The same folds (same ids and seed) choose the judge's blend weight below.
     let ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
     let fold_of = assign_folds(&ids, args.folds, args.seed);
-    let mut learned_scores: Vec<Vec<f32>> = vec![Vec::new(); rated.len()];
-    for fold in 0..args.folds {
-        bars.note(&format!("fold {}/{}: learned ranker", fold + 1, args.folds));
-        let (train_idx, test_idx): (Vec<usize>, Vec<usize>) =
-            (0..rated.len()).partition(|&i| fold_of[&rated[i].id] != fold);
-        let train_rated: Vec<RatedQuery> = train_idx.iter().map(|&i| rated[i].clone()).collect();
-        let train_emb: Vec<Vec<f32>> = train_idx.iter().map(|&i| embeddings[i].clone()).collect();
-        let memory = Arc::new(RatingMemory::fit(
-            &train_rated,
-            &train_emb,
-            &library,
-            cuad_types.clone(),
-        )?);
-        let extractor = FeatureExtractor::new(library.clone(), memory);
-        let features = |i: usize| -> Result<Vec<[f32; NUM_FEATURES]>> {
-            let q = &rated[i];
-            let rows: Vec<u32> = q.ratings.iter().map(|r| r.1).collect();
-            let input = QueryInput {
-                id: Some(q.id.clone()),
-                text: q.text.clone(),
-                embedding: embeddings[i].clone(),
-            };
-            Ok(extractor.extract(&input, &rows)?)
-        };
-        let groups = train_idx
-            .iter()
-            .map(|&i| {
-                let labels = rated[i].ratings.iter().map(|r| r.2);
-                Ok(features(i)?.into_iter().zip(labels).collect())
-            })
-            .collect::<Result<Vec<Vec<_>>>>()?;
-        let ranker = Ranker::fit(&groups, &options)?;
-        for &i in &test_idx {
-            learned_scores[i] = ranker.predict(&features(i)?);
-        }
-    }
 
     // The judge over each (sampled) query's learned top N.
     let judge = args.judge.load(&args.backend)?;

@@ -129,17 +129,18 @@ pub fn assign_folds(ids: &[&str], folds: usize, seed: u64) -> HashMap<String, us
         .collect()
 }
 
-/// Runs K-fold cross-validation by query for each variant.
-pub fn cross_validate(
+/// Out-of-fold scores of each variant: `scores[v][query id]` holds, in the query's rating order,
+/// the scores its judged clauses get from a ranker (memory, classifiers, trees) fitted on the
+/// other folds only.
+fn out_of_fold(
     library: &Arc<Library>,
     data: &TrainingData,
     folds: usize,
     options: &TrainOptions,
     variants: &[Variant],
-    mut progress: impl FnMut(&str),
-) -> Result<CvReport, LearnError> {
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<HashMap<String, Vec<f32>>>, LearnError> {
     let (rated, embeddings, cuad_types) = (data.rated, data.embeddings, data.cuad_types);
-    let started = std::time::Instant::now();
     if folds < 2 || folds > rated.len() {
         return Err(LearnError::Invalid(format!(
             "cannot make {folds} folds of {} queries",
@@ -213,6 +214,47 @@ pub fn cross_validate(
             }
         }
     }
+    Ok(scores)
+}
+
+/// The full learned ranker's out-of-fold scores, per query in `data.rated` order (each in its
+/// rating order): what `train --cv` scores, for stages stacked on top of it (the LLM judge).
+pub fn out_of_fold_scores(
+    library: &Arc<Library>,
+    data: &TrainingData,
+    folds: usize,
+    options: &TrainOptions,
+    mut progress: impl FnMut(&str),
+) -> Result<Vec<Vec<f32>>, LearnError> {
+    let mut scores = out_of_fold(
+        library,
+        data,
+        folds,
+        options,
+        &[Variant::full()],
+        &mut progress,
+    )?
+    .pop()
+    .unwrap_or_default();
+    Ok(data
+        .rated
+        .iter()
+        .map(|q| scores.remove(&q.id).unwrap_or_default())
+        .collect())
+}
+
+/// Runs K-fold cross-validation by query for each variant.
+pub fn cross_validate(
+    library: &Arc<Library>,
+    data: &TrainingData,
+    folds: usize,
+    options: &TrainOptions,
+    variants: &[Variant],
+    mut progress: impl FnMut(&str),
+) -> Result<CvReport, LearnError> {
+    let started = std::time::Instant::now();
+    let rated = data.rated;
+    let scores = out_of_fold(library, data, folds, options, variants, &mut progress)?;
     let mut results = Vec::with_capacity(variants.len());
     for (v, variant) in variants.iter().enumerate() {
         let mut per_query = BTreeMap::new();
