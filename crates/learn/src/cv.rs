@@ -13,7 +13,9 @@ use precedent_library::Library;
 use precedent_metrics::{mean_by_group, MeanMetrics, QueryMetrics, Scored};
 use serde::Serialize;
 
-use crate::features::{FeatureExtractor, QueryInput, FEATURE_NAMES, NUM_FEATURES};
+use crate::features::{
+    demote_excluded, FeatureExtractor, QueryInput, EXCLUSION_DEMOTION, FEATURE_NAMES, NUM_FEATURES,
+};
 use crate::memory::{RatedQuery, RatingMemory};
 use crate::model::{Ranker, TrainOptions, TrainingData};
 use crate::LearnError;
@@ -180,6 +182,13 @@ fn out_of_fold(
         };
         let train_groups = groups(&train_idx)?;
         let test_groups = groups(&test_idx)?;
+        let test_excluded = test_idx
+            .iter()
+            .map(|&i| {
+                let rows: Vec<u32> = rated[i].ratings.iter().map(|r| r.1).collect();
+                extractor.excluded_language(&rated[i].text, &rows)
+            })
+            .collect::<Result<Vec<_>, LearnError>>()?;
         for (v, variant) in variants.iter().enumerate() {
             let predicted: Vec<Vec<f32>> = match variant {
                 Variant::Feature { column, .. } => test_groups
@@ -201,10 +210,15 @@ fn out_of_fold(
                     let ranker = Ranker::fit(&train, options)?;
                     test_groups
                         .iter()
-                        .map(|g| {
+                        .zip(&test_excluded)
+                        .map(|(g, excluded)| {
                             let f: Vec<[f32; NUM_FEATURES]> =
                                 blank(g).into_iter().map(|(f, _)| f).collect();
-                            ranker.predict(&f)
+                            let mut scores = ranker.predict(&f);
+                            if let Some(excluded) = excluded {
+                                demote_excluded(&mut scores, excluded, EXCLUSION_DEMOTION);
+                            }
+                            scores
                         })
                         .collect()
                 }

@@ -6,7 +6,7 @@ use precedent_library::Library;
 use precedent_models::Embedder;
 use precedent_rank::{rescore, Hit, RankError, Reranker};
 
-use crate::features::{FeatureExtractor, QueryInput};
+use crate::features::{demote_excluded, FeatureExtractor, QueryInput, EXCLUSION_DEMOTION};
 use crate::model::LearnedModel;
 
 /// Reorders candidates by the learned ranker's score.
@@ -63,7 +63,14 @@ impl Reranker for LearnedReranker {
             .extractor
             .extract(&input, &rows)
             .map_err(|e| stage(e.to_string()))?;
-        let scores = self.model.ranker.predict(&features);
+        let mut scores = self.model.ranker.predict(&features);
+        if let Some(excluded) = self
+            .extractor
+            .excluded_language(query, &rows)
+            .map_err(|e| stage(e.to_string()))?
+        {
+            demote_excluded(&mut scores, &excluded, EXCLUSION_DEMOTION);
+        }
         Ok(rescore(candidates, scores, "learned"))
     }
 }

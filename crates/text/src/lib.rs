@@ -8,8 +8,10 @@
 //! split on non-alphanumeric characters, lowercase, drop Lucene's 33 English stop words, Snowball
 //! English stems. Each step can be turned off through [`AnalyzerConfig`].
 
+pub mod exclusion;
 pub mod jargon;
 
+pub use exclusion::{exclusions, Exclusion};
 pub use jargon::expand_query;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde::{Deserialize, Serialize};
