@@ -14,7 +14,7 @@ use precedent_metrics::{mean_by_group, MeanMetrics, QueryMetrics, Scored};
 use serde::Serialize;
 
 use crate::features::{
-    demote_excluded, FeatureExtractor, QueryInput, EXCLUSION_DEMOTION, FEATURE_NAMES, NUM_FEATURES,
+    demote_against_query, FeatureExtractor, QueryInput, AGAINST_QUERY_DEMOTION, FEATURE_NAMES, NUM_FEATURES,
 };
 use crate::memory::{RatedQuery, RatingMemory};
 use crate::model::{Ranker, TrainOptions, TrainingData};
@@ -186,7 +186,7 @@ fn out_of_fold(
             .iter()
             .map(|&i| {
                 let rows: Vec<u32> = rated[i].ratings.iter().map(|r| r.1).collect();
-                extractor.excluded_language(&rated[i].text, &rows)
+                extractor.against_query(&rated[i].text, &rows)
             })
             .collect::<Result<Vec<_>, LearnError>>()?;
         for (v, variant) in variants.iter().enumerate() {
@@ -216,7 +216,7 @@ fn out_of_fold(
                                 blank(g).into_iter().map(|(f, _)| f).collect();
                             let mut scores = ranker.predict(&f);
                             if let Some(excluded) = excluded {
-                                demote_excluded(&mut scores, excluded, EXCLUSION_DEMOTION);
+                                demote_against_query(&mut scores, excluded, AGAINST_QUERY_DEMOTION);
                             }
                             scores
                         })

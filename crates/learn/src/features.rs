@@ -80,6 +80,8 @@ struct ClauseProfile {
     /// Adjacent analysed terms, joined by [`BIGRAM_JOIN`].
     bigrams: HashSet<String>,
     log_terms: f32,
+    /// Mutual phrases and carve-outs, for queries that ask for a side's version.
+    balance: precedent_text::Balance,
     /// Distribution over CUAD types (when the memory has type profiles).
     cuad_types: Option<Vec<f32>>,
     /// Cosine to each category centroid of the memory.
@@ -145,14 +147,13 @@ impl FeatureExtractor {
             return Ok(profile.clone());
         }
         let clause = self.library.store().clause(row)?;
-        let terms = self
-            .library
-            .lexical()
-            .query_terms(&precedent_library::indexed_text(&clause));
+        let text = precedent_library::indexed_text(&clause);
+        let terms = self.library.lexical().query_terms(&text);
         let vector = vectors.vector(row).unwrap_or_default();
         let profile = Arc::new(ClauseProfile {
             bigrams: terms.windows(2).map(|w| bigram_key(&w[0], &w[1])).collect(),
             log_terms: (1.0 + terms.len() as f32).ln(),
+            balance: precedent_text::Balance::of(&text),
             terms: terms.into_iter().collect(),
             cuad_types: self
                 .memory
@@ -212,10 +213,12 @@ impl FeatureExtractor {
         (categories, weights, sims)
     }
 
-    /// For a query that excludes something ("... that do not include hold harmless", "...
-    /// without carveouts"; see [`precedent_text::exclusion`]), whether each row's clause contains
-    /// the excluded language; `None` when the query excludes nothing.
-    pub fn excluded_language(
+    /// For a query that constrains its answers beyond their topic, whether each row's clause
+    /// goes against it: it contains language the query excludes ("... that do not include hold
+    /// harmless", "... without carveouts"; see [`precedent_text::exclusion`]), or it is the other
+    /// side's version of a protection the query wants for one side ("seller-favorable waiver of
+    /// indirect damages"; see [`precedent_text::stance`]). `None` when the query has neither.
+    pub fn against_query(
         &self,
         query: &str,
         rows: &[u32],
@@ -227,7 +230,8 @@ impl FeatureExtractor {
             .map(|form| lexical.query_terms(form))
             .filter(|terms| !terms.is_empty())
             .collect();
-        if forms.is_empty() {
+        let side = precedent_text::favoured_side(query);
+        if forms.is_empty() && side.is_none() {
             return Ok(None);
         }
         let vectors = self.library.vectors()?.ok_or_else(|| {
@@ -239,12 +243,14 @@ impl FeatureExtractor {
         rows.iter()
             .map(|&row| {
                 let profile = self.profile(row, vectors)?;
-                Ok(forms.iter().any(|form| match form.as_slice() {
+                let excluded = forms.iter().any(|form| match form.as_slice() {
                     [term] => profile.terms.contains(term.as_str()),
                     _ => form
                         .windows(2)
                         .all(|w| profile.bigrams.contains(&bigram_key(&w[0], &w[1]))),
-                }))
+                });
+                let other_side = side.is_some_and(|side| profile.balance.works_against(side));
+                Ok(excluded || other_side)
             })
             .collect::<Result<Vec<bool>, LearnError>>()
             .map(Some)
@@ -445,20 +451,21 @@ fn dedup(terms: Vec<String>) -> Vec<String> {
         .collect()
 }
 
-/// How many places a clause with language the query excludes moves down the learned ranking.
+/// How many places a clause that goes against the query ([`FeatureExtractor::against_query`])
+/// moves down the learned ranking.
 ///
-/// A demotion, not a filter: the exclusion is read from the query by rules, and a clause can
+/// A demotion, not a filter: the constraint is read from the query by rules, and a clause can
 /// say "except" about something else than the cap the lawyer asked about (in ACORD's ratings, 2
 /// of the 6 three-star clauses for "cap on liability without carveouts" contain exception
 /// words). Trees cannot learn this from the two or three training queries that exclude
-/// something, so it is applied after them. 10 was fixed before measuring; 5-fold CV gave
-/// NDCG@5 72.7 (off), 73.0 (5 and 10), 73.3 (20 and 1000): see BENCHMARKS.md.
-pub const EXCLUSION_DEMOTION: usize = 10;
+/// something (or ask for one side's version), so it is applied after them. 10 was fixed before
+/// measuring; see BENCHMARKS.md for the figures at other values.
+pub const AGAINST_QUERY_DEMOTION: usize = 10;
 
-/// Moves each excluded row about `places` places down: its score becomes just below the score
+/// Moves each flagged row about `places` places down: its score becomes just below the score
 /// of the row `places` ranks under it (scores keep the ranker's scale for display).
-pub fn demote_excluded(scores: &mut [f32], excluded: &[bool], places: usize) {
-    let n = scores.len().min(excluded.len());
+pub fn demote_against_query(scores: &mut [f32], flagged: &[bool], places: usize) {
+    let n = scores.len().min(flagged.len());
     if n == 0 || places == 0 {
         return;
     }
@@ -466,7 +473,7 @@ pub fn demote_excluded(scores: &mut [f32], excluded: &[bool], places: usize) {
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
     let original: Vec<f32> = scores.to_vec();
     for (rank, &i) in order.iter().enumerate() {
-        if excluded[i] {
+        if flagged[i] {
             let below = order[(rank + places).min(n - 1)];
             scores[i] = original[below] - 1e-4 * (1.0 + original[below].abs());
         }
@@ -475,7 +482,7 @@ pub fn demote_excluded(scores: &mut [f32], excluded: &[bool], places: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::demote_excluded;
+    use super::demote_against_query;
 
     fn ranking(scores: &[f32]) -> Vec<usize> {
         let mut order: Vec<usize> = (0..scores.len()).collect();
@@ -487,7 +494,7 @@ mod tests {
     fn excluded_rows_move_down_the_given_number_of_places() {
         let mut scores = vec![9.0, 8.0, 7.0, 6.0, 5.0, 4.0];
         let excluded = [true, false, false, false, true, false];
-        demote_excluded(&mut scores, &excluded, 2);
+        demote_against_query(&mut scores, &excluded, 2);
         // Row 0 lands just under row 2 (two places down); row 4, second to last, goes last.
         assert_eq!(ranking(&scores), vec![1, 2, 0, 3, 5, 4]);
         assert!(scores[0] < 7.0 && scores[0] > 6.0);
@@ -497,10 +504,10 @@ mod tests {
     fn nothing_moves_without_exclusions_or_places() {
         let original = vec![3.0, 1.0, 2.0];
         let mut scores = original.clone();
-        demote_excluded(&mut scores, &[false, false, false], 10);
+        demote_against_query(&mut scores, &[false, false, false], 10);
         assert_eq!(scores, original);
-        demote_excluded(&mut scores, &[true, true, true], 0);
+        demote_against_query(&mut scores, &[true, true, true], 0);
         assert_eq!(scores, original);
-        demote_excluded(&mut [], &[], 10);
+        demote_against_query(&mut [], &[], 10);
     }
 }

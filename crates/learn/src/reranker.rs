@@ -6,7 +6,7 @@ use precedent_library::Library;
 use precedent_models::Embedder;
 use precedent_rank::{rescore, Hit, RankError, Reranker};
 
-use crate::features::{demote_excluded, FeatureExtractor, QueryInput, EXCLUSION_DEMOTION};
+use crate::features::{demote_against_query, FeatureExtractor, QueryInput, AGAINST_QUERY_DEMOTION};
 use crate::model::LearnedModel;
 
 /// Reorders candidates by the learned ranker's score.
@@ -66,10 +66,10 @@ impl Reranker for LearnedReranker {
         let mut scores = self.model.ranker.predict(&features);
         if let Some(excluded) = self
             .extractor
-            .excluded_language(query, &rows)
+            .against_query(query, &rows)
             .map_err(|e| stage(e.to_string()))?
         {
-            demote_excluded(&mut scores, &excluded, EXCLUSION_DEMOTION);
+            demote_against_query(&mut scores, &excluded, AGAINST_QUERY_DEMOTION);
         }
         Ok(rescore(candidates, scores, "learned"))
     }

@@ -10,9 +10,11 @@
 
 pub mod exclusion;
 pub mod jargon;
+pub mod stance;
 
 pub use exclusion::{exclusions, Exclusion};
 pub use jargon::expand_query;
+pub use stance::{favoured_side, Balance, Side};
 use rust_stemmers::{Algorithm, Stemmer};
 use serde::{Deserialize, Serialize};
 
