@@ -18,7 +18,7 @@ pub struct SparseVec {
 }
 
 /// FNV-1a: stable across runs and platforms (std's hasher is randomly seeded).
-fn fnv(parts: &[&str]) -> u32 {
+pub(crate) fn fnv(parts: &[&str]) -> u32 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for (i, p) in parts.iter().enumerate() {
         if i > 0 {

@@ -14,6 +14,14 @@ use precedent_metrics::balanced_accuracy;
 use crate::categories::{category_index, CATEGORIES};
 use crate::eval::HeldOutClause;
 
+/// CUAD categories LegalBench has no task for (they are not yes/no questions about a clause).
+const NOT_TASKS: [&str; 3] = ["Document Name", "Parties", "Agreement Date"];
+
+/// Whether LegalBench has a `CUAD_<Category>` task for category `k` (38 of the 41 do).
+pub fn is_task_category(k: usize) -> bool {
+    CATEGORIES.get(k).is_some_and(|c| !NOT_TASKS.contains(c))
+}
+
 /// One labelled example of a task.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Example {
@@ -222,6 +230,10 @@ mod tests {
         ));
         let tasks = tasks(dir).unwrap();
         assert_eq!(tasks.len(), 38);
+        let task_categories: Vec<usize> = tasks.iter().map(|t| t.category).collect();
+        for k in 0..CATEGORIES.len() {
+            assert_eq!(is_task_category(k), task_categories.contains(&k), "{k}");
+        }
         let audit = tasks
             .iter()
             .find(|t| t.name == "CUAD_Audit Rights")

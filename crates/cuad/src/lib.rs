@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod candidates;
 pub mod categories;
+pub mod clause_classifier;
 pub mod dataset;
 pub mod eval;
 pub mod features;
