@@ -1,15 +1,33 @@
-//! `precedent eval-legalbench DIR`: balanced accuracy of the clause typer on LegalBench's CUAD
-//! classification tasks (`CUAD_<Category>/test.tsv`, or `train.tsv` where no test file exists).
+//! `precedent eval-legalbench DIR`: balanced accuracy on LegalBench's CUAD classification tasks
+//! (`CUAD_<Category>/test.tsv`, or `train.tsv` where no test file exists), by default with the
+//! single-clause classifier (`precedent_cuad::clause_classifier`), or with the contract typer's
+//! first stage for comparison. `--dev-cuad` instead cross-validates the classifier on the CUAD
+//! development set (every annotated span of the shared contracts, held out by contract).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
-use clap::Args;
-use precedent_cuad::legalbench::{read_examples, tasks, Thresholds};
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use precedent_cuad::cache::{find_cuad_dir, load_or_train_classifier, DEFAULT_CLASSIFIER_CACHE};
+use precedent_cuad::clause_classifier::{
+    cross_validate, dev_report, ClassifierOptions, ClauseClassifier,
+};
+use precedent_cuad::legalbench::{read_examples, tasks, Task, Thresholds};
+use precedent_cuad::{ClauseTyper, CATEGORIES, N_CATEGORIES};
 use precedent_metrics::balanced_accuracy;
 
 use crate::review::TyperArgs;
+
+/// Which model answers "is this clause of category X?".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LegalbenchModel {
+    /// Logistic regressions trained on the annotated CUAD spans themselves (default).
+    Classifier,
+    /// The contract typer's first stage with the thresholds shipped in
+    /// `legalbench_thresholds.json` (the earlier method, kept for comparison).
+    Typer,
+}
 
 #[derive(Args)]
 pub struct EvalLegalbenchArgs {
@@ -21,27 +39,127 @@ pub struct EvalLegalbenchArgs {
     /// Which rows to score: test (falls back to train.tsv where a folder has no test.tsv) or train.
     #[arg(long, default_value = "test")]
     pub split: String,
-    /// Per-category confidence thresholds (JSON {"thresholds": {"<category>": t}}); default: the
-    /// ones tuned by `eval-cuad` on the CUAD development set, shipped with the typer.
+    /// The model that answers each task.
+    #[arg(long, value_enum, default_value_t = LegalbenchModel::Classifier)]
+    pub model: LegalbenchModel,
+    /// Per-category thresholds (JSON {"thresholds": {"<category>": t}}) replacing the model's:
+    /// by default the classifier's own (tuned on out-of-fold scores of its training spans) or,
+    /// for the typer, the ones `eval-cuad` tuned on the CUAD development set.
     #[arg(long)]
     pub thresholds: Option<PathBuf>,
+    /// A clause classifier model file (as cached under --classifier-cache); by default the
+    /// cached model trained from --cuad, trained now (under a minute) if missing.
+    #[arg(long)]
+    pub classifier: Option<PathBuf>,
+    /// Cache directory for trained clause classifiers.
+    #[arg(long, default_value = DEFAULT_CLASSIFIER_CACHE)]
+    pub classifier_cache: PathBuf,
+    /// Instead of scoring DIR's rows, cross-validate the classifier on this CUAD folder by
+    /// contract (refit per fold, thresholds tuned inside the training folds) and report the
+    /// development balanced accuracy of DIR's tasks.
+    #[arg(long)]
+    pub dev_cuad: Option<PathBuf>,
+    /// Folds of --dev-cuad (contracts assigned round-robin, as `eval-cuad` does).
+    #[arg(long, default_value_t = 5)]
+    pub folds: usize,
+    /// --dev-cuad on the first N contracts only (quick runs).
+    #[arg(long)]
+    pub limit: Option<usize>,
     #[command(flatten)]
     pub typer: TyperArgs,
 }
 
+/// A loaded model with its per-category thresholds.
+enum Scorer {
+    Classifier(Box<ClauseClassifier>),
+    Typer(Box<ClauseTyper>),
+}
+
+impl Scorer {
+    fn confidence(&self, text: &str, category: usize) -> f32 {
+        match self {
+            Scorer::Classifier(m) => m.scores(text)[category],
+            Scorer::Typer(t) => t.classify_scores(text)[category],
+        }
+    }
+}
+
+fn read_thresholds(path: &PathBuf) -> Result<Thresholds> {
+    serde_json::from_str(
+        &std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?,
+    )
+    .with_context(|| format!("parsing {}", path.display()))
+}
+
+fn cuad_dir(args: &EvalLegalbenchArgs) -> Result<PathBuf> {
+    match &args.typer.cuad {
+        Some(d) => Ok(d.clone()),
+        None => find_cuad_dir().context(
+            "no CUAD data to train the clause classifier from: pass --cuad DIR or --classifier FILE",
+        ),
+    }
+}
+
+fn load_classifier(args: &EvalLegalbenchArgs) -> Result<ClauseClassifier> {
+    if let Some(path) = &args.classifier {
+        return ClauseClassifier::load(path);
+    }
+    let dir = cuad_dir(args)?;
+    load_or_train_classifier(
+        &dir,
+        &args.classifier_cache,
+        &ClassifierOptions::default(),
+        || {
+            eprintln!(
+                "training the clause classifier from {} (once; cached in {})",
+                dir.display(),
+                args.classifier_cache.display()
+            )
+        },
+    )
+    .with_context(|| format!("training the clause classifier from {}", dir.display()))
+}
+
 pub fn run(args: EvalLegalbenchArgs) -> Result<()> {
-    let thresholds: Thresholds = match &args.thresholds {
-        Some(path) => serde_json::from_str(
-            &std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?,
-        )
-        .with_context(|| format!("parsing {}", path.display()))?,
-        None => precedent_cuad::legalbench::shipped_thresholds(),
-    };
     let tasks = tasks(&args.dir)?;
-    let typer = args.typer.load()?;
+    let scores = match &args.dev_cuad {
+        Some(cuad) => dev_scores(&args, cuad, &tasks)?,
+        None => row_scores(&args, &tasks)?,
+    };
+    let mean = scores.values().sum::<f64>() / scores.len().max(1) as f64;
+    println!("{:<45} {:5.1}", "mean", 100.0 * mean);
+    if let Some(path) = &args.json_out {
+        let json = serde_json::json!({ "tasks": scores, "mean": mean });
+        std::fs::write(path, serde_json::to_string_pretty(&json)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Balanced accuracy per task on the folders' rows.
+fn row_scores(args: &EvalLegalbenchArgs, tasks: &[Task]) -> Result<BTreeMap<String, f64>> {
+    let (scorer, mut thresholds) = match args.model {
+        LegalbenchModel::Classifier => {
+            let model = load_classifier(args)?;
+            let thresholds: [f32; N_CATEGORIES] = std::array::from_fn(|k| model.threshold(k));
+            (Scorer::Classifier(Box::new(model)), thresholds)
+        }
+        LegalbenchModel::Typer => {
+            let shipped = precedent_cuad::legalbench::shipped_thresholds();
+            let thresholds: [f32; N_CATEGORIES] = std::array::from_fn(|k| shipped.get(k));
+            (Scorer::Typer(Box::new(args.typer.load()?)), thresholds)
+        }
+    };
+    if let Some(path) = &args.thresholds {
+        let given = read_thresholds(path)?;
+        for (k, t) in thresholds.iter_mut().enumerate() {
+            if let Some(&v) = given.thresholds.get(CATEGORIES[k]) {
+                *t = v;
+            }
+        }
+    }
     let mut scores = BTreeMap::new();
-    for task in &tasks {
+    for task in tasks {
         let test = task.dir.join("test.tsv");
         let file = if args.split == "test" && test.is_file() {
             test
@@ -49,11 +167,10 @@ pub fn run(args: EvalLegalbenchArgs) -> Result<()> {
             task.dir.join("train.tsv")
         };
         let examples = read_examples(&file)?;
-        let t = thresholds.get(task.category);
-        let judged = examples.iter().map(|e| {
-            let confidence = typer.classify_scores(&e.text)[task.category];
-            (e.label, confidence >= t)
-        });
+        let t = thresholds[task.category];
+        let judged = examples
+            .iter()
+            .map(|e| (e.label, scorer.confidence(&e.text, task.category) >= t));
         let Some(ba) = balanced_accuracy(judged) else {
             eprintln!("{}: no rows, skipped", file.display());
             continue;
@@ -69,12 +186,56 @@ pub fn run(args: EvalLegalbenchArgs) -> Result<()> {
         );
         scores.insert(task.name.clone(), ba);
     }
-    let mean = scores.values().sum::<f64>() / scores.len().max(1) as f64;
-    println!("{:<45} {:5.1}", "mean", 100.0 * mean);
-    if let Some(path) = &args.json_out {
-        let json = serde_json::json!({ "tasks": scores, "mean": mean });
-        std::fs::write(path, serde_json::to_string_pretty(&json)?)
-            .with_context(|| format!("writing {}", path.display()))?;
+    Ok(scores)
+}
+
+/// Development balanced accuracy per task by contract-level cross-validation on `cuad`.
+fn dev_scores(
+    args: &EvalLegalbenchArgs,
+    cuad: &std::path::Path,
+    tasks: &[Task],
+) -> Result<BTreeMap<String, f64>> {
+    if args.model != LegalbenchModel::Classifier {
+        bail!("--dev-cuad cross-validates the classifier; the typer's figure is `eval-cuad`'s legalbench_dev");
     }
-    Ok(())
+    if args.thresholds.is_some() || args.classifier.is_some() {
+        bail!("--dev-cuad trains its own classifiers and thresholds per fold; drop --thresholds/--classifier");
+    }
+    let data = precedent_cuad::load(cuad)?;
+    let contracts: Vec<&_> = data
+        .contracts
+        .iter()
+        .take(args.limit.unwrap_or(usize::MAX))
+        .collect();
+    let options = ClassifierOptions::default();
+    let started = std::time::Instant::now();
+    let spans = cross_validate(&contracts, args.folds, &options, &[], |done, folds| {
+        eprintln!(
+            "fold {done}/{folds} done ({:.0} s)",
+            started.elapsed().as_secs_f64()
+        )
+    })?;
+    let report = dev_report(&spans, args.folds, &options);
+    let mut scores = BTreeMap::new();
+    for task in tasks {
+        let category = CATEGORIES[task.category];
+        let (Some(&ba), Some(&positives)) =
+            (report.tasks.get(category), report.positives.get(category))
+        else {
+            eprintln!(
+                "{}: no annotated span in {}, skipped",
+                task.name,
+                cuad.display()
+            );
+            continue;
+        };
+        println!(
+            "{:<45} {:5.1}  ({positives} positive spans of {})",
+            task.name,
+            100.0 * ba,
+            spans.len()
+        );
+        scores.insert(task.name.clone(), ba);
+    }
+    Ok(scores)
 }

@@ -1,11 +1,12 @@
 //! `precedent review` on a TXT, an HTML, a PDF and a DOCX contract, `eval-legalbench` on the
-//! shared task folders, and the JSON shapes the README documents. The typer is a small one
-//! trained here on 30 CUAD contracts (the full one takes a minute).
+//! shared task folders (typer and clause classifier), and the JSON shapes the README documents.
+//! The models are small ones trained here on 30-40 CUAD contracts (the full ones take a minute).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use precedent_cuad::clause_classifier::{span_examples, ClassifierOptions, ClauseClassifier};
 use precedent_cuad::typer::prepare;
 use precedent_cuad::{load, ClauseTyper, TrainOptions};
 
@@ -235,30 +236,99 @@ fn review_reads_every_format_and_prints_the_documented_json() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("Governing Law"), "{stdout}");
 
-    // eval-legalbench: balanced accuracy per task folder and the mean, in the documented JSON.
+    // eval-legalbench with the typer: balanced accuracy per task folder and the mean.
     let json_out = dir.path().join("lb.json");
     let out = precedent(&[
         "eval-legalbench",
         s(&shared().join("legalbench")),
+        "--model",
+        "typer",
         "--typer",
         s(&model),
         "--json-out",
         s(&json_out),
     ]);
+    let mean = legalbench_mean(&out, &json_out, 38);
+    assert!(mean > 0.5, "{mean}");
+}
+
+/// Checks `eval-legalbench`'s documented JSON ({"tasks": {"CUAD_<Category>": x}, "mean": x} with
+/// `n` tasks) and returns its mean.
+fn legalbench_mean(out: &Output, json_out: &Path, n: usize) -> f64 {
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let lb: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json_out).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(json_out).unwrap()).unwrap();
     let tasks = lb["tasks"].as_object().unwrap();
-    assert_eq!(tasks.len(), 38);
+    assert_eq!(tasks.len(), n);
     assert!(tasks.contains_key("CUAD_Governing Law"));
     let mean = lb["mean"].as_f64().unwrap();
-    let recomputed = tasks.values().map(|v| v.as_f64().unwrap()).sum::<f64>() / 38.0;
+    let recomputed = tasks.values().map(|v| v.as_f64().unwrap()).sum::<f64>() / n as f64;
     assert!((mean - recomputed).abs() < 1e-12);
-    assert!(mean > 0.5, "{mean}");
+    mean
+}
+
+/// `eval-legalbench` with the single-clause classifier (its default): a small one trained here
+/// on 40 contracts' spans answers the few-shot rows; `--dev-cuad` cross-validates it by contract.
+#[test]
+fn eval_legalbench_with_the_clause_classifier() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = load(&shared().join("cuad")).unwrap();
+    let train: Vec<&_> = data.contracts.iter().take(40).collect();
+    let classifier = ClauseClassifier::train(
+        &span_examples(&train),
+        &ClassifierOptions::default(),
+        "test",
+    )
+    .unwrap();
+    let model = dir.path().join("classifier.bin");
+    classifier.save(&model).unwrap();
+    let json_out = dir.path().join("lb.json");
+    let out = precedent(&[
+        "eval-legalbench",
+        s(&shared().join("legalbench")),
+        "--classifier",
+        s(&model),
+        "--split",
+        "train",
+        "--json-out",
+        s(&json_out),
+    ]);
+    let mean = legalbench_mean(&out, &json_out, 38);
+    assert!(mean > 0.7, "{mean}");
+
+    let out = precedent(&[
+        "eval-legalbench",
+        s(&shared().join("legalbench")),
+        "--dev-cuad",
+        s(&shared().join("cuad")),
+        "--limit",
+        "40",
+        "--folds",
+        "2",
+        "--json-out",
+        s(&json_out),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("fold 2/2 done"), "{stderr}");
+    // Categories without an annotated span in the 40 contracts are skipped, and said so.
+    let skipped = stderr.matches("no annotated span").count();
+    let mean = legalbench_mean(&out, &json_out, 38 - skipped);
+    assert!(mean > 0.7, "{mean}");
+
+    // A missing model file is an error naming it, not a silent retrain.
+    let missing = dir.path().join("missing.bin");
+    let out = precedent(&[
+        "eval-legalbench",
+        s(&shared().join("legalbench")),
+        "--classifier",
+        s(&missing),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.bin"));
 }
 
 /// `eval-cuad --clause-types` cross-validates the clause types ingest writes (a quick run on a

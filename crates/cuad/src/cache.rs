@@ -1,6 +1,8 @@
 //! Where the typer comes from: it is trained from the CUAD data (≈1 minute on 2 cores) the first
 //! time it is needed and cached under `.precedent/cache/typer/`, keyed by a hash of the training
 //! data, the training options and [`TYPER_VERSION`]. Not committed: the weights are 43 MB.
+//! The single-clause classifier of LegalBench runs is cached the same way, under
+//! `.precedent/cache/clause-classifier/`.
 
 use std::path::{Path, PathBuf};
 
@@ -8,11 +10,18 @@ use anyhow::{Context, Result};
 use fs4::fs_std::FileExt;
 use sha2::{Digest, Sha256};
 
+use crate::clause_classifier::{
+    span_examples, ClassifierOptions, ClauseClassifier, CLASSIFIER_VERSION,
+};
 use crate::dataset::load;
 use crate::typer::{prepare, ClauseTyper, TrainOptions, TYPER_VERSION};
 
 /// Default cache directory, relative to the working directory.
 pub const DEFAULT_CACHE: &str = ".precedent/cache/typer";
+
+/// Default cache directory of the single-clause classifier (LegalBench), relative to the
+/// working directory.
+pub const DEFAULT_CLASSIFIER_CACHE: &str = ".precedent/cache/clause-classifier";
 
 /// Finds the CUAD folder: `PRECEDENT_CUAD_DIR`, else `shared/data/cuad` next to the working
 /// directory or any of its ancestors (the layout of this project's checkouts).
@@ -28,9 +37,15 @@ pub fn find_cuad_dir() -> Option<PathBuf> {
 
 /// Hash of what the model is trained from: the CSV and every text file (name and content).
 pub fn data_fingerprint(cuad_dir: &Path, options: &TrainOptions) -> Result<String> {
+    let mut header = TYPER_VERSION.to_le_bytes().to_vec();
+    header.extend(serde_json::to_vec(options)?);
+    fingerprint(cuad_dir, &header)
+}
+
+/// Hash of `header` (what identifies the model kind, version and options) and the CUAD data.
+fn fingerprint(cuad_dir: &Path, header: &[u8]) -> Result<String> {
     let mut h = Sha256::new();
-    h.update(TYPER_VERSION.to_le_bytes());
-    h.update(serde_json::to_vec(options)?);
+    h.update(header);
     let csv = cuad_dir.join("master_clauses.csv");
     h.update(std::fs::read(&csv).with_context(|| format!("reading {}", csv.display()))?);
     let txt_dir = cuad_dir.join("full_contract_txt");
@@ -68,6 +83,73 @@ pub fn load_or_train(
 ) -> Result<ClauseTyper> {
     let fingerprint = data_fingerprint(cuad_dir, options)?;
     let path = cache_dir.join(format!("typer-v{TYPER_VERSION}-{fingerprint}.bin"));
+    cached(
+        cache_dir,
+        &path,
+        ClauseTyper::load,
+        |typer: &ClauseTyper| typer.save(&path),
+        || {
+            on_train();
+            let data = load(cuad_dir)?;
+            let contracts: Vec<&_> = data.contracts.iter().collect();
+            let prepared = prepare(&contracts);
+            let refs: Vec<&_> = prepared.iter().collect();
+            Ok(ClauseTyper::train(
+                &refs,
+                options,
+                &format!("{} sha256:{fingerprint}", cuad_dir.display()),
+            ))
+        },
+    )
+}
+
+/// Loads the cached single-clause classifier for `cuad_dir`, or trains it on every annotated
+/// span of the contracts (with its thresholds from an internal cross-validation) and caches it,
+/// under the same locking as [`load_or_train`].
+pub fn load_or_train_classifier(
+    cuad_dir: &Path,
+    cache_dir: &Path,
+    options: &ClassifierOptions,
+    on_train: impl FnOnce(),
+) -> Result<ClauseClassifier> {
+    let mut header = b"clause-classifier".to_vec();
+    header.extend(CLASSIFIER_VERSION.to_le_bytes());
+    header.extend(serde_json::to_vec(options)?);
+    let fingerprint = fingerprint(cuad_dir, &header)?;
+    let path = cache_dir.join(format!(
+        "clause-classifier-v{CLASSIFIER_VERSION}-{fingerprint}.bin"
+    ));
+    cached(
+        cache_dir,
+        &path,
+        ClauseClassifier::load,
+        |model: &ClauseClassifier| model.save(&path),
+        || {
+            on_train();
+            let data = load(cuad_dir)?;
+            let contracts: Vec<&_> = data.contracts.iter().collect();
+            ClauseClassifier::train(
+                &span_examples(&contracts),
+                options,
+                &format!("{} sha256:{fingerprint}", cuad_dir.display()),
+            )
+        },
+    )
+}
+
+/// The model at `path` if it loads, else `train`ed and `save`d there, all while holding the
+/// cache's lock file.
+///
+/// Processes that need a model at the same time (a server and an ingest, parallel tests) hold
+/// a lock file in `cache_dir` while they look and train, so the training happens once and the
+/// others load its result instead of training again into the same file.
+fn cached<M>(
+    cache_dir: &Path,
+    path: &Path,
+    load: impl Fn(&Path) -> Result<M>,
+    save: impl FnOnce(&M) -> Result<()>,
+    train: impl FnOnce() -> Result<M>,
+) -> Result<M> {
     std::fs::create_dir_all(cache_dir)
         .with_context(|| format!("creating {}", cache_dir.display()))?;
     let lock_path = cache_dir.join("train.lock");
@@ -80,20 +162,11 @@ pub fn load_or_train(
     // Released when `lock` is dropped (the file is closed) at the end of this function.
     FileExt::lock_exclusive(&lock).with_context(|| format!("locking {}", lock_path.display()))?;
     if path.is_file() {
-        if let Ok(typer) = ClauseTyper::load(&path) {
-            return Ok(typer);
+        if let Ok(model) = load(path) {
+            return Ok(model);
         }
     }
-    on_train();
-    let data = load(cuad_dir)?;
-    let contracts: Vec<&_> = data.contracts.iter().collect();
-    let prepared = prepare(&contracts);
-    let refs: Vec<&_> = prepared.iter().collect();
-    let typer = ClauseTyper::train(
-        &refs,
-        options,
-        &format!("{} sha256:{fingerprint}", cuad_dir.display()),
-    );
-    typer.save(&path)?;
-    Ok(typer)
+    let model = train()?;
+    save(&model)?;
+    Ok(model)
 }
