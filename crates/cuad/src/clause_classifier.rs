@@ -1,6 +1,7 @@
 //! A classifier for a clause on its own ("is this clause a Non-Compete?"), as LegalBench's CUAD
-//! tasks ask: one class-balanced logistic regression per CUAD category over hashed TF-IDF word
-//! uni/bigrams, trained on the annotated spans themselves.
+//! tasks ask: one class-balanced, strongly L2-regularised logistic regression per CUAD category
+//! over hashed TF-IDF word uni/bigrams and in-word character 3-5-grams, trained on the annotated
+//! spans themselves.
 //!
 //! Why not the contract typer ([`crate::typer`]): the typer learns from candidate spans of whole
 //! contracts labelled by a noisy Jaccard match, most of them boilerplate, and its features lean on
