@@ -14,7 +14,8 @@ use precedent_metrics::{mean_by_group, MeanMetrics, QueryMetrics, Scored};
 use serde::Serialize;
 
 use crate::features::{
-    demote_against_query, FeatureExtractor, QueryInput, AGAINST_QUERY_DEMOTION, FEATURE_NAMES, NUM_FEATURES,
+    demote_against_query, FeatureExtractor, QueryInput, AGAINST_QUERY_DEMOTION, FEATURE_NAMES,
+    NUM_FEATURES,
 };
 use crate::memory::{RatedQuery, RatingMemory};
 use crate::model::{Ranker, TrainOptions, TrainingData};

@@ -14,9 +14,9 @@ pub mod stance;
 
 pub use exclusion::{exclusions, Exclusion};
 pub use jargon::expand_query;
-pub use stance::{favoured_side, Balance, Side};
 use rust_stemmers::{Algorithm, Stemmer};
 use serde::{Deserialize, Serialize};
+pub use stance::{favoured_side, Balance, Side};
 
 /// Lucene's `EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`.
 ///

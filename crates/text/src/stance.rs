@@ -219,7 +219,10 @@ mod tests {
 
     #[test]
     fn no_side_for_indemnities_or_queries_without_one() {
-        assert_eq!(favoured_side("buyer-favorable indemnification clauses"), None);
+        assert_eq!(
+            favoured_side("buyer-favorable indemnification clauses"),
+            None
+        );
         assert_eq!(favoured_side("cap on liability"), None);
         assert_eq!(favoured_side("seller-favorable payment terms"), None);
     }
