@@ -82,6 +82,8 @@ struct ClauseProfile {
     log_terms: f32,
     /// Mutual phrases and carve-outs, for queries that ask for a side's version.
     balance: precedent_text::Balance,
+    /// The limits (duration, territory) the clause states.
+    stated_limits: Vec<precedent_text::Limit>,
     /// Distribution over CUAD types (when the memory has type profiles).
     cuad_types: Option<Vec<f32>>,
     /// Cosine to each category centroid of the memory.
@@ -154,6 +156,13 @@ impl FeatureExtractor {
             bigrams: terms.windows(2).map(|w| bigram_key(&w[0], &w[1])).collect(),
             log_terms: (1.0 + terms.len() as f32).ln(),
             balance: precedent_text::Balance::of(&text),
+            stated_limits: [
+                precedent_text::Limit::Duration,
+                precedent_text::Limit::Territory,
+            ]
+            .into_iter()
+            .filter(|l| l.stated_in(&text))
+            .collect(),
             terms: terms.into_iter().collect(),
             cuad_types: self
                 .memory
@@ -217,7 +226,9 @@ impl FeatureExtractor {
     /// goes against it: it contains language the query excludes ("... that do not include hold
     /// harmless", "... without carveouts"; see [`precedent_text::exclusion`]), or it is the other
     /// side's version of a protection the query wants for one side ("seller-favorable waiver of
-    /// indirect damages"; see [`precedent_text::stance`]). `None` when the query has neither.
+    /// indirect damages"; see [`precedent_text::stance`]), or it does not state a limit the query
+    /// requires ("non-compete bound by time and territory"; see [`precedent_text::scope`]).
+    /// `None` when the query has no such constraint.
     pub fn against_query(
         &self,
         query: &str,
@@ -231,7 +242,8 @@ impl FeatureExtractor {
             .filter(|terms| !terms.is_empty())
             .collect();
         let side = precedent_text::favoured_side(query);
-        if forms.is_empty() && side.is_none() {
+        let limits = precedent_text::required_limits(query);
+        if forms.is_empty() && side.is_none() && limits.is_empty() {
             return Ok(None);
         }
         let vectors = self.library.vectors()?.ok_or_else(|| {
@@ -250,7 +262,8 @@ impl FeatureExtractor {
                         .all(|w| profile.bigrams.contains(&bigram_key(&w[0], &w[1]))),
                 });
                 let other_side = side.is_some_and(|side| profile.balance.works_against(side));
-                Ok(excluded || other_side)
+                let unlimited = limits.iter().any(|l| !profile.stated_limits.contains(l));
+                Ok(excluded || other_side || unlimited)
             })
             .collect::<Result<Vec<bool>, LearnError>>()
             .map(Some)

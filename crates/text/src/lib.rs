@@ -10,11 +10,13 @@
 
 pub mod exclusion;
 pub mod jargon;
+pub mod scope;
 pub mod stance;
 
 pub use exclusion::{exclusions, Exclusion};
 pub use jargon::expand_query;
 use rust_stemmers::{Algorithm, Stemmer};
+pub use scope::{required_limits, Limit};
 use serde::{Deserialize, Serialize};
 pub use stance::{favoured_side, Balance, Side};
 
