@@ -24,9 +24,9 @@ pub struct EvalCuadArgs {
     /// Predictions per (contract, category), most confident first (CUAD uses 20).
     #[arg(long, default_value_t = 20)]
     pub top: usize,
-    /// Drop a prediction overlapping a more confident one by more than this share of the
-    /// shorter span (1 keeps overlapping candidates).
-    #[arg(long, default_value_t = 0.9)]
+    /// Drop a prediction whose intersection-over-union with a more confident one exceeds this
+    /// (1 keeps overlapping candidates).
+    #[arg(long, default_value_t = 0.5)]
     pub max_overlap: f64,
     /// Use only the first N contracts (by id); for quick checks.
     #[arg(long)]
