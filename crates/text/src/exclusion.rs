@@ -110,12 +110,7 @@ const HOLD_HARMLESS_FORMS: &[&str] = &[
 
 /// The exclusions of a query, in the order the query states them.
 pub fn exclusions(query: &str) -> Vec<Exclusion> {
-    let words: Vec<String> = query
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_owned)
-        .collect();
+    let words = crate::lowercase_words(query);
     let mut out = Vec::new();
     if words.iter().any(|w| w == "unqualified") {
         out.push(Exclusion {

@@ -20,6 +20,16 @@ pub use scope::{required_limits, Limit};
 use serde::{Deserialize, Serialize};
 pub use stance::{favoured_side, Balance, Side};
 
+/// Lowercased alphanumeric words of `text`, unstemmed: what the query-constraint readers
+/// (exclusions, sides, required limits) match their word lists against.
+pub(crate) fn lowercase_words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Lucene's `EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`.
 ///
 /// Note that it contains "no" and "not": for clause retrieval that loses "no event" and

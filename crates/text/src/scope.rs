@@ -92,12 +92,7 @@ const TERRITORY_FORMS: &[&str] = &[
 
 /// The limits a query requires, in the order it names them (each at most once).
 pub fn required_limits(query: &str) -> Vec<Limit> {
-    let words: Vec<String> = query
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_owned)
-        .collect();
+    let words = crate::lowercase_words(query);
     let mut limits = Vec::new();
     for start in 0..words.len() {
         let Some(trigger) = LIMIT_TRIGGERS.iter().find(|t| {

@@ -99,12 +99,7 @@ const CARVEOUT_PHRASES: &[&str] = &[
 /// (cap, damages waiver, warranty disclaimer) and names a side: "seller-favorable",
 /// "favorable to the licensee", "pro-customer". `None` otherwise, including for indemnities.
 pub fn favoured_side(query: &str) -> Option<Side> {
-    let words: Vec<String> = query
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_owned)
-        .collect();
+    let words = crate::lowercase_words(query);
     let favour = |w: &str| {
         matches!(
             w,
@@ -163,12 +158,7 @@ pub struct Balance {
 impl Balance {
     /// Counts in `text` (raw clause text; case is ignored).
     pub fn of(text: &str) -> Balance {
-        let words: Vec<String> = text
-            .to_lowercase()
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_owned)
-            .collect();
+        let words = crate::lowercase_words(text);
         let count_phrase = |phrase: &str| {
             let parts: Vec<&str> = phrase.split(' ').collect();
             words
