@@ -109,10 +109,10 @@ pub fn run(args: EvalCuadArgs) -> Result<()> {
     };
     let report = cross_validate(&data, &options, |done, total| {
         eprintln!(
-            "typer fit {done}/{total} done ({:.0}s)",
+            "model fit {done}/{total} done ({:.0}s)",
             started.elapsed().as_secs_f64()
         )
-    });
+    })?;
     if let (Some(path), Some(stage)) = (&args.second_stage_out, &report.second_stage) {
         std::fs::write(path, stage.to_json())
             .with_context(|| format!("writing {}", path.display()))?;
@@ -183,7 +183,8 @@ fn clause_type_cv(
     second_stage: bool,
     json_out: Option<&std::path::Path>,
 ) -> Result<()> {
-    use precedent_cuad::eval::{fold_logits, stacked_scores};
+    use precedent_cuad::clause_classifier::ClassifierOptions;
+    use precedent_cuad::eval::{fold_clause_logits, fold_logits, stacked_scores};
     use precedent_cuad::typer::prepare;
     use precedent_cuad::N_CATEGORIES;
     use rayon::prelude::*;
@@ -234,7 +235,25 @@ fn clause_type_cv(
         },
     );
     let scores: Vec<Vec<[f32; N_CATEGORIES]>> = if second_stage {
-        stacked_scores(&prepared, &logits, folds, &StackOptions::default())
+        let clause = fold_clause_logits(
+            &contracts,
+            &prepared,
+            folds,
+            &ClassifierOptions::for_second_stage(),
+            |done, total| {
+                eprintln!(
+                    "clause classifier fit {done}/{total} done ({:.0}s)",
+                    started.elapsed().as_secs_f64()
+                )
+            },
+        )?;
+        stacked_scores(
+            &prepared,
+            &logits,
+            Some(&clause),
+            folds,
+            &StackOptions::default(),
+        )
     } else {
         logits
             .outer

@@ -9,7 +9,6 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use precedent_cuad::cache::{find_cuad_dir, load_or_train_classifier, DEFAULT_CLASSIFIER_CACHE};
 use precedent_cuad::clause_classifier::{
     cross_validate, dev_report, ClassifierOptions, ClauseClassifier,
 };
@@ -47,13 +46,6 @@ pub struct EvalLegalbenchArgs {
     /// for the typer, the ones `eval-cuad` tuned on the CUAD development set.
     #[arg(long)]
     pub thresholds: Option<PathBuf>,
-    /// A clause classifier model file (as cached under --classifier-cache); by default the
-    /// cached model trained from --cuad, trained now (under a minute) if missing.
-    #[arg(long)]
-    pub classifier: Option<PathBuf>,
-    /// Cache directory for trained clause classifiers.
-    #[arg(long, default_value = DEFAULT_CLASSIFIER_CACHE)]
-    pub classifier_cache: PathBuf,
     /// Instead of scoring DIR's rows, cross-validate the classifier on this CUAD folder by
     /// contract (refit per fold, thresholds tuned inside the training folds) and report the
     /// development balanced accuracy of DIR's tasks.
@@ -91,35 +83,6 @@ fn read_thresholds(path: &PathBuf) -> Result<Thresholds> {
     .with_context(|| format!("parsing {}", path.display()))
 }
 
-fn cuad_dir(args: &EvalLegalbenchArgs) -> Result<PathBuf> {
-    match &args.typer.cuad {
-        Some(d) => Ok(d.clone()),
-        None => find_cuad_dir().context(
-            "no CUAD data to train the clause classifier from: pass --cuad DIR or --classifier FILE",
-        ),
-    }
-}
-
-fn load_classifier(args: &EvalLegalbenchArgs) -> Result<ClauseClassifier> {
-    if let Some(path) = &args.classifier {
-        return ClauseClassifier::load(path);
-    }
-    let dir = cuad_dir(args)?;
-    load_or_train_classifier(
-        &dir,
-        &args.classifier_cache,
-        &ClassifierOptions::default(),
-        || {
-            eprintln!(
-                "training the clause classifier from {} (once; cached in {})",
-                dir.display(),
-                args.classifier_cache.display()
-            )
-        },
-    )
-    .with_context(|| format!("training the clause classifier from {}", dir.display()))
-}
-
 pub fn run(args: EvalLegalbenchArgs) -> Result<()> {
     let tasks = tasks(&args.dir)?;
     let scores = match &args.dev_cuad {
@@ -140,14 +103,17 @@ pub fn run(args: EvalLegalbenchArgs) -> Result<()> {
 fn row_scores(args: &EvalLegalbenchArgs, tasks: &[Task]) -> Result<BTreeMap<String, f64>> {
     let (scorer, mut thresholds) = match args.model {
         LegalbenchModel::Classifier => {
-            let model = load_classifier(args)?;
+            let model = args.typer.load_classifier(&ClassifierOptions::default())?;
             let thresholds: [f32; N_CATEGORIES] = std::array::from_fn(|k| model.threshold(k));
             (Scorer::Classifier(Box::new(model)), thresholds)
         }
         LegalbenchModel::Typer => {
             let shipped = precedent_cuad::legalbench::shipped_thresholds();
             let thresholds: [f32; N_CATEGORIES] = std::array::from_fn(|k| shipped.get(k));
-            (Scorer::Typer(Box::new(args.typer.load()?)), thresholds)
+            (
+                Scorer::Typer(Box::new(args.typer.load_first_stage()?)),
+                thresholds,
+            )
         }
     };
     if let Some(path) = &args.thresholds {
@@ -198,7 +164,7 @@ fn dev_scores(
     if args.model != LegalbenchModel::Classifier {
         bail!("--dev-cuad cross-validates the classifier; the typer's figure is `eval-cuad`'s legalbench_dev");
     }
-    if args.thresholds.is_some() || args.classifier.is_some() {
+    if args.thresholds.is_some() || args.typer.classifier.is_some() {
         bail!("--dev-cuad trains its own classifiers and thresholds per fold; drop --thresholds/--classifier");
     }
     let data = precedent_cuad::load(cuad)?;

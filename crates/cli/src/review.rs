@@ -6,11 +6,15 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use precedent_contracts::{segment_text, Clause};
-use precedent_cuad::cache::{find_cuad_dir, load_or_train, DEFAULT_CACHE};
+use precedent_cuad::cache::{
+    find_cuad_dir, load_or_train, load_or_train_classifier, DEFAULT_CACHE, DEFAULT_CLASSIFIER_CACHE,
+};
+use precedent_cuad::clause_classifier::{ClassifierOptions, ClauseClassifier};
 use precedent_cuad::{ClauseTyper, ScoredCandidate, TrainOptions, CATEGORIES};
 use serde::Serialize;
 
-/// Where the clause typer comes from (shared by review, eval-legalbench and ingest).
+/// Where the clause typer and the single-clause classifier its second stage reads come from
+/// (shared by review, serve, ingest and eval-legalbench).
 #[derive(Args, Clone)]
 pub struct TyperArgs {
     /// A typer model file (as cached under .precedent/cache/typer); by default the cached model
@@ -24,19 +28,58 @@ pub struct TyperArgs {
     /// Cache directory for trained typers.
     #[arg(long, default_value = DEFAULT_CACHE)]
     pub typer_cache: PathBuf,
+    /// A single-clause classifier model file (as cached under --classifier-cache); by default
+    /// the cached model trained from --cuad, trained now (about a minute) if missing. The
+    /// typer's second stage reads its scores of every candidate.
+    #[arg(long)]
+    pub classifier: Option<PathBuf>,
+    /// Cache directory for trained clause classifiers.
+    #[arg(long, default_value = DEFAULT_CLASSIFIER_CACHE)]
+    pub classifier_cache: PathBuf,
 }
 
 impl TyperArgs {
+    /// The typer with the clause classifier its second stage reads.
     pub fn load(&self) -> Result<ClauseTyper> {
+        let classifier = self.load_classifier(&ClassifierOptions::for_second_stage())?;
+        Ok(self
+            .load_first_stage()?
+            .with_clause_classifier(Some(classifier)))
+    }
+
+    fn cuad_dir(&self, what: &str, flag: &str) -> Result<PathBuf> {
+        match &self.cuad {
+            Some(d) => Ok(d.clone()),
+            None => find_cuad_dir().with_context(|| {
+                format!("no CUAD data to train the {what} from: pass --cuad DIR or {flag} FILE")
+            }),
+        }
+    }
+
+    /// The single-clause classifier: --classifier, else the cached one trained from --cuad
+    /// with `options`.
+    pub fn load_classifier(&self, options: &ClassifierOptions) -> Result<ClauseClassifier> {
+        if let Some(path) = &self.classifier {
+            return ClauseClassifier::load(path);
+        }
+        let dir = self.cuad_dir("clause classifier", "--classifier")?;
+        load_or_train_classifier(&dir, &self.classifier_cache, options, || {
+            eprintln!(
+                "training the clause classifier from {} (once; cached in {})",
+                dir.display(),
+                self.classifier_cache.display()
+            )
+        })
+        .with_context(|| format!("training the clause classifier from {}", dir.display()))
+    }
+
+    /// The typer without the clause classifier: first-stage confidences only (what a clause
+    /// on its own gets anyway, [`ClauseTyper::classify_scores`]).
+    pub fn load_first_stage(&self) -> Result<ClauseTyper> {
         if let Some(path) = &self.typer {
             return ClauseTyper::load(path);
         }
-        let dir = match &self.cuad {
-            Some(d) => d.clone(),
-            None => find_cuad_dir().context(
-                "no CUAD data to train the clause typer from: pass --cuad DIR or --typer FILE",
-            )?,
-        };
+        let dir = self.cuad_dir("clause typer", "--typer")?;
         load_or_train(&dir, &self.typer_cache, &TrainOptions::default(), || {
             eprintln!(
                 "training the clause typer from {} (once; cached in {})",

@@ -149,6 +149,18 @@ fn review_reads_every_format_and_prints_the_documented_json() {
     );
     let model = dir.path().join("typer.bin");
     typer.save(&model).unwrap();
+    // The clause classifier the typer's second stage reads, from the same contracts.
+    let classifier = ClauseClassifier::train(
+        &span_examples(&train),
+        &ClassifierOptions {
+            threshold_folds: 0,
+            ..ClassifierOptions::default()
+        },
+        "test",
+    )
+    .unwrap();
+    let classifier_model = dir.path().join("classifier.bin");
+    classifier.save(&classifier_model).unwrap();
 
     let lines = contract_lines();
     let txt = dir.path().join("contract.txt");
@@ -165,6 +177,8 @@ fn review_reads_every_format_and_prints_the_documented_json() {
         "review",
         "--typer",
         s(&model),
+        "--classifier",
+        s(&classifier_model),
         "--json",
         s(&txt),
         s(&html),
@@ -226,7 +240,15 @@ fn review_reads_every_format_and_prints_the_documented_json() {
     // Text mode, and a bad file reported by name while the good one is still reviewed.
     let empty = dir.path().join("empty.txt");
     std::fs::write(&empty, "").unwrap();
-    let out = precedent(&["review", "--typer", s(&model), s(&empty), s(&txt)]);
+    let out = precedent(&[
+        "review",
+        "--typer",
+        s(&model),
+        "--classifier",
+        s(&classifier_model),
+        s(&empty),
+        s(&txt),
+    ]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -205,12 +205,11 @@ fn api_over_loopback_on_acord() {
     )
     .assert_problem(415);
     let huge = format!("{{\"query\": \"{}\"}}", "a".repeat(2 * 1024 * 1024));
-    call_raw(
-        "POST",
+    post_oversized(
         &url("/v1/search"),
-        Some(&read),
+        &read,
         "application/json",
-        huge.as_bytes(),
+        huge.into_bytes(),
     )
     .assert_problem(413);
     call("GET", &url("/v1/nothing-here"), Some(&read), None).assert_problem(404);

@@ -12,7 +12,7 @@ fn main() {
     }
     let d = precedent_cuad::load(std::path::Path::new("/work/shared/data/cuad")).unwrap();
     let t = std::time::Instant::now();
-    let r = cross_validate(&d, &o, |f, n| eprintln!("fit {f}/{n} {:?}", t.elapsed()));
+    let r = cross_validate(&d, &o, |f, n| eprintln!("fit {f}/{n} {:?}", t.elapsed())).unwrap();
     println!("{}", serde_json::to_string(&r).unwrap());
     let contracts: Vec<&_> = d.contracts.iter().collect();
     let prepared = prepare(&contracts);

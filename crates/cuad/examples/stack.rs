@@ -4,8 +4,10 @@
 //! second stages.
 use std::io::{Read, Write};
 
+use precedent_cuad::clause_classifier::ClassifierOptions;
 use precedent_cuad::eval::{
-    fold_logits, questions, score_questions, stacked_scores, FoldLogits, Selection,
+    fold_clause_logits, fold_logits, questions, score_questions, stacked_scores, FoldLogits,
+    Selection,
 };
 use precedent_cuad::stack::StackOptions;
 use precedent_cuad::typer::{prepare, TrainOptions};
@@ -35,6 +37,46 @@ fn read_logits(bytes: &[u8], at: &mut usize) -> Logits {
     out
 }
 
+fn read_fold_logits(path: &str, contracts: usize, folds: usize) -> Option<FoldLogits> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let mut at = 0;
+    let mut l = FoldLogits {
+        outer: Vec::new(),
+        inner: Vec::new(),
+    };
+    for _ in 0..contracts {
+        l.outer.push(read_logits(&bytes, &mut at));
+        let mut inner = Vec::new();
+        for _ in 0..folds {
+            let present = bytes[at] == 1;
+            at += 1;
+            inner.push(present.then(|| read_logits(&bytes, &mut at)));
+        }
+        l.inner.push(inner);
+    }
+    Some(l)
+}
+
+fn write_fold_logits(path: &str, l: &FoldLogits) {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for (o, inner) in l.outer.iter().zip(&l.inner) {
+        write_logits(&mut out, o);
+        for i in inner {
+            match i {
+                Some(i) => {
+                    out.write_all(&[1]).unwrap();
+                    write_logits(&mut out, i);
+                }
+                None => out.write_all(&[0]).unwrap(),
+            }
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let cache = args
@@ -45,26 +87,7 @@ fn main() {
     let d = precedent_cuad::load(std::path::Path::new("/work/shared/data/cuad")).unwrap();
     let contracts: Vec<&_> = d.contracts.iter().collect();
     let prepared = prepare(&contracts);
-    let logits = if let Ok(mut f) = std::fs::File::open(&cache) {
-        let mut bytes = Vec::new();
-        f.read_to_end(&mut bytes).unwrap();
-        let mut at = 0;
-        let mut l = FoldLogits {
-            outer: Vec::new(),
-            inner: Vec::new(),
-        };
-        for _ in 0..prepared.len() {
-            l.outer.push(read_logits(&bytes, &mut at));
-            let mut inner = Vec::new();
-            for _ in 0..folds {
-                let present = bytes[at] == 1;
-                at += 1;
-                inner.push(present.then(|| read_logits(&bytes, &mut at)));
-            }
-            l.inner.push(inner);
-        }
-        l
-    } else {
+    let logits = read_fold_logits(&cache, prepared.len(), folds).unwrap_or_else(|| {
         let t = std::time::Instant::now();
         let (l, _) = fold_logits(
             &prepared,
@@ -74,21 +97,25 @@ fn main() {
             |_, _| {},
             |d, n| eprintln!("fit {d}/{n} {:?}", t.elapsed()),
         );
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&cache).unwrap());
-        for (o, inner) in l.outer.iter().zip(&l.inner) {
-            write_logits(&mut out, o);
-            for i in inner {
-                match i {
-                    Some(i) => {
-                        out.write_all(&[1]).unwrap();
-                        write_logits(&mut out, i);
-                    }
-                    None => out.write_all(&[0]).unwrap(),
-                }
-            }
-        }
+        write_fold_logits(&cache, &l);
         l
-    };
+    });
+    // The single-clause classifier's nested logits of every candidate, cached beside.
+    let clause_cache = std::env::var("CLAUSE_CACHE")
+        .unwrap_or(format!("{}.clause", cache.trim_end_matches(".bin")));
+    let clause = read_fold_logits(&clause_cache, prepared.len(), folds).unwrap_or_else(|| {
+        let t = std::time::Instant::now();
+        let l = fold_clause_logits(
+            &contracts,
+            &prepared,
+            folds,
+            &ClassifierOptions::default(),
+            |d, n| eprintln!("clause fit {d}/{n} {:?}", t.elapsed()),
+        )
+        .unwrap();
+        write_fold_logits(&clause_cache, &l);
+        l
+    });
     let overlap: Option<f64> = std::env::var("OVERLAP").ok().and_then(|v| v.parse().ok());
     let overlap = overlap.map_or(Some(0.9), |o| (o < 1.0).then_some(o));
     let report = |name: &str, scores: &Vec<Logits>, top_n: usize| {
@@ -101,7 +128,18 @@ fn main() {
                 max_overlap: overlap,
             },
         );
-        let (p, _, m, _) = score_questions(&q);
+        let (p, _, m, per) = score_questions(&q);
+        if std::env::var("PER_CATEGORY").is_ok() {
+            for c in &per {
+                println!(
+                    "  {:<36} AUPR {:5.1} P@80R {:5.1} maxR {:5.1}",
+                    c.category,
+                    100.0 * c.scores.aupr,
+                    100.0 * c.scores.precision_at_80_recall,
+                    100.0 * c.scores.max_recall
+                );
+            }
+        }
         println!(
             "{name:<40} top {top_n:>3}: pooled AUPR {:.1} P@80R {:.1} P@90R {:.1} maxR {:.1} | mean AUPR {:.1} P@80R {:.1}",
             100.0 * p.aupr,
@@ -150,17 +188,19 @@ fn main() {
         let inputs: Vec<_> = prepared
             .iter()
             .zip(&logits.outer)
-            .map(|(p, l)| precedent_cuad::stack::StackInput {
+            .zip(&clause.outer)
+            .map(|((p, l), c)| precedent_cuad::stack::StackInput {
                 candidates: &p.candidates,
                 logits: l,
                 bits: &p.bits,
+                clause: Some(c),
             })
             .collect();
         let stage = precedent_cuad::stack::SecondStage::train(
             &inputs,
             &StackOptions::default(),
             &format!(
-                "out-of-fold first-stage logits of {} CUAD contracts ({folds}-fold)",
+                "out-of-fold first-stage and clause-classifier logits of {} CUAD contracts ({folds}-fold)",
                 contracts.len()
             ),
         );
@@ -168,14 +208,20 @@ fn main() {
         return;
     }
     if std::env::var("ANALYZE").is_ok() {
-        let s = stacked_scores(&prepared, &logits, folds, &StackOptions::default());
+        let s = stacked_scores(
+            &prepared,
+            &logits,
+            Some(&clause),
+            folds,
+            &StackOptions::default(),
+        );
         let q = questions(
             &contracts,
             &prepared,
             &s,
             &Selection {
                 top_n: 100,
-                max_overlap: Some(0.9),
+                max_overlap: overlap,
             },
         );
         // Global sweep: at 60/70/80% recall, TP and FP per category.
@@ -234,10 +280,16 @@ fn main() {
     }
     for (name, o) in variants {
         let t = std::time::Instant::now();
-        let s = stacked_scores(&prepared, &logits, folds, &o);
-        eprintln!("stacked in {:?}", t.elapsed());
-        for top_n in [20, 50] {
-            report(&format!("stacked {name}"), &s, top_n);
+        let with_clause = std::env::var("CLAUSE").unwrap_or("both".into());
+        for (label, c) in [("", None), (" +clause", Some(&clause))] {
+            if (c.is_some() && with_clause == "0") || (c.is_none() && with_clause == "1") {
+                continue;
+            }
+            let s = stacked_scores(&prepared, &logits, c, folds, &o);
+            eprintln!("stacked in {:?}", t.elapsed());
+            for top_n in [20, 50] {
+                report(&format!("stacked {name}{label}"), &s, top_n);
+            }
         }
     }
 }

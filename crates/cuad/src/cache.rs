@@ -11,7 +11,7 @@ use fs4::fs_std::FileExt;
 use sha2::{Digest, Sha256};
 
 use crate::clause_classifier::{
-    span_examples, ClassifierOptions, ClauseClassifier, CLASSIFIER_VERSION,
+    training_examples, ClassifierOptions, ClauseClassifier, CLASSIFIER_VERSION,
 };
 use crate::dataset::load;
 use crate::typer::{prepare, ClauseTyper, TrainOptions, TYPER_VERSION};
@@ -104,8 +104,9 @@ pub fn load_or_train(
 }
 
 /// Loads the cached single-clause classifier for `cuad_dir`, or trains it on every annotated
-/// span of the contracts (with its thresholds from an internal cross-validation) and caches it,
-/// under the same locking as [`load_or_train`].
+/// span of the contracts (and, per `options`, their unmatched sentences; with its thresholds
+/// from an internal cross-validation when `options` asks) and caches it, under the same locking
+/// as [`load_or_train`]. Models of different options are cached side by side.
 pub fn load_or_train_classifier(
     cuad_dir: &Path,
     cache_dir: &Path,
@@ -129,7 +130,7 @@ pub fn load_or_train_classifier(
             let data = load(cuad_dir)?;
             let contracts: Vec<&_> = data.contracts.iter().collect();
             ClauseClassifier::train(
-                &span_examples(&contracts),
+                &training_examples(&contracts, options),
                 options,
                 &format!("{} sha256:{fingerprint}", cuad_dir.display()),
             )

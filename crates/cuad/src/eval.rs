@@ -19,6 +19,9 @@ use serde::Serialize;
 use precedent_metrics::spans::{Matching, PrCurve, Question};
 
 use crate::categories::{substring_ok, CATEGORIES};
+use crate::clause_classifier::{
+    training_examples, ClassifierOptions, ClauseClassifier, LabelledClause,
+};
 use crate::dataset::{CuadContract, CuadDataset};
 use crate::stack::{SecondStage, StackInput, StackOptions};
 use crate::typer::{prepare, ClauseTyper, Prepared, TrainOptions, N_CATEGORIES};
@@ -193,6 +196,8 @@ pub struct CuadReport {
     pub second_stage: Option<SecondStage>,
     /// First-stage fits: one per outer fold plus, nested, one per pair of folds.
     pub first_stage_fits: usize,
+    /// Single-clause classifier fits for the second stage's evidence (nested the same way).
+    pub clause_classifier_fits: usize,
 }
 
 /// First-stage logits of every contract from typers that never saw it.
@@ -211,15 +216,12 @@ pub fn fold_logits(
     folds: usize,
     options: &TrainOptions,
     nested: bool,
-    mut on_outer: impl FnMut(usize, &ClauseTyper),
-    mut progress: impl FnMut(usize, usize),
+    on_outer: impl FnMut(usize, &ClauseTyper),
+    progress: impl FnMut(usize, usize),
 ) -> (FoldLogits, f64) {
     let fold_of = |i: usize| i % folds;
-    let n = prepared.len();
-    let total = folds + if nested { folds * (folds - 1) / 2 } else { 0 };
-    let mut done = 0;
     let mut seconds = 0.0;
-    let mut fit = |excluded: &[usize]| {
+    let fit = |excluded: &[usize]| {
         let train: Vec<&Prepared> = prepared
             .iter()
             .enumerate()
@@ -232,30 +234,104 @@ pub fn fold_logits(
         seconds += started.elapsed().as_secs_f64();
         typer
     };
+    let logits = nest(
+        prepared.len(),
+        folds,
+        nested,
+        fit,
+        |typer: &ClauseTyper, ci| typer.logits_prepared(&prepared[ci]),
+        on_outer,
+        progress,
+    );
+    let total = folds + if nested { folds * (folds - 1) / 2 } else { 0 };
+    (logits, seconds / total as f64)
+}
+
+/// The single-clause classifier's logits ([`ClauseClassifier::logits`]) of every candidate, with
+/// the nesting of [`fold_logits`]: each contract is scored by classifiers trained on the
+/// annotated spans of other contracts only (the outer one without its fold; the inner ones also
+/// without the outer fold), so they can be second-stage evidence without leaking labels.
+/// Trained on [`training_examples`] (with `options.unmatched_sentences`, the training contracts'
+/// unmatched sentences too); `options.threshold_folds` is ignored (no threshold is used).
+pub fn fold_clause_logits(
+    contracts: &[&CuadContract],
+    prepared: &[Prepared],
+    folds: usize,
+    options: &ClassifierOptions,
+    progress: impl FnMut(usize, usize),
+) -> anyhow::Result<FoldLogits> {
+    let examples = training_examples(contracts, options);
+    let options = ClassifierOptions {
+        threshold_folds: 0,
+        ..options.clone()
+    };
+    let mut failure = None;
+    let fit = |excluded: &[usize]| {
+        let train: Vec<LabelledClause> = examples
+            .iter()
+            .filter(|e| !excluded.contains(&(e.group % folds)))
+            .cloned()
+            .collect();
+        let model =
+            ClauseClassifier::train(&train, &options, &format!("cv without folds {excluded:?}"));
+        model.map_err(|e| failure = Some(e)).ok()
+    };
+    let logits = nest(
+        prepared.len(),
+        folds,
+        true,
+        fit,
+        |model: &Option<ClauseClassifier>, ci| match model {
+            Some(model) => model.candidate_logits(&contracts[ci].text, &prepared[ci].candidates),
+            None => Vec::new(),
+        },
+        |_, _| {},
+        progress,
+    );
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(logits),
+    }
+}
+
+/// The fold structure shared by the nested cross-validations: `fit(excluded_folds)` makes a
+/// model, `score(model, contract)` its per-candidate output for one contract. Per outer fold `f`
+/// one model without `f` scores `f`'s contracts (`outer`); nested, one model per pair `{f, g}`
+/// scores `f`'s contracts for outer fold `g` and `g`'s for `f` (`inner`).
+fn nest<M>(
+    n: usize,
+    folds: usize,
+    nested: bool,
+    mut fit: impl FnMut(&[usize]) -> M,
+    score: impl Fn(&M, usize) -> Vec<[f32; N_CATEGORIES]>,
+    mut on_outer: impl FnMut(usize, &M),
+    mut progress: impl FnMut(usize, usize),
+) -> FoldLogits {
+    let fold_of = |i: usize| i % folds;
+    let total = folds + if nested { folds * (folds - 1) / 2 } else { 0 };
+    let mut done = 0;
     let mut logits = FoldLogits {
         outer: vec![Vec::new(); n],
         inner: vec![vec![None; folds]; n],
     };
     for f in 0..folds {
-        let typer = fit(&[f]);
-        for (ci, p) in prepared.iter().enumerate() {
-            if fold_of(ci) == f {
-                logits.outer[ci] = typer.logits_prepared(p);
-            }
+        let model = fit(&[f]);
+        for ci in (0..n).filter(|&ci| fold_of(ci) == f) {
+            logits.outer[ci] = score(&model, ci);
         }
-        on_outer(f, &typer);
+        on_outer(f, &model);
         done += 1;
         progress(done, total);
     }
     if nested {
         for f in 0..folds {
             for g in f + 1..folds {
-                let typer = fit(&[f, g]);
-                for (ci, p) in prepared.iter().enumerate() {
+                let model = fit(&[f, g]);
+                for ci in 0..n {
                     if fold_of(ci) == f {
-                        logits.inner[ci][g] = Some(typer.logits_prepared(p));
+                        logits.inner[ci][g] = Some(score(&model, ci));
                     } else if fold_of(ci) == g {
-                        logits.inner[ci][f] = Some(typer.logits_prepared(p));
+                        logits.inner[ci][f] = Some(score(&model, ci));
                     }
                 }
                 done += 1;
@@ -263,7 +339,7 @@ pub fn fold_logits(
             }
         }
     }
-    (logits, seconds / total as f64)
+    logits
 }
 
 /// Held-out confidences from nested logits: per outer fold, a second stage fitted on the inner
@@ -271,6 +347,7 @@ pub fn fold_logits(
 pub fn stacked_scores(
     prepared: &[Prepared],
     logits: &FoldLogits,
+    clause: Option<&FoldLogits>,
     folds: usize,
     options: &StackOptions,
 ) -> Vec<Vec<[f32; N_CATEGORIES]>> {
@@ -282,17 +359,23 @@ pub fn stacked_scores(
             .enumerate()
             .filter(|(ci, _)| fold_of(*ci) != f)
             .filter_map(|(ci, p)| {
+                let clause = match clause {
+                    Some(c) => Some(c.inner[ci][f].as_deref()?),
+                    None => None,
+                };
                 logits.inner[ci][f].as_ref().map(|l| StackInput {
                     candidates: &p.candidates,
                     logits: l,
                     bits: &p.bits,
+                    clause,
                 })
             })
             .collect();
         let stage = SecondStage::train(&inputs, options, &format!("cv outer fold {f}"));
         for (ci, p) in prepared.iter().enumerate() {
             if fold_of(ci) == f {
-                out[ci] = stage.apply(&p.candidates, &logits.outer[ci]);
+                let clause = clause.map(|c| c.outer[ci].as_slice());
+                out[ci] = stage.apply(&p.candidates, &logits.outer[ci], clause);
             }
         }
     }
@@ -336,12 +419,14 @@ pub fn score_questions(
     (pooled, pooled_one_to_one, category_mean, per_category)
 }
 
-/// Runs the cross-validation. `progress(done, total)` is called after each first-stage fit.
+/// Runs the cross-validation. `progress(done, total)` is called after each model fit (first
+/// stages, then, with the second stage, the single-clause classifiers it reads). Fails only when
+/// a training fold has no annotated span at all.
 pub fn cross_validate(
     data: &CuadDataset,
     options: &CvOptions,
-    progress: impl FnMut(usize, usize),
-) -> CuadReport {
+    mut progress: impl FnMut(usize, usize),
+) -> anyhow::Result<CuadReport> {
     let contracts: Vec<&_> = data.contracts.iter().collect();
     let prepared = prepare(&contracts);
     // Nested, two folds would leave the inner first stages no training contract.
@@ -349,6 +434,11 @@ pub fn cross_validate(
         .folds
         .max(if options.second_stage.is_some() { 3 } else { 2 });
     let fold_of = |i: usize| i % folds;
+    let nested = options.second_stage.is_some();
+    let first_stage_fits = folds + if nested { folds * (folds - 1) / 2 } else { 0 };
+    // The clause classifiers nest exactly as the first stages do.
+    let clause_classifier_fits = if nested { first_stage_fits } else { 0 };
+    let total_fits = first_stage_fits + clause_classifier_fits;
     let mut held_out_clauses = Vec::new();
     let (logits, train_seconds_per_fold) = fold_logits(
         &prepared,
@@ -371,31 +461,34 @@ pub fn cross_validate(
                 }
             }
         },
-        progress,
+        |done, _| progress(done, total_fits),
     );
-    let first_stage_fits = folds
-        + if options.second_stage.is_some() {
-            folds * (folds - 1) / 2
-        } else {
-            0
-        };
     let (out_of_fold, second_stage) = match &options.second_stage {
         Some(stack) => {
-            let scores = stacked_scores(&prepared, &logits, folds, stack);
+            let clause = fold_clause_logits(
+                &contracts,
+                &prepared,
+                folds,
+                &ClassifierOptions::for_second_stage(),
+                |done, _| progress(first_stage_fits + done, total_fits),
+            )?;
+            let scores = stacked_scores(&prepared, &logits, Some(&clause), folds, stack);
             let inputs: Vec<StackInput> = prepared
                 .iter()
                 .zip(&logits.outer)
-                .map(|(p, l)| StackInput {
+                .zip(&clause.outer)
+                .map(|((p, l), c)| StackInput {
                     candidates: &p.candidates,
                     logits: l,
                     bits: &p.bits,
+                    clause: Some(c),
                 })
                 .collect();
             let all = SecondStage::train(
                 &inputs,
                 stack,
                 &format!(
-                    "out-of-fold first-stage logits of {} CUAD contracts ({folds}-fold)",
+                    "out-of-fold first-stage and clause-classifier logits of {} CUAD contracts ({folds}-fold)",
                     contracts.len()
                 ),
             );
@@ -422,7 +515,7 @@ pub fn cross_validate(
             .filter(|h| !h.is_empty())
             .count();
     }
-    CuadReport {
+    Ok(CuadReport {
         contracts: contracts.len(),
         folds,
         selection: options.selection.clone(),
@@ -438,5 +531,6 @@ pub fn cross_validate(
         out_of_fold,
         second_stage,
         first_stage_fits,
-    }
+        clause_classifier_fits,
+    })
 }

@@ -27,17 +27,21 @@ use crate::candidates::{Candidate, Kind};
 use crate::typer::{shuffled, N_CATEGORIES};
 
 /// Bumped when the features change (older weight files are refused).
-pub const SECOND_STAGE_VERSION: u32 = 1;
+pub const SECOND_STAGE_VERSION: u32 = 2;
 
 /// Features owned by each category: its own Platt scaling and contract-level evidence (6), the
 /// candidate's logits for every category, and the contract's best logit for every category
 /// (related categories: a date that is clearly the Agreement Date, a contract with a License
 /// Grant).
 const OWN: usize = 6;
-const PER_CATEGORY: usize = OWN + 2 * N_CATEGORIES + KINDS;
+/// Per category, what the single-clause classifier ([`crate::clause_classifier`]) says: the
+/// candidate's logit, its gap to the contract's best, that best, and the candidate's rank.
+const CLAUSE: usize = 4;
+const PER_CATEGORY: usize = OWN + 2 * N_CATEGORIES + KINDS + CLAUSE;
 const KINDS: usize = 7;
-/// Category-independent features.
-const SHARED: usize = OWN + 2 * KINDS + 4;
+/// Category-independent features (the last: the classifier's margin of the category over the
+/// candidate's best other category).
+const SHARED: usize = OWN + 2 * KINDS + 4 + CLAUSE + 1;
 pub const STACK_DIM: usize = N_CATEGORIES * PER_CATEGORY + SHARED;
 
 /// Only each question's best candidates (by first-stage logit) are training rows: the ones that
@@ -75,45 +79,85 @@ struct ContractView<'a> {
     positives: [f32; N_CATEGORIES],
     /// Per candidate: (best category, best logit, second-best logit).
     top_categories: Vec<(usize, f32, f32)>,
+    clause: Option<ClauseView<'a>>,
+}
+
+/// The single-clause classifier's logits of a contract's candidates, seen the same way.
+struct ClauseView<'a> {
+    logits: &'a [[f32; N_CATEGORIES]],
+    ranks: Vec<[u32; N_CATEGORIES]>,
+    best: [f32; N_CATEGORIES],
+    top_categories: Vec<(usize, f32, f32)>,
+}
+
+/// Per category, each candidate's rank (0 = highest logit), the best and second-best logits.
+fn rank_by_category(
+    logits: &[[f32; N_CATEGORIES]],
+) -> (
+    Vec<[u32; N_CATEGORIES]>,
+    [f32; N_CATEGORIES],
+    [f32; N_CATEGORIES],
+) {
+    let n = logits.len();
+    let mut ranks = vec![[0u32; N_CATEGORIES]; n];
+    let mut best = [-LOGIT_CLIP; N_CATEGORIES];
+    let mut second = [-LOGIT_CLIP; N_CATEGORIES];
+    let mut order: Vec<usize> = (0..n).collect();
+    for k in 0..N_CATEGORIES {
+        order.sort_by(|&a, &b| logits[b][k].total_cmp(&logits[a][k]).then(a.cmp(&b)));
+        for (rank, &i) in order.iter().enumerate() {
+            ranks[i][k] = rank as u32;
+        }
+        if let Some(&i) = order.first() {
+            best[k] = clip(logits[i][k]);
+        }
+        if let Some(&i) = order.get(1) {
+            second[k] = clip(logits[i][k]);
+        }
+    }
+    (ranks, best, second)
+}
+
+/// Per candidate: (best category, best logit, second-best logit), clipped.
+fn top_categories(logits: &[[f32; N_CATEGORIES]]) -> Vec<(usize, f32, f32)> {
+    logits
+        .iter()
+        .map(|l| {
+            let mut first = (0, f32::NEG_INFINITY);
+            let mut second = f32::NEG_INFINITY;
+            for (k, &z) in l.iter().enumerate() {
+                if z > first.1 {
+                    second = first.1;
+                    first = (k, z);
+                } else if z > second {
+                    second = z;
+                }
+            }
+            (first.0, clip(first.1), clip(second))
+        })
+        .collect()
 }
 
 impl<'a> ContractView<'a> {
-    fn new(candidates: &'a [Candidate], logits: &'a [[f32; N_CATEGORIES]]) -> Self {
-        let n = candidates.len();
-        let mut ranks = vec![[0u32; N_CATEGORIES]; n];
-        let mut best = [-LOGIT_CLIP; N_CATEGORIES];
-        let mut second = [-LOGIT_CLIP; N_CATEGORIES];
+    fn new(
+        candidates: &'a [Candidate],
+        logits: &'a [[f32; N_CATEGORIES]],
+        clause: Option<&'a [[f32; N_CATEGORIES]]>,
+    ) -> Self {
+        let (ranks, best, second) = rank_by_category(logits);
         let mut positives = [0f32; N_CATEGORIES];
-        let mut order: Vec<usize> = (0..n).collect();
-        for k in 0..N_CATEGORIES {
-            order.sort_by(|&a, &b| logits[b][k].total_cmp(&logits[a][k]).then(a.cmp(&b)));
-            for (rank, &i) in order.iter().enumerate() {
-                ranks[i][k] = rank as u32;
-            }
-            if let Some(&i) = order.first() {
-                best[k] = clip(logits[i][k]);
-            }
-            if let Some(&i) = order.get(1) {
-                second[k] = clip(logits[i][k]);
-            }
-            positives[k] = logits.iter().filter(|l| l[k] > 0.0).count() as f32;
+        for (k, p) in positives.iter_mut().enumerate() {
+            *p = logits.iter().filter(|l| l[k] > 0.0).count() as f32;
         }
-        let top_categories = logits
-            .iter()
-            .map(|l| {
-                let mut first = (0, f32::NEG_INFINITY);
-                let mut second = f32::NEG_INFINITY;
-                for (k, &z) in l.iter().enumerate() {
-                    if z > first.1 {
-                        second = first.1;
-                        first = (k, z);
-                    } else if z > second {
-                        second = z;
-                    }
-                }
-                (first.0, clip(first.1), clip(second))
-            })
-            .collect();
+        let clause = clause.map(|logits| {
+            let (ranks, best, _) = rank_by_category(logits);
+            ClauseView {
+                logits,
+                ranks,
+                best,
+                top_categories: top_categories(logits),
+            }
+        });
         ContractView {
             candidates,
             logits,
@@ -121,7 +165,8 @@ impl<'a> ContractView<'a> {
             best,
             second,
             positives,
-            top_categories,
+            top_categories: top_categories(logits),
+            clause,
         }
     }
 
@@ -155,6 +200,26 @@ impl<'a> ContractView<'a> {
         );
         let kind = kind_index(self.candidates[i].kind) as u32;
         out.push((profile + N_CATEGORIES as u32 + kind, 1.0));
+        let clause_base = profile + (N_CATEGORIES + KINDS) as u32;
+        let clause = self.clause.as_ref().map(|c| {
+            let z = clip(c.logits[i][k]);
+            let (top, first, second) = c.top_categories[i];
+            let margin = z - if top == k { second } else { first };
+            let own = [
+                z / 4.0,
+                (z - c.best[k]) / 4.0,
+                c.best[k] / 4.0,
+                (1.0 + c.ranks[i][k] as f32).ln() / 3.0,
+            ];
+            (own, margin)
+        });
+        if let Some((own, _)) = &clause {
+            out.extend(
+                own.iter()
+                    .enumerate()
+                    .map(|(j, &v)| (clause_base + j as u32, v)),
+            );
+        }
         let shared = (N_CATEGORIES * PER_CATEGORY) as u32;
         out.extend(own.iter().enumerate().map(|(j, &v)| (shared + j as u32, v)));
         let kinds = shared + OWN as u32;
@@ -170,6 +235,11 @@ impl<'a> ContractView<'a> {
             (rest + 2, (1.0 + self.positives[k]).ln() / 3.0),
             (rest + 3, (1.0 + self.candidates.len() as f32).ln() / 8.0),
         ]);
+        if let Some((own, margin)) = &clause {
+            let base = rest + 4;
+            out.extend(own.iter().enumerate().map(|(j, &v)| (base + j as u32, v)));
+            out.push((base + CLAUSE as u32, margin / 4.0));
+        }
     }
 }
 
@@ -186,6 +256,10 @@ pub struct StackInput<'a> {
     pub logits: &'a [[f32; N_CATEGORIES]],
     /// Bit `k` set when the candidate matches an annotation of category `k` (training only).
     pub bits: &'a [u64],
+    /// The single-clause classifier's logits of the candidates, from a classifier that did not
+    /// see this contract when training ([`crate::eval::fold_clause_logits`]); `None` leaves
+    /// those features out.
+    pub clause: Option<&'a [[f32; N_CATEGORIES]]>,
 }
 
 /// Training settings of the second stage.
@@ -258,7 +332,7 @@ impl SecondStage {
         let per_contract: Vec<Vec<Row>> = inputs
             .par_iter()
             .map(|input| {
-                let view = ContractView::new(input.candidates, input.logits);
+                let view = ContractView::new(input.candidates, input.logits, input.clause);
                 let mut rows = Vec::new();
                 let mut buffer = Vec::new();
                 for i in 0..input.candidates.len() {
@@ -306,8 +380,9 @@ impl SecondStage {
         &self,
         candidates: &[Candidate],
         logits: &[[f32; N_CATEGORIES]],
+        clause: Option<&[[f32; N_CATEGORIES]]>,
     ) -> Vec<[f32; N_CATEGORIES]> {
-        let view = ContractView::new(candidates, logits);
+        let view = ContractView::new(candidates, logits, clause);
         let mut buffer = Vec::new();
         (0..candidates.len())
             .map(|i| {
@@ -363,6 +438,7 @@ mod tests {
                 candidates: &candidates,
                 logits,
                 bits,
+                clause: None,
             })
             .collect();
         let stage = SecondStage::train(&inputs, &StackOptions::default(), "synthetic");
@@ -377,13 +453,67 @@ mod tests {
                     l
                 })
                 .collect();
-            let scores = stage.apply(&candidates, &logits);
+            let scores = stage.apply(&candidates, &logits, None);
             assert!(
                 scores[0][0] > 0.5 && scores[1][0] < 0.5 && scores[2][0] < scores[1][0],
                 "top logit {top}: {:?}",
                 scores.iter().map(|s| s[0]).collect::<Vec<_>>()
             );
         }
+    }
+
+    /// Where the first stage cannot tell two candidates apart but the clause classifier can,
+    /// the second stage follows the classifier (and without its logits it could not).
+    #[test]
+    fn reads_the_clause_classifier() {
+        let candidates: Vec<Candidate> = (0..3).map(sentence).collect();
+        let first_stage: Vec<[f32; N_CATEGORIES]> = [1.0f32, 1.0, -4.0]
+            .iter()
+            .map(|&z| {
+                let mut l = [-8.0; N_CATEGORIES];
+                l[0] = z;
+                l
+            })
+            .collect();
+        let clause_for = |right: usize| -> Vec<[f32; N_CATEGORIES]> {
+            (0..3)
+                .map(|i| {
+                    let mut l = [-5.0; N_CATEGORIES];
+                    l[0] = if i == right { 3.0 } else { -3.0 };
+                    l
+                })
+                .collect()
+        };
+        let contracts: Vec<(Vec<[f32; N_CATEGORIES]>, Vec<u64>)> = (0..300)
+            .map(|c| {
+                let right = c % 2;
+                let mut bits = vec![0u64; 3];
+                bits[right] = 1;
+                (clause_for(right), bits)
+            })
+            .collect();
+        let inputs: Vec<StackInput> = contracts
+            .iter()
+            .map(|(clause, bits)| StackInput {
+                candidates: &candidates,
+                logits: &first_stage,
+                bits,
+                clause: Some(clause),
+            })
+            .collect();
+        let stage = SecondStage::train(&inputs, &StackOptions::default(), "synthetic");
+        for right in 0..2 {
+            let scores = stage.apply(&candidates, &first_stage, Some(&clause_for(right)));
+            let wrong = 1 - right;
+            assert!(
+                scores[right][0] > 0.5 && scores[wrong][0] < 0.5 && scores[2][0] < 0.5,
+                "right {right}: {:?}",
+                scores.iter().map(|s| s[0]).collect::<Vec<_>>()
+            );
+        }
+        // Without the classifier's logits both candidates look alike (up to their rank).
+        let blind = stage.apply(&candidates, &first_stage, None);
+        assert!((blind[0][0] - blind[1][0]).abs() < 0.2, "{blind:?}");
     }
 
     #[test]

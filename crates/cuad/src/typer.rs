@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::candidates::{candidates, Candidate, Kind};
 use crate::categories::CATEGORIES;
+use crate::clause_classifier::ClauseClassifier;
 use crate::dataset::CuadContract;
 use crate::features::{candidate_features, Featurizer, SparseVec, DIM};
 use crate::labels::label;
@@ -71,6 +72,10 @@ pub struct ClauseTyper {
     /// Re-scores a contract's candidates from the first stage's view of the whole contract
     /// ([`crate::stack`]); `None` gives the first stage's own confidences.
     second_stage: Option<SecondStage>,
+    /// The second stage's other evidence: what the single-clause classifier says of each
+    /// candidate. Not part of the typer's file (it is its own cached model); without it the
+    /// second stage cannot run and confidences are the first stage's.
+    clause_classifier: Option<ClauseClassifier>,
 }
 
 /// Candidates, features and labels of one contract.
@@ -184,7 +189,18 @@ impl ClauseTyper {
                 data: data.to_owned(),
             },
             second_stage: Some(SecondStage::shipped()),
+            clause_classifier: None,
         }
+    }
+
+    /// Attaches the single-clause classifier the second stage reads (see the field's docs).
+    pub fn with_clause_classifier(mut self, classifier: Option<ClauseClassifier>) -> Self {
+        self.clause_classifier = classifier;
+        self
+    }
+
+    pub fn clause_classifier(&self) -> Option<&ClauseClassifier> {
+        self.clause_classifier.as_ref()
     }
 
     /// The same first stage with another second stage (`None`: first-stage confidences only).
@@ -222,15 +238,20 @@ impl ClauseTyper {
     }
 
     /// Confidences of a contract's candidates from their first-stage logits: the second stage
-    /// when there is one (it needs the whole contract), else the first stage's sigmoid.
+    /// when there is one and the clause classifier it reads is attached (it needs the whole
+    /// contract), else the first stage's sigmoid.
     pub fn contract_scores(
         &self,
+        text: &str,
         candidates: &[Candidate],
         logits: &[[f32; N_CATEGORIES]],
     ) -> Vec<[f32; N_CATEGORIES]> {
-        match &self.second_stage {
-            Some(stage) => stage.apply(candidates, logits),
-            None => logits.iter().map(|l| l.map(sigmoid)).collect(),
+        match (&self.second_stage, &self.clause_classifier) {
+            (Some(stage), Some(classifier)) => {
+                let clause = classifier.candidate_logits(text, candidates);
+                stage.apply(candidates, logits, Some(&clause))
+            }
+            _ => logits.iter().map(|l| l.map(sigmoid)).collect(),
         }
     }
 
@@ -241,7 +262,7 @@ impl ClauseTyper {
             .iter()
             .map(|c| self.logits(&candidate_features(&self.featurizer, text, c)))
             .collect();
-        let scores = self.contract_scores(&candidates, &logits);
+        let scores = self.contract_scores(text, &candidates, &logits);
         candidates
             .into_iter()
             .zip(scores)
@@ -254,9 +275,9 @@ impl ClauseTyper {
         prepared.features.iter().map(|x| self.logits(x)).collect()
     }
 
-    /// Scores a prepared contract as [`Self::review`] scores its text.
-    pub fn score_prepared(&self, prepared: &Prepared) -> Vec<[f32; N_CATEGORIES]> {
-        self.contract_scores(&prepared.candidates, &self.logits_prepared(prepared))
+    /// Scores a prepared contract (of `text`) as [`Self::review`] scores the text.
+    pub fn score_prepared(&self, text: &str, prepared: &Prepared) -> Vec<[f32; N_CATEGORIES]> {
+        self.contract_scores(text, &prepared.candidates, &self.logits_prepared(prepared))
     }
 
     /// Confidence per category for a clause on its own (no contract around it), highest first.
@@ -349,6 +370,7 @@ impl ClauseTyper {
             weights,
             info,
             second_stage: Some(SecondStage::shipped()),
+            clause_classifier: None,
         })
     }
 }

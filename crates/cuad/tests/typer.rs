@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use precedent_cuad::clause_classifier::{span_examples, ClassifierOptions, ClauseClassifier};
 use precedent_cuad::eval::{cross_validate, CvOptions};
 use precedent_cuad::typer::prepare;
 use precedent_cuad::{category_index, load, ClauseTyper, TrainOptions};
@@ -54,18 +55,43 @@ fn learns_governing_law_and_round_trips() {
         .filter(|c| c.spans_of(law).next().is_some())
         .take(10)
         .collect();
-    let found = held_out
+    let found = |typer: &ClauseTyper| {
+        held_out
+            .iter()
+            .filter(|c| {
+                let mut scored = typer.review(&c.text);
+                scored.sort_by(|a, b| b.scores[law].total_cmp(&a.scores[law]));
+                let gold = c.spans_of(law).next().unwrap().span.clone().unwrap();
+                scored
+                    .iter()
+                    .take(3)
+                    .any(|s| s.candidate.span.start < gold.end && gold.start < s.candidate.span.end)
+            })
+            .count()
+    };
+    let first_stage = found(&typer);
+    assert!(first_stage >= 8, "first stage: {first_stage} of 10");
+    // With the clause classifier its second stage reads (trained on the same contracts'
+    // spans), the typer's confidences are the second stage's and still find the clause.
+    let classifier = ClauseClassifier::train(
+        &span_examples(&train),
+        &ClassifierOptions {
+            threshold_folds: 0,
+            ..ClassifierOptions::default()
+        },
+        "test",
+    )
+    .unwrap();
+    let text = &held_out[0].text;
+    let before = typer.review(text);
+    let typer = typer.with_clause_classifier(Some(classifier));
+    let after = typer.review(text);
+    assert_eq!(before.len(), after.len());
+    assert!(before
         .iter()
-        .filter(|c| {
-            let mut scored = typer.review(&c.text);
-            scored.sort_by(|a, b| b.scores[law].total_cmp(&a.scores[law]));
-            let gold = c.spans_of(law).next().unwrap().span.clone().unwrap();
-            scored
-                .iter()
-                .take(3)
-                .any(|s| s.candidate.span.start < gold.end && gold.start < s.candidate.span.end)
-        })
-        .count();
+        .zip(&after)
+        .any(|(b, a)| (b.scores[law] - a.scores[law]).abs() > 1e-3));
+    let found = found(&typer);
     assert!(found >= 8, "{found} of 10");
 
     let dir = tempfile::tempdir().unwrap();
@@ -91,10 +117,12 @@ fn cross_validation_scores_held_out_contracts() {
         ..CvOptions::default()
     };
     let mut folds_done = 0;
-    let report = cross_validate(&data, &options, |_, _| folds_done += 1);
-    // Three outer folds and, nested for the second stage, one per pair of folds.
-    assert_eq!(folds_done, 6);
+    let report = cross_validate(&data, &options, |_, _| folds_done += 1).unwrap();
+    // Three outer folds and, nested for the second stage, one per pair of folds; as many
+    // clause classifiers for the second stage's evidence.
+    assert_eq!(folds_done, 12);
     assert_eq!(report.first_stage_fits, 6);
+    assert_eq!(report.clause_classifier_fits, 6);
     assert_eq!(report.contracts, 45);
     assert_eq!(report.per_category.len(), 41);
     let spans: usize = data.contracts.iter().map(|c| c.annotations.len()).sum();

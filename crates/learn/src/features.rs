@@ -82,6 +82,12 @@ struct ClauseProfile {
     log_terms: f32,
     /// Mutual phrases and carve-outs, for queries that ask for a side's version.
     balance: precedent_text::Balance,
+    /// Mutual phrases and reciprocal indemnities, for queries that ask for a mutual or a
+    /// one-sided clause.
+    sharing: precedent_text::Sharing,
+    /// Whether the clause speaks of third parties, for indemnity queries that name whose
+    /// claims they want covered.
+    third_parties: bool,
     /// The limits (duration, territory) the clause states.
     stated_limits: Vec<precedent_text::Limit>,
     /// Distribution over CUAD types (when the memory has type profiles).
@@ -156,6 +162,8 @@ impl FeatureExtractor {
             bigrams: terms.windows(2).map(|w| bigram_key(&w[0], &w[1])).collect(),
             log_terms: (1.0 + terms.len() as f32).ln(),
             balance: precedent_text::Balance::of(&text),
+            sharing: precedent_text::Sharing::of(&text),
+            third_parties: precedent_text::mentions_third_parties(&text),
             stated_limits: [
                 precedent_text::Limit::Duration,
                 precedent_text::Limit::Territory,
@@ -227,7 +235,11 @@ impl FeatureExtractor {
     /// harmless", "... without carveouts"; see [`precedent_text::exclusion`]), or it is the other
     /// side's version of a protection the query wants for one side ("seller-favorable waiver of
     /// indirect damages"; see [`precedent_text::stance`]), or it does not state a limit the query
-    /// requires ("non-compete bound by time and territory"; see [`precedent_text::scope`]).
+    /// requires ("non-compete bound by time and territory"; see [`precedent_text::scope`]), or
+    /// it is one-sided where the query asks for a mutual clause or plainly mutual where it asks
+    /// for a unilateral one ("mutual indemnification provisions"; see
+    /// [`precedent_text::reciprocity`]), or it covers the other kind of claims than an
+    /// indemnity query names ("first party indemnification"; see [`precedent_text::claims`]).
     /// `None` when the query has no such constraint.
     pub fn against_query(
         &self,
@@ -243,7 +255,14 @@ impl FeatureExtractor {
             .collect();
         let side = precedent_text::favoured_side(query);
         let limits = precedent_text::required_limits(query);
-        if forms.is_empty() && side.is_none() && limits.is_empty() {
+        let reciprocity = precedent_text::wanted_reciprocity(query);
+        let claim_source = precedent_text::wanted_claim_source(query);
+        if forms.is_empty()
+            && side.is_none()
+            && limits.is_empty()
+            && reciprocity.is_none()
+            && claim_source.is_none()
+        {
             return Ok(None);
         }
         let vectors = self.library.vectors()?.ok_or_else(|| {
@@ -263,7 +282,10 @@ impl FeatureExtractor {
                 });
                 let other_side = side.is_some_and(|side| profile.balance.works_against(side));
                 let unlimited = limits.iter().any(|l| !profile.stated_limits.contains(l));
-                Ok(excluded || other_side || unlimited)
+                let unshared = reciprocity.is_some_and(|r| profile.sharing.works_against(r));
+                let other_claims =
+                    claim_source.is_some_and(|c| c.goes_against(profile.third_parties));
+                Ok(excluded || other_side || unlimited || unshared || other_claims)
             })
             .collect::<Result<Vec<bool>, LearnError>>()
             .map(Some)

@@ -39,6 +39,18 @@ const TRIGGERS: &[&str] = &[
     "does not contain",
     "lacking",
     "without",
+    // A disclaimer or waiver that leaves something out: "warranty disclaimer that does not
+    // (specifically) waive title" wants disclaimers that do not mention title.
+    "does not specifically waive",
+    "do not specifically waive",
+    "does not specifically disclaim",
+    "do not specifically disclaim",
+    "does not waive",
+    "do not waive",
+    "does not disclaim",
+    "do not disclaim",
+    "does not exclude",
+    "do not exclude",
 ];
 
 /// "Without X" where "without X" is itself drafting language, wanted in the clause.
@@ -120,7 +132,10 @@ pub fn exclusions(query: &str) -> Vec<Exclusion> {
     }
     let mut i = 0;
     while i < words.len() {
-        let Some(trigger) = TRIGGERS.iter().find(|t| starts_with_words(&words[i..], t)) else {
+        let Some(trigger) = TRIGGERS
+            .iter()
+            .find(|t| crate::starts_with_phrase(&words[i..], t))
+        else {
             i += 1;
             continue;
         };
@@ -138,7 +153,7 @@ pub fn exclusions(query: &str) -> Vec<Exclusion> {
         if *trigger == "without"
             && DRAFTING_AFTER_WITHOUT
                 .iter()
-                .any(|d| starts_with_words(&words[start..end], d))
+                .any(|d| crate::starts_with_phrase(&words[start..end], d))
         {
             continue;
         }
@@ -158,11 +173,6 @@ pub fn exclusions(query: &str) -> Vec<Exclusion> {
         });
     }
     out
-}
-
-fn starts_with_words(words: &[String], phrase: &str) -> bool {
-    let parts: Vec<&str> = phrase.split(' ').collect();
-    words.len() >= parts.len() && words.iter().zip(&parts).all(|(w, p)| w == p)
 }
 
 #[cfg(test)]
@@ -185,6 +195,21 @@ mod tests {
         let u = exclusions("unqualified \"as is\" clause");
         assert_eq!(u.len(), 1);
         assert!(u[0].phrase.is_empty());
+    }
+
+    #[test]
+    fn a_waiver_that_leaves_something_out_excludes_it() {
+        let e = exclusions(
+            "warranty disclaimer that does not specifically waive title and non-infringement \
+             warranties",
+        );
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].phrase, "title");
+        // "exclude" as a carve-out the lawyer wants is not an exclusion.
+        assert!(exclusions(
+            "liability cap clauses that exclude third party IP infringement and fraud"
+        )
+        .is_empty());
     }
 
     #[test]

@@ -8,13 +8,17 @@
 //! split on non-alphanumeric characters, lowercase, drop Lucene's 33 English stop words, Snowball
 //! English stems. Each step can be turned off through [`AnalyzerConfig`].
 
+pub mod claims;
 pub mod exclusion;
 pub mod jargon;
+pub mod reciprocity;
 pub mod scope;
 pub mod stance;
 
+pub use claims::{mentions_third_parties, wanted_claim_source, ClaimSource};
 pub use exclusion::{exclusions, Exclusion};
 pub use jargon::expand_query;
+pub use reciprocity::{wanted_reciprocity, Reciprocity, Sharing};
 use rust_stemmers::{Algorithm, Stemmer};
 pub use scope::{required_limits, Limit};
 use serde::{Deserialize, Serialize};
@@ -28,6 +32,25 @@ pub(crate) fn lowercase_words(text: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_owned)
         .collect()
+}
+
+/// Whether `words` (from [`lowercase_words`]) begin with `phrase` (lowercase words separated
+/// by single spaces).
+pub(crate) fn starts_with_phrase(words: &[String], phrase: &str) -> bool {
+    let parts: Vec<&str> = phrase.split(' ').collect();
+    words.len() >= parts.len() && words.iter().zip(&parts).all(|(w, p)| w == p)
+}
+
+/// Whether `phrase` occurs anywhere in `words`.
+pub(crate) fn contains_phrase(words: &[String], phrase: &str) -> bool {
+    (0..words.len()).any(|i| starts_with_phrase(&words[i..], phrase))
+}
+
+/// How many times `phrase` occurs in `words` (overlapping occurrences each count).
+pub(crate) fn count_phrase(words: &[String], phrase: &str) -> usize {
+    (0..words.len())
+        .filter(|&i| starts_with_phrase(&words[i..], phrase))
+        .count()
 }
 
 /// Lucene's `EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`.

@@ -36,6 +36,9 @@ const LIMIT_TRIGGERS: &[&str] = &[
     "with limits on",
 ];
 
+/// Words that, right before a trigger, turn a required limit into an unwanted one.
+const NEGATIONS: &[&str] = &["not", "never", "no", "without", "nor"];
+
 const DURATION_WORDS: &[&str] = &["time", "duration", "period", "temporal", "term"];
 const TERRITORY_WORDS: &[&str] = &[
     "territory",
@@ -95,16 +98,19 @@ pub fn required_limits(query: &str) -> Vec<Limit> {
     let words = crate::lowercase_words(query);
     let mut limits = Vec::new();
     for start in 0..words.len() {
-        let Some(trigger) = LIMIT_TRIGGERS.iter().find(|t| {
-            let parts: Vec<&str> = t.split(' ').collect();
-            words.len() >= start + parts.len()
-                && words[start..start + parts.len()]
-                    .iter()
-                    .zip(&parts)
-                    .all(|(w, p)| w == p)
-        }) else {
+        let Some(trigger) = LIMIT_TRIGGERS
+            .iter()
+            .find(|t| crate::starts_with_phrase(&words[start..], t))
+        else {
             continue;
         };
+        // "not bound by time", "never limited to a territory": the lawyer wants clauses
+        // *without* that limit, so the trigger requires nothing. (Demoting clauses that do state
+        // one would be wrong too: "not bound by time or longer than 12 months" accepts a
+        // two-year term.)
+        if start > 0 && NEGATIONS.contains(&words[start - 1].as_str()) {
+            continue;
+        }
         let after = start + trigger.split(' ').count();
         for w in words.iter().skip(after).take(5) {
             let limit = if DURATION_WORDS.contains(&w.as_str()) {
@@ -151,6 +157,12 @@ mod tests {
         );
         assert!(required_limits("non-compete clause").is_empty());
         assert!(required_limits("termination for convenience in the territory").is_empty());
+        // A negated trigger asks for clauses without the limit: nothing is required.
+        assert!(required_limits(
+            "No-Solicit Of Employees not bound by time or longer than 12 months"
+        )
+        .is_empty());
+        assert!(required_limits("exclusivity never limited to a territory").is_empty());
     }
 
     #[test]

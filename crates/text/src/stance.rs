@@ -159,13 +159,7 @@ impl Balance {
     /// Counts in `text` (raw clause text; case is ignored).
     pub fn of(text: &str) -> Balance {
         let words = crate::lowercase_words(text);
-        let count_phrase = |phrase: &str| {
-            let parts: Vec<&str> = phrase.split(' ').collect();
-            words
-                .windows(parts.len())
-                .filter(|w| w.iter().zip(&parts).all(|(a, b)| a == b))
-                .count()
-        };
+        let count_phrase = |phrase: &str| crate::count_phrase(&words, phrase);
         Balance {
             mutual_phrases: MUTUAL_PHRASES.iter().map(|p| count_phrase(p)).sum(),
             carveouts: CARVEOUT_PHRASES.iter().map(|p| count_phrase(p)).sum(),

@@ -282,9 +282,30 @@ pub fn typer_cache() -> PathBuf {
     ))
 }
 
-/// Makes sure the full typer is trained and cached, and returns the arguments that point a
-/// command (`serve`, `ingest`, `review`) at it.
+/// The clause-classifier cache of this clone (`.precedent/cache/clause-classifier/`), shared the
+/// same way (about a minute to train, once per clone).
+pub fn classifier_cache() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../.precedent/cache/clause-classifier"
+    ))
+}
+
+/// Makes sure the full typer and the clause classifier its second stage reads are trained and
+/// cached, and returns the arguments that point a command (`serve`, `ingest`, `review`) at them.
 pub fn typer_args() -> Vec<String> {
+    precedent_cuad::cache::load_or_train_classifier(
+        &cuad_dir(),
+        &classifier_cache(),
+        &precedent_cuad::clause_classifier::ClassifierOptions::for_second_stage(),
+        || {
+            eprintln!(
+                "training the clause classifier into {}",
+                classifier_cache().display()
+            )
+        },
+    )
+    .expect("the clause classifier");
     precedent_cuad::cache::load_or_train(
         &cuad_dir(),
         &typer_cache(),
@@ -302,6 +323,8 @@ pub fn typer_args() -> Vec<String> {
         s(&cuad_dir()).to_owned(),
         "--typer-cache".to_owned(),
         s(&typer_cache()).to_owned(),
+        "--classifier-cache".to_owned(),
+        s(&classifier_cache()).to_owned(),
     ]
 }
 
@@ -321,4 +344,93 @@ pub fn shipped_ranker() -> PathBuf {
         env!("CARGO_MANIFEST_DIR"),
         "/../../models/acord-ranker"
     ))
+}
+
+/// Posts a body larger than the server accepts, over a raw socket.
+///
+/// Why not `call_raw`: the server answers 413 as soon as the limit is crossed and closes the
+/// connection with the rest of the body unread, so a client that writes the whole body before
+/// reading (ureq does) races the close and sometimes fails with "broken pipe" instead of seeing
+/// the 413. Here a writer thread sends the body and ignores write errors while this thread reads
+/// the response, which is what a browser or curl does.
+pub fn post_oversized(url: &str, key: &str, content_type: &str, body: Vec<u8>) -> Reply {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").expect("http URL");
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let stream = std::net::TcpStream::connect(host).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("read timeout");
+    let mut writer = stream.try_clone().expect("clone socket");
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let sender = std::thread::spawn(move || {
+        let _ = writer
+            .write_all(head.as_bytes())
+            .and_then(|()| writer.write_all(&body));
+    });
+    let mut raw = Vec::new();
+    let mut reader = stream;
+    let mut chunk = [0u8; 8192];
+    loop {
+        match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&chunk[..n]),
+            // A reset after the response arrived ends the exchange; what was read stands.
+            Err(e) if !raw.is_empty() => {
+                eprintln!("read ended with {e} after {} bytes", raw.len());
+                break;
+            }
+            Err(e) => panic!("no response to the oversized request: {e}"),
+        }
+        if response_complete(&raw) {
+            break;
+        }
+    }
+    let _ = reader.shutdown(std::net::Shutdown::Both);
+    let _ = sender.join();
+    parse_response(&raw)
+}
+
+/// True once `raw` holds the head and the whole Content-Length body.
+fn response_complete(raw: &[u8]) -> bool {
+    let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+    head.lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .is_some_and(|len| raw.len() >= split + 4 + len)
+}
+
+fn parse_response(raw: &[u8]) -> Reply {
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("truncated response: {}", String::from_utf8_lossy(raw)));
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("bad status line in {head}"));
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    let content_type = headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    Reply {
+        status,
+        content_type,
+        body: String::from_utf8_lossy(&raw[split + 4..]).into_owned(),
+        headers,
+    }
 }
