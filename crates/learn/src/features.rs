@@ -232,7 +232,9 @@ impl FeatureExtractor {
 
     /// For a query that constrains its answers beyond their topic, whether each row's clause
     /// goes against it: it contains language the query excludes ("... that do not include hold
-    /// harmless", "... without carveouts"; see [`precedent_text::exclusion`]), or it is the other
+    /// harmless", "... without carveouts"; see [`precedent_text::exclusion`]), or it lacks what
+    /// the query requires ("indemnification covers indirect claims"; see
+    /// [`precedent_text::inclusion`]), or it is the other
     /// side's version of a protection the query wants for one side ("seller-favorable waiver of
     /// indirect damages"; see [`precedent_text::stance`]), or it does not state a limit the query
     /// requires ("non-compete bound by time and territory"; see [`precedent_text::scope`]), or
@@ -253,11 +255,25 @@ impl FeatureExtractor {
             .map(|form| lexical.query_terms(form))
             .filter(|terms| !terms.is_empty())
             .collect();
+        // Per requirement, its alternatives as analysed terms (all of one alternative must occur).
+        let required: Vec<Vec<Vec<String>>> = precedent_text::inclusions(query)
+            .iter()
+            .map(|inclusion| {
+                inclusion
+                    .alternatives
+                    .iter()
+                    .map(|a| lexical.query_terms(a))
+                    .filter(|terms| !terms.is_empty())
+                    .collect::<Vec<_>>()
+            })
+            .filter(|alternatives| !alternatives.is_empty())
+            .collect();
         let side = precedent_text::favoured_side(query);
         let limits = precedent_text::required_limits(query);
         let reciprocity = precedent_text::wanted_reciprocity(query);
         let claim_source = precedent_text::wanted_claim_source(query);
         if forms.is_empty()
+            && required.is_empty()
             && side.is_none()
             && limits.is_empty()
             && reciprocity.is_none()
@@ -280,12 +296,17 @@ impl FeatureExtractor {
                         .windows(2)
                         .all(|w| profile.bigrams.contains(&bigram_key(&w[0], &w[1]))),
                 });
+                let lacking = required.iter().any(|alternatives| {
+                    !alternatives
+                        .iter()
+                        .any(|terms| terms.iter().all(|t| profile.terms.contains(t.as_str())))
+                });
                 let other_side = side.is_some_and(|side| profile.balance.works_against(side));
                 let unlimited = limits.iter().any(|l| !profile.stated_limits.contains(l));
                 let unshared = reciprocity.is_some_and(|r| profile.sharing.works_against(r));
                 let other_claims =
                     claim_source.is_some_and(|c| c.goes_against(profile.third_parties));
-                Ok(excluded || other_side || unlimited || unshared || other_claims)
+                Ok(excluded || lacking || other_side || unlimited || unshared || other_claims)
             })
             .collect::<Result<Vec<bool>, LearnError>>()
             .map(Some)

@@ -83,7 +83,7 @@ const DRAFTING_AFTER_WITHOUT: &[&str] = &[
 const PHRASE_ENDS: &[&str] = &["and", "or", "but", "that", "which", "for", "in", "on", "to"];
 
 /// Exceptions to a rule (a cap, a waiver, a disclaimer) as clauses draft them.
-const CARVEOUT_FORMS: &[&str] = &[
+pub(crate) const CARVEOUT_FORMS: &[&str] = &[
     "except",
     "exception",
     "exceptions",
@@ -101,7 +101,7 @@ const CARVEOUT_FORMS: &[&str] = &[
 ];
 
 /// Words naming exceptions or qualifications in a query.
-const CARVEOUT_WORDS: &[&str] = &[
+pub(crate) const CARVEOUT_WORDS: &[&str] = &[
     "carveout",
     "carveouts",
     "carve",

@@ -10,6 +10,7 @@
 
 pub mod claims;
 pub mod exclusion;
+pub mod inclusion;
 pub mod jargon;
 pub mod reciprocity;
 pub mod scope;
@@ -17,6 +18,7 @@ pub mod stance;
 
 pub use claims::{mentions_third_parties, wanted_claim_source, ClaimSource};
 pub use exclusion::{exclusions, Exclusion};
+pub use inclusion::{inclusions, Inclusion};
 pub use jargon::expand_query;
 pub use reciprocity::{wanted_reciprocity, Reciprocity, Sharing};
 use rust_stemmers::{Algorithm, Stemmer};

@@ -1,0 +1,163 @@
+//! What a query asks clauses to contain.
+//!
+//! "Indemnification clauses that include hold harmless", "indemnification covers indirect
+//! claims", "IP infringement indemnity that covers trademark or copyright": the query names a
+//! clause type and then something the clause must say. Lexical and dense scores reward the
+//! clause type far more than the one condition, so clauses of the right type that lack it crowd
+//! the top. The condition is read out of the query here and checked against each clause
+//! separately, as [`crate::exclusion`] does for what must be absent.
+//!
+//! In ACORD's training ratings (2026-11-23): for "indemnification clauses that include hold
+//! harmless", none of the 19 two-star clauses (right type, not responsive) has hold-harmless
+//! language; for "indemnification covers indirect claims", all 13 clauses rated three stars or
+//! more say "indirect" and none of the 19 two-star clauses do.
+//!
+//! A requirement is met when the clause contains every word of one of its alternatives, in any
+//! order, so "hold the Company harmless" meets "hold harmless". The caller compares words after
+//! its own analysis (stems, stop words).
+
+use crate::exclusion::{CARVEOUT_FORMS, CARVEOUT_WORDS};
+
+/// One thing the query requires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inclusion {
+    /// The required words as the query writes them ("hold harmless", "trademark or copyright").
+    pub phrase: String,
+    /// Ways a clause says it: each alternative's words must all occur in the clause.
+    pub alternatives: Vec<String>,
+}
+
+/// Words after which the rest of the query names what must be present.
+const TRIGGERS: &[&str] = &[
+    "include",
+    "includes",
+    "including",
+    "cover",
+    "covers",
+    "covering",
+    "contain",
+    "contains",
+    "containing",
+];
+
+/// A trigger right after one of these is negated (an exclusion, read by [`crate::exclusion`]).
+const NEGATIONS: &[&str] = &["not", "t", "never", "without", "no"];
+
+/// Words that end the required phrase ("affiliates of licensor", "violation of law").
+const PHRASE_ENDS: &[&str] = &[
+    "and", "but", "that", "which", "for", "in", "on", "to", "of", "with", "when", "where", "if",
+];
+
+/// Words that name no content ("covers any clause").
+const FILLER: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "any",
+    "all",
+    "clause",
+    "clauses",
+    "provision",
+    "provisions",
+    "language",
+    "terms",
+    "term",
+];
+
+/// Hold-harmless language as clauses write it (checked word by word, so "hold X harmless" counts).
+const HOLD_HARMLESS: &[&str] = &["hold harmless", "save harmless", "held harmless"];
+
+/// The requirements of a query, in the order the query states them.
+pub fn inclusions(query: &str) -> Vec<Inclusion> {
+    let words = crate::lowercase_words(query);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        if !TRIGGERS.contains(&words[i].as_str()) {
+            i += 1;
+            continue;
+        }
+        let negated = words[i.saturating_sub(2)..i]
+            .iter()
+            .any(|w| NEGATIONS.contains(&w.as_str()));
+        let start = i + 1;
+        let end = words[start..]
+            .iter()
+            .position(|w| PHRASE_ENDS.contains(&w.as_str()))
+            .map_or(words.len(), |p| start + p)
+            .min(start + 5);
+        i = end.max(i + 1);
+        if negated {
+            continue;
+        }
+        let content: Vec<&str> = words[start..end]
+            .iter()
+            .map(String::as_str)
+            .filter(|w| !FILLER.contains(w))
+            .collect();
+        if content.is_empty() {
+            continue;
+        }
+        let phrase = content.join(" ");
+        let alternatives: Vec<String> = if content.iter().any(|w| CARVEOUT_WORDS.contains(w)) {
+            CARVEOUT_FORMS.iter().map(|s| s.to_string()).collect()
+        } else if content.contains(&"harmless") {
+            HOLD_HARMLESS.iter().map(|s| s.to_string()).collect()
+        } else {
+            // "trademark or copyright", "trademark and/or copyright": either will do.
+            content
+                .split(|w| *w == "or")
+                .map(|part| part.join(" "))
+                .filter(|part| !part.is_empty())
+                .collect()
+        };
+        if !alternatives.is_empty() {
+            out.push(Inclusion {
+                phrase,
+                alternatives,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_follows_include_or_cover_is_required() {
+        let i = inclusions("indemnification covers indirect claims");
+        assert_eq!(i.len(), 1);
+        assert_eq!(i[0].alternatives, vec!["indirect claims"]);
+        let i = inclusions("indemnification clauses that include defending claims");
+        assert_eq!(i[0].alternatives, vec!["defending claims"]);
+        let i = inclusions("indemnification that covers violation of law");
+        assert_eq!(i[0].alternatives, vec!["violation"]);
+        let i = inclusions("Indemnified party includes affiliates");
+        assert_eq!(i[0].alternatives, vec!["affiliates"]);
+    }
+
+    #[test]
+    fn alternatives_and_known_forms() {
+        let i = inclusions("IP infringement indemnity that covers trademark or copyright");
+        assert_eq!(i[0].alternatives, vec!["trademark", "copyright"]);
+        let i = inclusions("indemnification clauses that include hold harmless");
+        assert!(i[0].alternatives.contains(&"save harmless".to_string()));
+        let i = inclusions("cap clauses that include carveouts");
+        assert!(i[0].alternatives.contains(&"except".to_string()));
+    }
+
+    #[test]
+    fn negated_triggers_are_left_to_the_exclusion_reader() {
+        assert!(inclusions("indemnification clauses that do not include hold harmless").is_empty());
+        assert!(inclusions("disclaimer that doesn't cover title").is_empty());
+    }
+
+    #[test]
+    fn queries_without_a_requirement() {
+        assert!(inclusions("cap on liability").is_empty());
+        assert!(inclusions("Cap on liability without carveouts").is_empty());
+        assert!(inclusions("includes").is_empty());
+    }
+}
