@@ -9,6 +9,7 @@ use clap::Args;
 use precedent_cuad::cache::find_cuad_dir;
 use precedent_cuad::eval::{cross_validate, CvOptions, Scores, Selection};
 use precedent_cuad::legalbench::tune_on_dev;
+use precedent_cuad::novelty::NoveltyOptions;
 use precedent_cuad::stack::StackOptions;
 use precedent_cuad::TrainOptions;
 
@@ -44,8 +45,12 @@ pub struct EvalCuadArgs {
     /// Score with the first stage alone (no second stage; 5 typer fits instead of 15).
     #[arg(long)]
     pub first_stage_only: bool,
+    /// Keep the second stage's confidences: no novelty step after it (the step that scores a
+    /// prediction low when more confident ones already give its answer).
+    #[arg(long, conflicts_with = "first_stage_only")]
+    pub no_novelty: bool,
     /// Write the second stage fitted on the out-of-fold logits of all contracts (the file
-    /// shipped as crates/cuad/src/second_stage.json).
+    /// shipped as crates/cuad/src/second_stage.json), with its novelty step.
     #[arg(long, conflicts_with = "first_stage_only")]
     pub second_stage_out: Option<PathBuf>,
 }
@@ -106,6 +111,7 @@ pub fn run(args: EvalCuadArgs) -> Result<()> {
             ..TrainOptions::default()
         },
         second_stage: (!args.first_stage_only).then(StackOptions::default),
+        novelty: (!args.first_stage_only && !args.no_novelty).then(NoveltyOptions::default),
     };
     let report = cross_validate(&data, &options, |done, total| {
         eprintln!(
@@ -118,10 +124,10 @@ pub fn run(args: EvalCuadArgs) -> Result<()> {
             .with_context(|| format!("writing {}", path.display()))?;
     }
     let dev = tune_on_dev(&report.held_out_clauses);
-    let stages = if options.second_stage.is_some() {
-        "typer with its second stage (nested CV)"
-    } else {
-        "first stage only"
+    let stages = match (&options.second_stage, &options.novelty) {
+        (Some(_), Some(_)) => "typer with its second stage and novelty step (nested CV)",
+        (Some(_), None) => "typer with its second stage (nested CV)",
+        _ => "first stage only",
     };
     println!(
         "CUAD {}-fold contract-level CV, {} contracts, top {} predictions per question, {stages}",

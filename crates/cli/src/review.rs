@@ -10,7 +10,8 @@ use precedent_cuad::cache::{
     find_cuad_dir, load_or_train, load_or_train_classifier, DEFAULT_CACHE, DEFAULT_CLASSIFIER_CACHE,
 };
 use precedent_cuad::clause_classifier::{ClassifierOptions, ClauseClassifier};
-use precedent_cuad::{ClauseTyper, ScoredCandidate, TrainOptions, CATEGORIES};
+use precedent_cuad::eval::Selection;
+use precedent_cuad::{ClauseTyper, TrainOptions, CATEGORIES};
 use serde::Serialize;
 
 /// Where the clause typer and the single-clause classifier its second stage reads come from
@@ -188,31 +189,37 @@ impl Sections {
     }
 }
 
-/// Reviews one contract text: per category, the `top` most confident candidates (0 = all).
+/// Reviews one contract text: per category, the `top` most confident findings (0 = all), as
+/// CUAD's evaluation selects them ([`ClauseTyper::findings`]: near-duplicate spans dropped, and a
+/// finding that repeats what a more confident one already says scored low).
 pub fn review_text(typer: &ClauseTyper, contract: &str, text: &str, top: usize) -> ContractReview {
-    let scored: Vec<ScoredCandidate> = typer.review(text);
+    let selection = Selection {
+        top_n: if top == 0 { usize::MAX } else { top },
+        ..Selection::default()
+    };
+    let (candidates, chosen) = typer.findings(text, &selection);
     let chars = char_offsets(text);
     let sections = Sections::new(text);
     let mut findings = Vec::new();
-    for (k, category) in CATEGORIES.iter().enumerate() {
-        let mut ranked: Vec<&ScoredCandidate> = scored.iter().collect();
+    for (category, chosen) in CATEGORIES.iter().zip(chosen) {
+        let mut ranked: Vec<(usize, f32)> = chosen
+            .candidates
+            .into_iter()
+            .zip(chosen.confidence)
+            .collect();
         ranked.sort_by(|a, b| {
-            b.scores[k]
-                .total_cmp(&a.scores[k])
-                .then(a.candidate.span.start.cmp(&b.candidate.span.start))
+            b.1.total_cmp(&a.1)
+                .then(candidates[a.0].span.start.cmp(&candidates[b.0].span.start))
         });
-        if top > 0 {
-            ranked.truncate(top);
-        }
-        for c in ranked {
-            let span = c.candidate.span.clone();
+        for (i, confidence) in ranked {
+            let span = candidates[i].span.clone();
             findings.push(Finding {
                 category,
                 text: text[span.clone()].to_owned(),
                 start: chars[span.start],
                 end: chars[span.end],
                 section: sections.at(chars[span.start]),
-                confidence: c.scores[k],
+                confidence,
             });
         }
     }

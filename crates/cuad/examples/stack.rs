@@ -109,7 +109,7 @@ fn main() {
             &contracts,
             &prepared,
             folds,
-            &ClassifierOptions::default(),
+            &ClassifierOptions::for_second_stage(),
             |d, n| eprintln!("clause fit {d}/{n} {:?}", t.elapsed()),
         )
         .unwrap();
@@ -196,7 +196,7 @@ fn main() {
                 clause: Some(c),
             })
             .collect();
-        let stage = precedent_cuad::stack::SecondStage::train(
+        let mut stage = precedent_cuad::stack::SecondStage::train(
             &inputs,
             &StackOptions::default(),
             &format!(
@@ -204,10 +204,24 @@ fn main() {
                 contracts.len()
             ),
         );
+        let scores: Vec<Logits> = inputs
+            .iter()
+            .map(|i| stage.apply(i.candidates, i.logits, i.clause))
+            .collect();
+        stage.novelty = Some(precedent_cuad::eval::train_novelty(
+            &contracts,
+            &prepared.iter().collect::<Vec<_>>(),
+            &scores,
+            &Selection {
+                top_n: 20,
+                max_overlap: overlap,
+            },
+            &precedent_cuad::novelty::NoveltyOptions::default(),
+        ));
         std::fs::write(out, stage.to_json()).unwrap();
         return;
     }
-    if std::env::var("ANALYZE").is_ok() {
+    if std::env::var("ANALYZE").is_ok() && std::env::var("NOVELTY").is_err() {
         let s = stacked_scores(
             &prepared,
             &logits,
@@ -224,57 +238,107 @@ fn main() {
                 max_overlap: overlap,
             },
         );
-        // Global sweep: at 60/70/80% recall, TP and FP per category.
-        let mut all: Vec<(f64, usize, usize, usize)> = Vec::new();
-        for (k, qs) in q.iter().enumerate() {
-            for (qi, question) in qs.iter().enumerate() {
-                for (pi, p) in question.predictions.iter().enumerate() {
-                    all.push((p.confidence, k, qi, pi));
-                }
+        if let Ok(k) = std::env::var("DUMP") {
+            // One category's predictions and annotations, for reading: JSON lines per contract.
+            let k: usize = k.parse().unwrap();
+            let mut out = std::io::BufWriter::new(
+                std::fs::File::create(format!("/tmp/cuad-dump-{k}.jsonl")).unwrap(),
+            );
+            for (ci, (c, p)) in contracts.iter().zip(&prepared).enumerate() {
+                let chosen = precedent_cuad::eval::select(
+                    &p.candidates,
+                    |i| s[ci][i][k],
+                    &Selection {
+                        top_n: 100,
+                        max_overlap: overlap,
+                    },
+                );
+                let gold: Vec<String> = c.spans_of(k).map(|a| a.match_text()).collect();
+                let preds: Vec<serde_json::Value> = chosen
+                    .iter()
+                    .zip(&q[k][ci].predictions)
+                    .map(|(&i, m)| {
+                        let cand = &p.candidates[i];
+                        serde_json::json!({
+                            "i": i,
+                            "conf": m.confidence,
+                            "kind": cand.kind.name(),
+                            "start": cand.span.start,
+                            "end": cand.span.end,
+                            "matches": m.matches,
+                            "first": logits.outer[ci][i][k],
+                            "clause": clause.outer[ci][i][k],
+                            "text": &c.text[cand.span.clone()],
+                        })
+                    })
+                    .collect();
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({"contract": ci, "gold": gold, "preds": preds, "len": c.text.len()})
+                )
+                .unwrap();
             }
         }
-        all.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let n_gold: usize = q.iter().flatten().map(|x| x.n_gold).sum();
-        let mut found: Vec<Vec<Vec<bool>>> = q
-            .iter()
-            .map(|qs| qs.iter().map(|x| vec![false; x.n_gold]).collect())
+        sweep(&q);
+        return;
+    }
+    if std::env::var("NOVELTY").is_ok() {
+        // The novelty step after the second stage, nested per outer fold.
+        let t = std::time::Instant::now();
+        let tops: Vec<usize> = std::env::var("TOPS")
+            .unwrap_or("20,50".into())
+            .split(',')
+            .map(|t| t.parse().unwrap())
             .collect();
-        let mut tp = vec![0usize; N_CATEGORIES];
-        let mut fp = vec![0usize; N_CATEGORIES];
-        let mut fp_empty = vec![0usize; N_CATEGORIES];
-        let mut levels = vec![0.5, 0.6, 0.7, 0.75, 0.8];
-        for (conf, k, qi, pi) in all {
-            let question = &q[k][qi];
-            let p = &question.predictions[pi];
-            if p.matches.is_empty() {
-                fp[k] += 1;
-                if question.n_gold == 0 {
-                    fp_empty[k] += 1;
+        for top_n in tops {
+            let selection = Selection {
+                top_n,
+                max_overlap: overlap,
+            };
+            let (chosen, _) = precedent_cuad::eval::stacked_novelty(
+                &contracts,
+                &prepared,
+                &logits,
+                Some(&clause),
+                folds,
+                &StackOptions::default(),
+                &selection,
+                Some(&precedent_cuad::novelty::NoveltyOptions {
+                    skip_repeats: std::env::var("REPEATS_NEGATIVE").is_err(),
+                    epochs: std::env::var("NOVELTY_EPOCHS")
+                        .ok()
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(4),
+                    ..Default::default()
+                }),
+            );
+            eprintln!("novelty in {:?}", t.elapsed());
+            let q = precedent_cuad::eval::questions_of(&contracts, &prepared, &chosen);
+            if std::env::var("ANALYZE").is_ok() {
+                sweep(&q);
+            }
+            let (p, _, m, per) = score_questions(&q);
+            if std::env::var("PER_CATEGORY").is_ok() {
+                for c in &per {
+                    println!(
+                        "  {:<36} AUPR {:5.1} P@80R {:5.1} maxR {:5.1}",
+                        c.category,
+                        100.0 * c.scores.aupr,
+                        100.0 * c.scores.precision_at_80_recall,
+                        100.0 * c.scores.max_recall
+                    );
                 }
             }
-            for &g in &p.matches {
-                if !std::mem::replace(&mut found[k][qi][g as usize], true) {
-                    tp[k] += 1;
-                }
-            }
-            let t: usize = tp.iter().sum();
-            let f: usize = fp.iter().sum();
-            if let Some(&level) = levels.first() {
-                if t as f64 >= level * n_gold as f64 {
-                    levels.remove(0);
-                    println!("recall {level}: threshold {conf:.4} tp {t} fp {f} precision {:.3}; fp in empty questions {}", t as f64 / (t + f) as f64, fp_empty.iter().sum::<usize>());
-                    for k in 0..N_CATEGORIES {
-                        let gold: usize = q[k].iter().map(|x| x.n_gold).sum();
-                        println!(
-                            "  {:<36} gold {gold:>5} tp {:>5} fp {:>6} (empty q {:>6})",
-                            precedent_cuad::CATEGORIES[k],
-                            tp[k],
-                            fp[k],
-                            fp_empty[k]
-                        );
-                    }
-                }
-            }
+            println!(
+                "novelty top {top_n:>3}: pooled AUPR {:.1} P@80R {:.1} P@90R {:.1} maxR {:.1} | mean AUPR {:.1} P@80R {:.1}",
+                100.0 * p.aupr,
+                100.0 * p.precision_at_80_recall,
+                100.0 * p.precision_at_90_recall,
+                100.0 * p.max_recall,
+                100.0 * m.aupr,
+                100.0 * m.precision_at_80_recall
+            );
         }
         return;
     }
@@ -289,6 +353,61 @@ fn main() {
             eprintln!("stacked in {:?}", t.elapsed());
             for top_n in [20, 50] {
                 report(&format!("stacked {name}{label}"), &s, top_n);
+            }
+        }
+    }
+}
+
+/// Global sweep: at 50..80% recall, TP and FP per category.
+fn sweep(q: &[Vec<precedent_metrics::spans::Question>]) {
+    let mut all: Vec<(f64, usize, usize, usize)> = Vec::new();
+    for (k, qs) in q.iter().enumerate() {
+        for (qi, question) in qs.iter().enumerate() {
+            for (pi, p) in question.predictions.iter().enumerate() {
+                all.push((p.confidence, k, qi, pi));
+            }
+        }
+    }
+    all.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let n_gold: usize = q.iter().flatten().map(|x| x.n_gold).sum();
+    let mut found: Vec<Vec<Vec<bool>>> = q
+        .iter()
+        .map(|qs| qs.iter().map(|x| vec![false; x.n_gold]).collect())
+        .collect();
+    let mut tp = vec![0usize; N_CATEGORIES];
+    let mut fp = vec![0usize; N_CATEGORIES];
+    let mut fp_empty = vec![0usize; N_CATEGORIES];
+    let mut levels = vec![0.5, 0.6, 0.7, 0.75, 0.8];
+    for (conf, k, qi, pi) in all {
+        let question = &q[k][qi];
+        let p = &question.predictions[pi];
+        if p.matches.is_empty() {
+            fp[k] += 1;
+            if question.n_gold == 0 {
+                fp_empty[k] += 1;
+            }
+        }
+        for &g in &p.matches {
+            if !std::mem::replace(&mut found[k][qi][g as usize], true) {
+                tp[k] += 1;
+            }
+        }
+        let t: usize = tp.iter().sum();
+        let f: usize = fp.iter().sum();
+        if let Some(&level) = levels.first() {
+            if t as f64 >= level * n_gold as f64 {
+                levels.remove(0);
+                println!("recall {level}: threshold {conf:.4} tp {t} fp {f} precision {:.3}; fp in empty questions {}", t as f64 / (t + f) as f64, fp_empty.iter().sum::<usize>());
+                for k in 0..N_CATEGORIES {
+                    let gold: usize = q[k].iter().map(|x| x.n_gold).sum();
+                    println!(
+                        "  {:<36} gold {gold:>5} tp {:>5} fp {:>6} (empty q {:>6})",
+                        precedent_cuad::CATEGORIES[k],
+                        tp[k],
+                        fp[k],
+                        fp_empty[k]
+                    );
+                }
             }
         }
     }

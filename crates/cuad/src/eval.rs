@@ -14,6 +14,7 @@
 
 use std::time::Instant;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use precedent_metrics::spans::{Matching, PrCurve, Question};
@@ -23,6 +24,7 @@ use crate::clause_classifier::{
     training_examples, ClassifierOptions, ClauseClassifier, LabelledClause,
 };
 use crate::dataset::{CuadContract, CuadDataset};
+use crate::novelty::{Novelty, NoveltyOptions, Ranked};
 use crate::stack::{SecondStage, StackInput, StackOptions};
 use crate::typer::{prepare, ClauseTyper, Prepared, TrainOptions, N_CATEGORIES};
 
@@ -33,6 +35,9 @@ pub struct CvOptions {
     pub train: TrainOptions,
     /// Cross-validate the second stage too (`None`: first-stage confidences only).
     pub second_stage: Option<StackOptions>,
+    /// With the second stage, also the novelty step after it (`None`: second-stage
+    /// confidences).
+    pub novelty: Option<NoveltyOptions>,
 }
 
 /// Which scored candidates of a (contract, category) become predictions.
@@ -89,6 +94,45 @@ pub fn select(
     chosen
 }
 
+/// One question's predictions: candidate indices, most confident first by the score they were
+/// selected by, and their confidences (after the novelty step, not necessarily descending).
+#[derive(Debug, Clone, Default)]
+pub struct Chosen {
+    pub candidates: Vec<usize>,
+    pub confidence: Vec<f32>,
+}
+
+/// Per contract and category, the selected predictions of per-candidate confidences.
+pub fn choose(
+    prepared: &[Prepared],
+    scores: &[Vec<[f32; N_CATEGORIES]>],
+    selection: &Selection,
+) -> Vec<Vec<Chosen>> {
+    prepared
+        .iter()
+        .zip(scores)
+        .map(|(p, scores)| choose_one(&p.candidates, scores, selection))
+        .collect()
+}
+
+/// Per category, the selected predictions of one contract.
+pub(crate) fn choose_one(
+    candidates: &[crate::candidates::Candidate],
+    scores: &[[f32; N_CATEGORIES]],
+    selection: &Selection,
+) -> Vec<Chosen> {
+    (0..N_CATEGORIES)
+        .map(|k| {
+            let candidates = select(candidates, |i| scores[i][k], selection);
+            let confidence = candidates.iter().map(|&i| scores[i][k]).collect();
+            Chosen {
+                candidates,
+                confidence,
+            }
+        })
+        .collect()
+}
+
 /// The CUAD questions (per category, one per contract) from out-of-fold confidences.
 pub fn questions(
     contracts: &[&CuadContract],
@@ -96,18 +140,23 @@ pub fn questions(
     scores: &[Vec<[f32; N_CATEGORIES]>],
     selection: &Selection,
 ) -> Vec<Vec<Question>> {
+    questions_of(contracts, prepared, &choose(prepared, scores, selection))
+}
+
+/// The CUAD questions of chosen predictions.
+pub fn questions_of(
+    contracts: &[&CuadContract],
+    prepared: &[Prepared],
+    chosen: &[Vec<Chosen>],
+) -> Vec<Vec<Question>> {
     let mut questions: Vec<Vec<Question>> = vec![Vec::new(); N_CATEGORIES];
-    for ((contract, p), scores) in contracts.iter().zip(prepared).zip(scores) {
-        for (k, category_questions) in questions.iter_mut().enumerate() {
-            let chosen = select(&p.candidates, |i| scores[i][k], selection);
-            let predictions: Vec<(&str, f64)> = chosen
+    for ((contract, p), chosen) in contracts.iter().zip(prepared).zip(chosen) {
+        for ((k, category_questions), c) in questions.iter_mut().enumerate().zip(chosen) {
+            let predictions: Vec<(&str, f64)> = c
+                .candidates
                 .iter()
-                .map(|&i| {
-                    (
-                        &contract.text[p.candidates[i].span.clone()],
-                        f64::from(scores[i][k]),
-                    )
-                })
+                .zip(&c.confidence)
+                .map(|(&i, &s)| (&contract.text[p.candidates[i].span.clone()], f64::from(s)))
                 .collect();
             let gold: Vec<String> = contract.spans_of(k).map(|a| a.match_text()).collect();
             let gold: Vec<&str> = gold.iter().map(String::as_str).collect();
@@ -117,6 +166,126 @@ pub fn questions(
     questions
 }
 
+/// Fits the novelty step ([`crate::novelty`]) on labelled contracts' predictions chosen by
+/// second-stage `scores` (which must not come from a model that saw the contracts it will be
+/// applied to).
+pub fn train_novelty(
+    contracts: &[&CuadContract],
+    prepared: &[&Prepared],
+    scores: &[Vec<[f32; N_CATEGORIES]>],
+    selection: &Selection,
+    options: &NoveltyOptions,
+) -> Novelty {
+    let owned: Vec<Vec<Chosen>> = prepared
+        .iter()
+        .zip(scores)
+        .map(|(p, scores)| choose_one(&p.candidates, scores, selection))
+        .collect();
+    let mut rows = Vec::new();
+    for ((contract, p), chosen) in contracts.iter().zip(prepared).zip(&owned) {
+        for (k, c) in chosen.iter().enumerate() {
+            let predictions: Vec<(&str, f64)> = c
+                .candidates
+                .iter()
+                .map(|&i| (&contract.text[p.candidates[i].span.clone()], 0.0))
+                .collect();
+            let gold: Vec<String> = contract.spans_of(k).map(|a| a.match_text()).collect();
+            let gold: Vec<&str> = gold.iter().map(String::as_str).collect();
+            let q = Question::matched(&gold, &predictions, substring_ok(k));
+            rows.push((
+                Ranked {
+                    category: k,
+                    text: &contract.text,
+                    candidates: &p.candidates,
+                    chosen: &c.candidates,
+                    confidence: &c.confidence,
+                },
+                q.predictions.into_iter().map(|m| m.matches).collect(),
+            ));
+        }
+    }
+    Novelty::train(&rows, options)
+}
+
+/// Replaces chosen predictions' confidences (per category of one contract `text` with
+/// `candidates`) by the novelty step's.
+pub fn apply_novelty(
+    novelty: &Novelty,
+    text: &str,
+    candidates: &[crate::candidates::Candidate],
+    chosen: &mut [Chosen],
+) {
+    for (k, c) in chosen.iter_mut().enumerate() {
+        c.confidence = novelty.apply(&Ranked {
+            category: k,
+            text,
+            candidates,
+            chosen: &c.candidates,
+            confidence: &c.confidence,
+        });
+    }
+}
+
+/// Held-out predictions from nested logits as [`stacked_scores`] makes them, then (with
+/// `novelty`) re-scored by a novelty step fitted per outer fold on the training contracts'
+/// predictions, chosen by that fold's second stage from their inner logits (the regime it was
+/// trained in), so no held-out label reaches it either. Also returns the second-stage scores.
+#[allow(clippy::too_many_arguments)]
+pub fn stacked_novelty(
+    contracts: &[&CuadContract],
+    prepared: &[Prepared],
+    logits: &FoldLogits,
+    clause: Option<&FoldLogits>,
+    folds: usize,
+    options: &StackOptions,
+    selection: &Selection,
+    novelty: Option<&NoveltyOptions>,
+) -> (Vec<Vec<Chosen>>, Vec<Vec<[f32; N_CATEGORIES]>>) {
+    let fold_of = |i: usize| i % folds;
+    let mut chosen = vec![Vec::new(); prepared.len()];
+    let mut scores = vec![Vec::new(); prepared.len()];
+    for f in 0..folds {
+        let training: Vec<usize> = (0..prepared.len())
+            .filter(|&ci| fold_of(ci) != f && logits.inner[ci][f].is_some())
+            .filter(|&ci| clause.is_none_or(|c| c.inner[ci][f].is_some()))
+            .collect();
+        let inputs: Vec<StackInput> = training
+            .iter()
+            .map(|&ci| StackInput {
+                candidates: &prepared[ci].candidates,
+                logits: logits.inner[ci][f].as_deref().unwrap_or(&[]),
+                bits: &prepared[ci].bits,
+                clause: clause.and_then(|c| c.inner[ci][f].as_deref()),
+            })
+            .collect();
+        let stage = SecondStage::train(&inputs, options, &format!("cv outer fold {f}"));
+        let model = novelty.map(|novelty| {
+            let train_scores: Vec<Vec<[f32; N_CATEGORIES]>> = inputs
+                .par_iter()
+                .map(|i| stage.apply(i.candidates, i.logits, i.clause))
+                .collect();
+            train_novelty(
+                &training.iter().map(|&ci| contracts[ci]).collect::<Vec<_>>(),
+                &training.iter().map(|&ci| &prepared[ci]).collect::<Vec<_>>(),
+                &train_scores,
+                selection,
+                novelty,
+            )
+        });
+        for (ci, p) in prepared.iter().enumerate() {
+            if fold_of(ci) == f {
+                let c = clause.map(|c| c.outer[ci].as_slice());
+                scores[ci] = stage.apply(&p.candidates, &logits.outer[ci], c);
+                chosen[ci] = choose_one(&p.candidates, &scores[ci], selection);
+                if let Some(model) = &model {
+                    apply_novelty(model, &contracts[ci].text, &p.candidates, &mut chosen[ci]);
+                }
+            }
+        }
+    }
+    (chosen, scores)
+}
+
 impl Default for CvOptions {
     fn default() -> Self {
         CvOptions {
@@ -124,6 +293,7 @@ impl Default for CvOptions {
             selection: Selection::default(),
             train: TrainOptions::default(),
             second_stage: Some(StackOptions::default()),
+            novelty: Some(NoveltyOptions::default()),
         }
     }
 }
@@ -463,7 +633,7 @@ pub fn cross_validate(
         },
         |done, _| progress(done, total_fits),
     );
-    let (out_of_fold, second_stage) = match &options.second_stage {
+    let (chosen, out_of_fold, second_stage) = match &options.second_stage {
         Some(stack) => {
             let clause = fold_clause_logits(
                 &contracts,
@@ -472,7 +642,16 @@ pub fn cross_validate(
                 &ClassifierOptions::for_second_stage(),
                 |done, _| progress(first_stage_fits + done, total_fits),
             )?;
-            let scores = stacked_scores(&prepared, &logits, Some(&clause), folds, stack);
+            let (chosen, scores) = stacked_novelty(
+                &contracts,
+                &prepared,
+                &logits,
+                Some(&clause),
+                folds,
+                stack,
+                &options.selection,
+                options.novelty.as_ref(),
+            );
             let inputs: Vec<StackInput> = prepared
                 .iter()
                 .zip(&logits.outer)
@@ -484,7 +663,7 @@ pub fn cross_validate(
                     clause: Some(c),
                 })
                 .collect();
-            let all = SecondStage::train(
+            let mut all = SecondStage::train(
                 &inputs,
                 stack,
                 &format!(
@@ -492,18 +671,32 @@ pub fn cross_validate(
                     contracts.len()
                 ),
             );
-            (scores, Some(all))
+            if let Some(novelty) = &options.novelty {
+                let all_scores: Vec<Vec<[f32; N_CATEGORIES]>> = inputs
+                    .par_iter()
+                    .map(|i| all.apply(i.candidates, i.logits, i.clause))
+                    .collect();
+                let prepared: Vec<&Prepared> = prepared.iter().collect();
+                all.novelty = Some(train_novelty(
+                    &contracts,
+                    &prepared,
+                    &all_scores,
+                    &options.selection,
+                    novelty,
+                ));
+            }
+            (chosen, scores, Some(all))
         }
-        None => (
-            logits
+        None => {
+            let scores: Vec<Vec<[f32; N_CATEGORIES]>> = logits
                 .outer
                 .iter()
                 .map(|c| c.iter().map(|l| l.map(sigmoid)).collect())
-                .collect(),
-            None,
-        ),
+                .collect();
+            (choose(&prepared, &scores, &options.selection), scores, None)
+        }
     };
-    let questions = questions(&contracts, &prepared, &out_of_fold, &options.selection);
+    let questions = questions_of(&contracts, &prepared, &chosen);
     let (pooled, pooled_one_to_one, category_mean, per_category) = score_questions(&questions);
     let (mut annotations, mut reachable) = (0usize, 0usize);
     for (c, p) in contracts.iter().zip(&prepared) {

@@ -10,6 +10,7 @@ pub mod eval;
 pub mod features;
 pub mod labels;
 pub mod legalbench;
+pub mod novelty;
 pub mod place;
 mod pylist;
 pub mod stack;

@@ -24,10 +24,11 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::candidates::{Candidate, Kind};
+use crate::novelty::Novelty;
 use crate::typer::{shuffled, N_CATEGORIES};
 
 /// Bumped when the features change (older weight files are refused).
-pub const SECOND_STAGE_VERSION: u32 = 2;
+pub const SECOND_STAGE_VERSION: u32 = 3;
 
 /// Features owned by each category: its own Platt scaling and contract-level evidence (6), the
 /// candidate's logits for every category, and the contract's best logit for every category
@@ -293,6 +294,10 @@ pub struct SecondStage {
     /// What it was fitted on.
     pub data: String,
     pub weights: Vec<f32>,
+    /// The novelty step fitted on this stage's selected predictions ([`crate::novelty`]);
+    /// `None` keeps the second stage's confidences.
+    #[serde(default)]
+    pub novelty: Option<Novelty>,
 }
 
 /// The weights shipped with the typer (see the module docs for how they are made).
@@ -312,7 +317,12 @@ impl SecondStage {
     pub fn from_json(json: &str) -> anyhow::Result<Self> {
         let stage: SecondStage = serde_json::from_str(json)?;
         anyhow::ensure!(
-            stage.version == SECOND_STAGE_VERSION && stage.weights.len() == STACK_DIM,
+            stage.version == SECOND_STAGE_VERSION
+                && stage.weights.len() == STACK_DIM
+                && stage
+                    .novelty
+                    .as_ref()
+                    .is_none_or(|n| n.weights.len() == crate::novelty::NOVELTY_DIM),
             "second stage of version {} with {} weights; this build needs version {SECOND_STAGE_VERSION} with {STACK_DIM}",
             stage.version,
             stage.weights.len()
@@ -371,6 +381,7 @@ impl SecondStage {
             positives: rows.iter().filter(|(_, y)| *y).count(),
             data: data.to_owned(),
             weights: w,
+            novelty: None,
         }
     }
 
@@ -521,6 +532,11 @@ mod tests {
         let stage = SecondStage::shipped();
         assert_eq!(stage.weights.len(), STACK_DIM);
         assert!(stage.rows > 0 && stage.positives > 0);
+        let novelty = stage
+            .novelty
+            .as_ref()
+            .expect("shipped with its novelty step");
+        assert_eq!(novelty.weights.len(), crate::novelty::NOVELTY_DIM);
         let again = SecondStage::from_json(&stage.to_json()).unwrap();
         assert_eq!(again, stage);
         let mut wrong = stage.clone();

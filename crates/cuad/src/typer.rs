@@ -19,6 +19,7 @@ use crate::candidates::{candidates, Candidate, Kind};
 use crate::categories::CATEGORIES;
 use crate::clause_classifier::ClauseClassifier;
 use crate::dataset::CuadContract;
+use crate::eval::{apply_novelty, choose_one, Chosen, Selection};
 use crate::features::{candidate_features, Featurizer, SparseVec, DIM};
 use crate::labels::label;
 use crate::stack::SecondStage;
@@ -268,6 +269,28 @@ impl ClauseTyper {
             .zip(scores)
             .map(|(candidate, scores)| ScoredCandidate { candidate, scores })
             .collect()
+    }
+
+    /// A contract's findings per category, as `precedent review` lists them and CUAD's
+    /// evaluation scores them: the candidates `selection` keeps from the second-stage confidences
+    /// (near-duplicates dropped), re-scored by the novelty step when the second stage has one
+    /// ([`crate::novelty`]: a repeat of what a more confident finding already says scores low).
+    pub fn findings(&self, text: &str, selection: &Selection) -> (Vec<Candidate>, Vec<Chosen>) {
+        let candidates = candidates(text);
+        let logits: Vec<[f32; N_CATEGORIES]> = candidates
+            .iter()
+            .map(|c| self.logits(&candidate_features(&self.featurizer, text, c)))
+            .collect();
+        let scores = self.contract_scores(text, &candidates, &logits);
+        let mut chosen = choose_one(&candidates, &scores, selection);
+        let novelty = match (&self.second_stage, &self.clause_classifier) {
+            (Some(stage), Some(_)) => stage.novelty.as_ref(),
+            _ => None,
+        };
+        if let Some(novelty) = novelty {
+            apply_novelty(novelty, text, &candidates, &mut chosen);
+        }
+        (candidates, chosen)
     }
 
     /// First-stage logits of a prepared contract (features already computed).
