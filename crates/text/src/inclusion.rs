@@ -67,10 +67,40 @@ const FILLER: &[&str] = &[
 /// Hold-harmless language as clauses write it (checked word by word, so "hold X harmless" counts).
 const HOLD_HARMLESS: &[&str] = &["hold harmless", "save harmless", "held harmless"];
 
+/// "Subject to law": the protection applies only as far as the law allows, which clauses say
+/// as "to the maximum extent permitted by applicable law", "unless prohibited by law".
+const SUBJECT_TO_LAW: &[&str] = &[
+    "subject to law",
+    "subject to laws",
+    "subject to the law",
+    "subject to applicable law",
+    "subject to applicable laws",
+    "subject to governing law",
+];
+
+/// How clauses make a protection subject to law (all words of one form, any order).
+const LAW_LIMIT_FORMS: &[&str] = &[
+    "permitted law",
+    "permissible law",
+    "applicable law",
+    "prohibited law",
+    "required law",
+    "mandatory law",
+];
+
 /// The requirements of a query, in the order the query states them.
 pub fn inclusions(query: &str) -> Vec<Inclusion> {
     let words = crate::lowercase_words(query);
     let mut out = Vec::new();
+    if SUBJECT_TO_LAW
+        .iter()
+        .any(|p| crate::contains_phrase(&words, p))
+    {
+        out.push(Inclusion {
+            phrase: "subject to law".to_owned(),
+            alternatives: LAW_LIMIT_FORMS.iter().map(|s| s.to_string()).collect(),
+        });
+    }
     let mut i = 0;
     while i < words.len() {
         if !TRIGGERS.contains(&words[i].as_str()) {
@@ -146,6 +176,14 @@ mod tests {
         assert!(i[0].alternatives.contains(&"save harmless".to_string()));
         let i = inclusions("cap clauses that include carveouts");
         assert!(i[0].alternatives.contains(&"except".to_string()));
+    }
+
+    #[test]
+    fn subject_to_law_requires_language_deferring_to_law() {
+        let i = inclusions("indirect damage waiver is subject to law");
+        assert_eq!(i.len(), 1);
+        assert!(i[0].alternatives.contains(&"permitted law".to_string()));
+        assert!(inclusions("compliance with law carveout to cap on liability").is_empty());
     }
 
     #[test]
