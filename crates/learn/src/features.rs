@@ -507,8 +507,8 @@ fn dedup(terms: Vec<String>) -> Vec<String> {
         .collect()
 }
 
-/// How many places a clause that goes against the query ([`FeatureExtractor::against_query`])
-/// moves down the learned ranking.
+/// How many clauses that fit the query a clause that goes against it
+/// ([`FeatureExtractor::against_query`]) moves below in the learned ranking.
 ///
 /// A demotion, not a filter: the constraint is read from the query by rules, and a clause can
 /// say "except" about something else than the cap the lawyer asked about (in ACORD's ratings, 2
@@ -518,8 +518,14 @@ fn dedup(terms: Vec<String>) -> Vec<String> {
 /// measuring; see BENCHMARKS.md for the figures at other values.
 pub const AGAINST_QUERY_DEMOTION: usize = 10;
 
-/// Moves each flagged row about `places` places down: its score becomes just below the score
-/// of the row `places` ranks under it (scores keep the ranker's scale for display).
+/// Moves each flagged row down past the next `places` rows that are *not* flagged: its score
+/// becomes just below the score of the `places`-th unflagged row under it, flagged rows keep
+/// their order among themselves, and scores keep the ranker's scale for display.
+///
+/// Counting only unflagged rows matters when the top is full of flagged ones: in "indemnification
+/// clauses that do not include hold harmless" nearly every strong indemnity says "hold harmless",
+/// and moving each of them ten places down the original list only swapped them among
+/// themselves, leaving the first page unchanged.
 pub fn demote_against_query(scores: &mut [f32], flagged: &[bool], places: usize) {
     let n = scores.len().min(flagged.len());
     if n == 0 || places == 0 {
@@ -527,11 +533,31 @@ pub fn demote_against_query(scores: &mut [f32], flagged: &[bool], places: usize)
     }
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
-    let original: Vec<f32> = scores.to_vec();
-    for (rank, &i) in order.iter().enumerate() {
+    let kept: Vec<usize> = order.iter().copied().filter(|&i| !flagged[i]).collect();
+    if kept.is_empty() {
+        return;
+    }
+    // Flagged rows grouped by the unflagged row they land under, in their original order.
+    let mut groups: Vec<Vec<usize>> = vec![Vec::new(); kept.len()];
+    let mut kept_above = 0;
+    for &i in &order {
         if flagged[i] {
-            let below = order[(rank + places).min(n - 1)];
-            scores[i] = original[below] - 1e-4 * (1.0 + original[below].abs());
+            groups[(kept_above + places - 1).min(kept.len() - 1)].push(i);
+        } else {
+            kept_above += 1;
+        }
+    }
+    for (slot, group) in groups.iter().enumerate() {
+        let upper = scores[kept[slot]];
+        let gap = match kept.get(slot + 1) {
+            Some(&next) => (upper - scores[next]).max(0.0),
+            None => 1e-3 * (1.0 + upper.abs()),
+        };
+        let m = group.len() as f32;
+        for (t, &i) in group.iter().enumerate() {
+            // Strictly between this unflagged row and the next (ties aside), in order.
+            let step = if gap > 0.0 { gap } else { 1e-4 * (1.0 + upper.abs()) };
+            scores[i] = upper - step * (t as f32 + 1.0) / (m + 1.0);
         }
     }
 }
@@ -554,6 +580,17 @@ mod tests {
         // Row 0 lands just under row 2 (two places down); row 4, second to last, goes last.
         assert_eq!(ranking(&scores), vec![1, 2, 0, 3, 5, 4]);
         assert!(scores[0] < 7.0 && scores[0] > 6.0);
+    }
+
+    #[test]
+    fn flagged_rows_pass_unflagged_ones_not_each_other() {
+        // The top four go against the query: each must end below two rows that fit it, and the
+        // four keep their order among themselves.
+        let mut scores = vec![9.0, 8.5, 8.0, 7.5, 5.0, 4.0, 3.0];
+        let flagged = [true, true, true, true, false, false, false];
+        demote_against_query(&mut scores, &flagged, 2);
+        assert_eq!(ranking(&scores), vec![4, 5, 0, 1, 2, 3, 6]);
+        assert!(scores[3] > 3.0);
     }
 
     #[test]

@@ -113,12 +113,12 @@ pub(crate) const CARVEOUT_WORDS: &[&str] = &[
     "qualifications",
 ];
 
-const HOLD_HARMLESS_FORMS: &[&str] = &[
-    "hold harmless",
-    "holds harmless",
-    "held harmless",
-    "save harmless",
-];
+/// Hold-harmless language as clauses write it: the word "harmless" alone, because the parties sit
+/// between the verb and it ("hold the Company harmless", "save and hold the other harmless") and a
+/// contract uses the word for little else. Matching only "hold harmless" next to each other missed
+/// 5 of the 20 two-star clauses of "indemnification clauses that do not include hold harmless"
+/// (all 20 say "harmless", none of its 15 clauses rated three stars or more does).
+const HOLD_HARMLESS_FORMS: &[&str] = &["harmless"];
 
 /// The exclusions of a query, in the order the query states them.
 pub fn exclusions(query: &str) -> Vec<Exclusion> {
@@ -184,7 +184,7 @@ mod tests {
         let e = exclusions("indemnification clauses that do not include hold harmless");
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].phrase, "hold harmless");
-        assert!(e[0].surface_forms.contains(&"held harmless".to_string()));
+        assert_eq!(e[0].surface_forms, vec!["harmless".to_string()]);
     }
 
     #[test]

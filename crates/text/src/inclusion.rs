@@ -88,10 +88,92 @@ const LAW_LIMIT_FORMS: &[&str] = &[
     "mandatory law",
 ];
 
+/// Capitalised words before "Governing Law" that are not a place ("Clause Governing Law").
+const NOT_PLACES: &[&str] = &[
+    "clause",
+    "clauses",
+    "provision",
+    "provisions",
+    "the",
+    "a",
+    "an",
+];
+
+/// Adjectives clauses use for a place instead of its name ("English law", "Swiss law").
+const PLACE_ADJECTIVES: &[(&str, &str)] = &[
+    ("england", "english"),
+    ("scotland", "scottish"),
+    ("ireland", "irish"),
+    ("france", "french"),
+    ("germany", "german"),
+    ("switzerland", "swiss"),
+    ("japan", "japanese"),
+    ("china", "chinese"),
+    ("canada", "canadian"),
+    ("israel", "israeli"),
+    ("netherlands", "dutch"),
+    ("sweden", "swedish"),
+];
+
+/// The place whose law a governing-law query asks for: "New York Governing Law", "England
+/// Governing Law", "governing law of Delaware". The place is the run of capitalised words next to
+/// the phrase, so "Clause with multiple governing laws" and "Governing Law excluding UCC" name
+/// none.
+///
+/// Why a requirement: a governing-law clause of another place is the textbook two-star answer (right
+/// clause type, wrong law). In ACORD's training ratings for "New York Governing Law" all 12 clauses
+/// rated three stars or more say "New York", none of the 20 two-star clauses do (14 name Delaware,
+/// California, Texas or England).
+fn governing_law_place(query: &str) -> Option<Inclusion> {
+    let words: Vec<&str> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let at = (0..lower.len().saturating_sub(1))
+        .find(|&i| lower[i] == "governing" && (lower[i + 1] == "law" || lower[i + 1] == "laws"))?;
+    let is_place_word = |i: usize| {
+        words[i].chars().next().is_some_and(char::is_uppercase)
+            && !NOT_PLACES.contains(&lower[i].as_str())
+    };
+    let mut start = at;
+    while start > 0 && is_place_word(start - 1) {
+        start -= 1;
+    }
+    let place: Vec<&str> = if start < at {
+        lower[start..at].iter().map(String::as_str).collect()
+    } else {
+        // "Governing Law of New York", "governing law of England".
+        let after = at + 2;
+        if lower.get(after).map(String::as_str) != Some("of") {
+            return None;
+        }
+        let mut end = after + 1;
+        while end < words.len() && is_place_word(end) {
+            end += 1;
+        }
+        lower[after + 1..end].iter().map(String::as_str).collect()
+    };
+    if place.is_empty() {
+        return None;
+    }
+    let phrase = place.join(" ");
+    let mut alternatives = vec![phrase.clone()];
+    if let [single] = place.as_slice() {
+        if let Some((_, adjective)) = PLACE_ADJECTIVES.iter().find(|(name, _)| name == single) {
+            alternatives.push((*adjective).to_owned());
+        }
+    }
+    Some(Inclusion {
+        phrase,
+        alternatives,
+    })
+}
+
 /// The requirements of a query, in the order the query states them.
 pub fn inclusions(query: &str) -> Vec<Inclusion> {
     let words = crate::lowercase_words(query);
-    let mut out = Vec::new();
+    let mut out: Vec<Inclusion> = governing_law_place(query).into_iter().collect();
     if SUBJECT_TO_LAW
         .iter()
         .any(|p| crate::contains_phrase(&words, p))
@@ -184,6 +266,28 @@ mod tests {
         assert_eq!(i.len(), 1);
         assert!(i[0].alternatives.contains(&"permitted law".to_string()));
         assert!(inclusions("compliance with law carveout to cap on liability").is_empty());
+    }
+
+    #[test]
+    fn a_governing_law_query_requires_the_place_it_names() {
+        let ny = inclusions("New York Governing Law");
+        assert_eq!(ny.len(), 1);
+        assert_eq!(ny[0].alternatives, vec!["new york".to_string()]);
+        let england = inclusions("England Governing Law");
+        assert_eq!(
+            england[0].alternatives,
+            vec!["england".to_string(), "english".to_string()]
+        );
+        assert_eq!(
+            inclusions("governing law of Delaware")[0].alternatives,
+            vec!["delaware".to_string()]
+        );
+        assert!(inclusions("Clause with multiple governing laws").is_empty());
+        assert!(
+            inclusions("Governing Law excluding UCC or other similar regulatory frameworks")
+                .is_empty()
+        );
+        assert!(inclusions("Governing Law").is_empty());
     }
 
     #[test]

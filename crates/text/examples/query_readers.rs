@@ -1,0 +1,30 @@
+//! Prints what each query-constraint reader makes of queries given one per line on stdin, so a
+//! new reader can be checked against every query before measuring it.
+use std::io::BufRead;
+
+fn main() -> std::io::Result<()> {
+    for line in std::io::stdin().lock().lines() {
+        let query = line?;
+        let mut found = Vec::new();
+        for e in precedent_text::exclusions(&query) {
+            found.push(format!("excludes {:?}", e.surface_forms));
+        }
+        for i in precedent_text::inclusions(&query) {
+            found.push(format!("requires {:?}", i.alternatives));
+        }
+        if let Some(side) = precedent_text::favoured_side(&query) {
+            found.push(format!("side {side:?}"));
+        }
+        for l in precedent_text::required_limits(&query) {
+            found.push(format!("limit {l:?}"));
+        }
+        if let Some(r) = precedent_text::wanted_reciprocity(&query) {
+            found.push(format!("reciprocity {r:?}"));
+        }
+        if let Some(c) = precedent_text::wanted_claim_source(&query) {
+            found.push(format!("claims {c:?}"));
+        }
+        println!("{query}\n    {}", found.join("; "));
+    }
+    Ok(())
+}
