@@ -556,7 +556,11 @@ pub fn demote_against_query(scores: &mut [f32], flagged: &[bool], places: usize)
         let m = group.len() as f32;
         for (t, &i) in group.iter().enumerate() {
             // Strictly between this unflagged row and the next (ties aside), in order.
-            let step = if gap > 0.0 { gap } else { 1e-4 * (1.0 + upper.abs()) };
+            let step = if gap > 0.0 {
+                gap
+            } else {
+                1e-4 * (1.0 + upper.abs())
+            };
             scores[i] = upper - step * (t as f32 + 1.0) / (m + 1.0);
         }
     }
