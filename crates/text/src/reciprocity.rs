@@ -56,10 +56,49 @@ const MUTUAL_PHRASES: &[&str] = &[
     "neither of the parties",
     "either of the parties",
     "each of the parties",
-    "the other party",
     "mutual",
     "mutually",
 ];
+
+/// Phrases that by themselves state a duty both ways ("the Parties shall indemnify and defend
+/// each other", "the liability of one Party to the other"): each counts as two mutual phrases,
+/// enough for a plainly mutual clause.
+const RECIPROCAL_PHRASES: &[&str] = &["each other", "one another", "one party to the other"];
+
+/// Words after "the other" that make it something else than the other party ("the other
+/// provisions of this Agreement").
+const OTHER_NOT_A_PARTY: &[&str] = &[
+    "provisions",
+    "provision",
+    "terms",
+    "term",
+    "hand",
+    "sections",
+    "section",
+    "articles",
+    "article",
+    "conditions",
+    "products",
+    "product",
+    "services",
+    "than",
+    "remedies",
+    "rights",
+];
+
+/// "The other" as the counterparty ("indemnify and hold harmless the other", "the other
+/// Party"), the counterpart of "each party" in a rule stated once for both sides.
+fn the_other(words: &[String]) -> usize {
+    (0..words.len().saturating_sub(1))
+        .filter(|&i| {
+            words[i] == "the"
+                && words[i + 1] == "other"
+                && words
+                    .get(i + 2)
+                    .is_none_or(|n| !OTHER_NOT_A_PARTY.contains(&n.as_str()))
+        })
+        .count()
+}
 
 /// "Neither Licensor nor Licensee shall be liable": the two parties named in one rule.
 fn neither_nor(words: &[String]) -> usize {
@@ -125,6 +164,11 @@ impl Sharing {
             .iter()
             .map(|phrase| crate::count_phrase(&words, phrase))
             .sum::<usize>()
+            + 2 * RECIPROCAL_PHRASES
+                .iter()
+                .map(|phrase| crate::count_phrase(&words, phrase))
+                .sum::<usize>()
+            + the_other(&words)
             + neither_nor(&words);
         let mut indemnitors: Vec<String> = Vec::new();
         let mut note = |name: &str| {
@@ -227,6 +271,33 @@ mod tests {
              8.2 Indemnification by OntoChem. OntoChem will indemnify Anixa from any claim.",
         );
         assert_eq!(headed.indemnitors, 2);
+    }
+
+    #[test]
+    fn rules_stated_once_for_both_parties_are_mutual() {
+        // Real clauses from the ACORD corpus that the phrase list alone read as one-sided.
+        let each_other = Sharing::of(
+            "25. Indemnification. The Parties shall indemnify, hold harmless, and defend each \
+             other, their heirs, successors, and assigns, from and against any and all losses.",
+        );
+        assert!(each_other.works_against(Reciprocity::OneSided));
+        let the_other = Sharing::of(
+            "8.1 Each Party shall at all times indemnify and hold harmless the other, its \
+             directors, officers, employees and any others for whom it may be responsible.",
+        );
+        assert!(the_other.works_against(Reciprocity::OneSided));
+        let one_to_the_other = Sharing::of(
+            "9.1 The maximum liability of one Party to the other Party and its affiliates in \
+             relation to this Agreement will be [***] (\"Liability Cap\").",
+        );
+        assert!(one_to_the_other.works_against(Reciprocity::OneSided));
+        // "The other provisions" is not the other party.
+        let one_sided = Sharing::of(
+            "Notwithstanding the other provisions of this Agreement, Supplier shall indemnify \
+             Customer against any claim.",
+        );
+        assert_eq!(one_sided.mutual_phrases, 0);
+        assert!(one_sided.works_against(Reciprocity::Mutual));
     }
 
     #[test]
