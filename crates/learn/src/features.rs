@@ -549,19 +549,16 @@ pub fn demote_against_query(scores: &mut [f32], flagged: &[bool], places: usize)
     }
     for (slot, group) in groups.iter().enumerate() {
         let upper = scores[kept[slot]];
-        let gap = match kept.get(slot + 1) {
-            Some(&next) => (upper - scores[next]).max(0.0),
+        // The room down to the next unflagged row (a small step below the last one or a tie).
+        let room = match kept.get(slot + 1) {
+            Some(&next) if upper > scores[next] => upper - scores[next],
+            Some(_) => 1e-4 * (1.0 + upper.abs()),
             None => 1e-3 * (1.0 + upper.abs()),
         };
         let m = group.len() as f32;
         for (t, &i) in group.iter().enumerate() {
             // Strictly between this unflagged row and the next (ties aside), in order.
-            let step = if gap > 0.0 {
-                gap
-            } else {
-                1e-4 * (1.0 + upper.abs())
-            };
-            scores[i] = upper - step * (t as f32 + 1.0) / (m + 1.0);
+            scores[i] = upper - room * (t as f32 + 1.0) / (m + 1.0);
         }
     }
 }

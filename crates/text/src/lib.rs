@@ -55,6 +55,11 @@ pub(crate) fn count_phrase(words: &[String], phrase: &str) -> usize {
         .count()
 }
 
+/// How many times any of `phrases` occurs in `words`, each occurrence of each phrase counted.
+pub(crate) fn count_phrases(words: &[String], phrases: &[&str]) -> usize {
+    phrases.iter().map(|p| count_phrase(words, p)).sum()
+}
+
 /// Lucene's `EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`.
 ///
 /// Note that it contains "no" and "not": for clause retrieval that loses "no event" and

@@ -160,14 +160,8 @@ impl Sharing {
     /// Reads `text` (raw clause text; case is ignored).
     pub fn of(text: &str) -> Sharing {
         let words = crate::lowercase_words(text);
-        let mutual_phrases = MUTUAL_PHRASES
-            .iter()
-            .map(|phrase| crate::count_phrase(&words, phrase))
-            .sum::<usize>()
-            + 2 * RECIPROCAL_PHRASES
-                .iter()
-                .map(|phrase| crate::count_phrase(&words, phrase))
-                .sum::<usize>()
+        let mutual_phrases = crate::count_phrases(&words, MUTUAL_PHRASES)
+            + 2 * crate::count_phrases(&words, RECIPROCAL_PHRASES)
             + the_other(&words)
             + neither_nor(&words);
         let mut indemnitors: Vec<String> = Vec::new();

@@ -159,10 +159,9 @@ impl Balance {
     /// Counts in `text` (raw clause text; case is ignored).
     pub fn of(text: &str) -> Balance {
         let words = crate::lowercase_words(text);
-        let count_phrase = |phrase: &str| crate::count_phrase(&words, phrase);
         Balance {
-            mutual_phrases: MUTUAL_PHRASES.iter().map(|p| count_phrase(p)).sum(),
-            carveouts: CARVEOUT_PHRASES.iter().map(|p| count_phrase(p)).sum(),
+            mutual_phrases: crate::count_phrases(&words, MUTUAL_PHRASES),
+            carveouts: crate::count_phrases(&words, CARVEOUT_PHRASES),
         }
     }
 
