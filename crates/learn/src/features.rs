@@ -90,6 +90,9 @@ struct ClauseProfile {
     third_parties: bool,
     /// The limits (duration, territory) the clause states.
     stated_limits: Vec<precedent_text::Limit>,
+    /// The longest duration the clause states as a number, in months, for queries that bound
+    /// the length of a covenant ("longer than 12 months").
+    longest_duration: Option<f32>,
     /// Distribution over CUAD types (when the memory has type profiles).
     cuad_types: Option<Vec<f32>>,
     /// Cosine to each category centroid of the memory.
@@ -171,6 +174,7 @@ impl FeatureExtractor {
             .into_iter()
             .filter(|l| l.stated_in(&text))
             .collect(),
+            longest_duration: precedent_text::longest_duration_months(&text),
             terms: terms.into_iter().collect(),
             cuad_types: self
                 .memory
@@ -241,7 +245,9 @@ impl FeatureExtractor {
     /// it is one-sided where the query asks for a mutual clause or plainly mutual where it asks
     /// for a unilateral one ("mutual indemnification provisions"; see
     /// [`precedent_text::reciprocity`]), or it covers the other kind of claims than an
-    /// indemnity query names ("first party indemnification"; see [`precedent_text::claims`]).
+    /// indemnity query names ("first party indemnification"; see [`precedent_text::claims`]), or
+    /// its longest stated duration misses a bound the query puts on it ("not bound by time or
+    /// longer than 12 months"; see [`precedent_text::DurationBound`]).
     /// `None` when the query has no such constraint.
     pub fn against_query(
         &self,
@@ -272,12 +278,14 @@ impl FeatureExtractor {
         let limits = precedent_text::required_limits(query);
         let reciprocity = precedent_text::wanted_reciprocity(query);
         let claim_source = precedent_text::wanted_claim_source(query);
+        let duration = precedent_text::wanted_duration(query);
         if forms.is_empty()
             && required.is_empty()
             && side.is_none()
             && limits.is_empty()
             && reciprocity.is_none()
             && claim_source.is_none()
+            && duration.is_none()
         {
             return Ok(None);
         }
@@ -306,7 +314,15 @@ impl FeatureExtractor {
                 let unshared = reciprocity.is_some_and(|r| profile.sharing.works_against(r));
                 let other_claims =
                     claim_source.is_some_and(|c| c.goes_against(profile.third_parties));
-                Ok(excluded || lacking || other_side || unlimited || unshared || other_claims)
+                let wrong_length =
+                    duration.is_some_and(|d| d.goes_against(profile.longest_duration));
+                Ok(excluded
+                    || lacking
+                    || other_side
+                    || unlimited
+                    || unshared
+                    || other_claims
+                    || wrong_length)
             })
             .collect::<Result<Vec<bool>, LearnError>>()
             .map(Some)

@@ -22,7 +22,7 @@ pub use inclusion::{inclusions, Inclusion};
 pub use jargon::expand_query;
 pub use reciprocity::{wanted_reciprocity, Reciprocity, Sharing};
 use rust_stemmers::{Algorithm, Stemmer};
-pub use scope::{required_limits, Limit};
+pub use scope::{longest_duration_months, required_limits, wanted_duration, DurationBound, Limit};
 use serde::{Deserialize, Serialize};
 pub use stance::{favoured_side, Balance, Side};
 

@@ -141,6 +141,181 @@ impl Limit {
     }
 }
 
+/// A bound on how long the query wants a restriction to last: "not bound by time or longer than
+/// 12 months" (a no-solicit that a 12-month tail does not satisfy), "non-compete of no more than
+/// two years".
+///
+/// Why: the length of a covenant is what the lawyer negotiates, and every lexical and dense
+/// signal scores "for twelve (12) months thereafter" as well as "for three (3) years thereafter".
+/// A clause states its length as a number of days, months or years; one that states none (bound
+/// only by the term, or by nothing) is not judged, since the query may well want it ("not bound
+/// by time").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DurationBound {
+    /// Longer than this many months.
+    LongerThan(f32),
+    /// At most this many months.
+    AtMost(f32),
+}
+
+/// Phrases before a number that ask for more ("longer than 12 months", "at least two years").
+const MORE_THAN: &[&str] = &[
+    "longer than",
+    "more than",
+    "greater than",
+    "in excess of",
+    "exceeding",
+    "at least",
+    "over",
+];
+
+/// Phrases before a number that ask for at most that much.
+const AT_MOST: &[&str] = &[
+    "no longer than",
+    "not longer than",
+    "no more than",
+    "not more than",
+    "shorter than",
+    "less than",
+    "fewer than",
+    "at most",
+    "not exceeding",
+    "not to exceed",
+    "up to",
+    "maximum of",
+    "max",
+];
+
+const SMALL_NUMBERS: &[&str] = &[
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+
+const TENS: &[(&str, f32)] = &[
+    ("twenty", 20.0),
+    ("thirty", 30.0),
+    ("forty", 40.0),
+    ("fifty", 50.0),
+    ("sixty", 60.0),
+    ("seventy", 70.0),
+    ("eighty", 80.0),
+    ("ninety", 90.0),
+];
+
+/// A number written in digits or words at `words[at..]` ("12", "twelve", "twenty four"), with
+/// how many words it takes.
+fn number_at(words: &[String], at: usize) -> Option<(f32, usize)> {
+    let word = words.get(at)?;
+    if let Ok(n) = word.parse::<f32>() {
+        return Some((n, 1));
+    }
+    if let Some(n) = SMALL_NUMBERS.iter().position(|w| w == word) {
+        return Some((n as f32, 1));
+    }
+    let (_, tens) = TENS.iter().find(|(w, _)| w == word)?;
+    match words
+        .get(at + 1)
+        .and_then(|w| SMALL_NUMBERS[1..10].iter().position(|s| s == w))
+    {
+        Some(unit) => Some((tens + unit as f32 + 1.0, 2)),
+        None => Some((*tens, 1)),
+    }
+}
+
+/// Months in one of a duration unit.
+fn unit_months(word: &str) -> Option<f32> {
+    match word {
+        "day" | "days" => Some(1.0 / 30.4),
+        "week" | "weeks" => Some(12.0 / 52.0),
+        "month" | "months" => Some(1.0),
+        "year" | "years" => Some(12.0),
+        _ => None,
+    }
+}
+
+/// A duration at `words[at..]`: a number, optionally repeated in digits ("twelve (12)"), then
+/// optionally "consecutive", "calendar" or "full", then a unit. Returns months.
+fn duration_at(words: &[String], at: usize) -> Option<f32> {
+    let (n, used) = number_at(words, at)?;
+    let mut next = at + used;
+    if let Some((m, 1)) = number_at(words, next) {
+        if (m - n).abs() < f32::EPSILON {
+            next += 1;
+        }
+    }
+    while words
+        .get(next)
+        .is_some_and(|w| matches!(w.as_str(), "consecutive" | "calendar" | "full"))
+    {
+        next += 1;
+    }
+    unit_months(words.get(next)?).map(|per| n * per)
+}
+
+/// The duration bound a query states, if any.
+pub fn wanted_duration(query: &str) -> Option<DurationBound> {
+    let words = crate::lowercase_words(query);
+    for start in 0..words.len() {
+        let rest = &words[start..];
+        let (bound, phrase): (fn(f32) -> DurationBound, &str) =
+            if let Some(p) = AT_MOST.iter().find(|p| crate::starts_with_phrase(rest, p)) {
+                (DurationBound::AtMost, p)
+            } else if let Some(p) = MORE_THAN
+                .iter()
+                .find(|p| crate::starts_with_phrase(rest, p))
+            {
+                (DurationBound::LongerThan, p)
+            } else {
+                continue;
+            };
+        if let Some(months) = duration_at(&words, start + phrase.split(' ').count()) {
+            return Some(bound(months));
+        }
+    }
+    None
+}
+
+/// The longest duration a clause states, in months ("for a period of twelve (12) months
+/// thereafter" is 12; "three years" is 36), or `None` when it states none as a number.
+pub fn longest_duration_months(text: &str) -> Option<f32> {
+    let words = crate::lowercase_words(text);
+    (0..words.len())
+        .filter_map(|i| duration_at(&words, i))
+        .fold(None, |longest: Option<f32>, d| {
+            Some(longest.map_or(d, |l| l.max(d)))
+        })
+}
+
+impl DurationBound {
+    /// Whether a clause whose longest stated duration is `longest` months goes against the
+    /// bound (a clause that states none never does).
+    pub fn goes_against(self, longest: Option<f32>) -> bool {
+        match (self, longest) {
+            (DurationBound::LongerThan(months), Some(l)) => l <= months + 1e-3,
+            (DurationBound::AtMost(months), Some(l)) => l > months + 1e-3,
+            (_, None) => false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,5 +349,65 @@ mod tests {
         let bare = "Agent may not offer or promote competitive products without consent.";
         assert!(!Limit::Duration.stated_in(bare));
         assert!(!Limit::Territory.stated_in(bare));
+    }
+    #[test]
+    fn reads_duration_bounds() {
+        assert_eq!(
+            wanted_duration("No-Solicit Of Employees not bound by time or longer than 12 months"),
+            Some(DurationBound::LongerThan(12.0))
+        );
+        assert_eq!(
+            wanted_duration("non-compete of no more than two years"),
+            Some(DurationBound::AtMost(24.0))
+        );
+        assert_eq!(
+            wanted_duration("non-solicit lasting at least twenty four months"),
+            Some(DurationBound::LongerThan(24.0))
+        );
+        assert_eq!(
+            wanted_duration("Cap on liability equals 12 months payment"),
+            None
+        );
+        assert_eq!(wanted_duration("more than one party"), None);
+        assert_eq!(
+            wanted_duration("Non-compete bound by time and territory"),
+            None
+        );
+    }
+
+    #[test]
+    fn finds_the_longest_stated_duration() {
+        // Real ACORD no-solicit clauses.
+        let one_year = "During the Consultation Period and for a period of one year thereafter, \
+                        the Consultant shall not ... solicit any employee whose employment with \
+                        the Company has been terminated for a period of six months or longer";
+        assert_eq!(longest_duration_months(one_year), Some(12.0));
+        let twelve = "Each Party agrees that during the term of this Agreement and for a period \
+                      of twelve (12) consecutive months thereafter they shall not, directly, \
+                      solicit";
+        assert_eq!(longest_duration_months(twelve), Some(12.0));
+        let two_years = "AVDU agrees that for a twenty four months (24) following the execution \
+                         of this Agreement, AVDU shall not ... solicit";
+        assert_eq!(longest_duration_months(two_years), Some(24.0));
+        let thirty_days = "upon thirty (30) days notice";
+        assert!((longest_duration_months(thirty_days).unwrap_or(0.0) - 0.987).abs() < 0.01);
+        let unbounded = "from and after the date hereof, you will not solicit ... any person \
+                         who is employed by the Company";
+        assert_eq!(longest_duration_months(unbounded), None);
+        let redacted = "during the [***] ([***]) [***] period starting from the Effective Date";
+        assert_eq!(longest_duration_months(redacted), None);
+    }
+
+    #[test]
+    fn a_bound_judges_only_clauses_that_state_a_duration() {
+        let longer = DurationBound::LongerThan(12.0);
+        assert!(longer.goes_against(Some(12.0)));
+        assert!(longer.goes_against(Some(6.0)));
+        assert!(!longer.goes_against(Some(36.0)));
+        assert!(!longer.goes_against(None));
+        let at_most = DurationBound::AtMost(24.0);
+        assert!(at_most.goes_against(Some(60.0)));
+        assert!(!at_most.goes_against(Some(24.0)));
+        assert!(!at_most.goes_against(None));
     }
 }
