@@ -93,6 +93,8 @@ struct ClauseProfile {
     /// The longest duration the clause states as a number, in months, for queries that bound
     /// the length of a covenant ("longer than 12 months").
     longest_duration: Option<f32>,
+    /// How many bodies of law the clause names, for queries that want several.
+    laws_named: usize,
     /// Distribution over CUAD types (when the memory has type profiles).
     cuad_types: Option<Vec<f32>>,
     /// Cosine to each category centroid of the memory.
@@ -175,6 +177,7 @@ impl FeatureExtractor {
             .filter(|l| l.stated_in(&text))
             .collect(),
             longest_duration: precedent_text::longest_duration_months(&text),
+            laws_named: precedent_text::laws_named(&text),
             terms: terms.into_iter().collect(),
             cuad_types: self
                 .memory
@@ -247,7 +250,8 @@ impl FeatureExtractor {
     /// [`precedent_text::reciprocity`]), or it covers the other kind of claims than an
     /// indemnity query names ("first party indemnification"; see [`precedent_text::claims`]), or
     /// its longest stated duration misses a bound the query puts on it ("not bound by time or
-    /// longer than 12 months"; see [`precedent_text::DurationBound`]).
+    /// longer than 12 months"; see [`precedent_text::DurationBound`]), or it names one governing
+    /// law where the query asks for several ([`precedent_text::laws`]).
     /// `None` when the query has no such constraint.
     pub fn against_query(
         &self,
@@ -279,6 +283,7 @@ impl FeatureExtractor {
         let reciprocity = precedent_text::wanted_reciprocity(query);
         let claim_source = precedent_text::wanted_claim_source(query);
         let duration = precedent_text::wanted_duration(query);
+        let several_laws = precedent_text::wants_several_laws(query);
         if forms.is_empty()
             && required.is_empty()
             && side.is_none()
@@ -286,6 +291,7 @@ impl FeatureExtractor {
             && reciprocity.is_none()
             && claim_source.is_none()
             && duration.is_none()
+            && !several_laws
         {
             return Ok(None);
         }
@@ -322,7 +328,8 @@ impl FeatureExtractor {
                     || unlimited
                     || unshared
                     || other_claims
-                    || wrong_length)
+                    || wrong_length
+                    || (several_laws && profile.laws_named < 2))
             })
             .collect::<Result<Vec<bool>, LearnError>>()
             .map(Some)

@@ -27,6 +27,9 @@ fn main() -> std::io::Result<()> {
         if let Some(d) = precedent_text::wanted_duration(&query) {
             found.push(format!("duration {d:?}"));
         }
+        if precedent_text::wants_several_laws(&query) {
+            found.push("several laws".to_owned());
+        }
         println!("{query}\n    {}", found.join("; "));
     }
     Ok(())
