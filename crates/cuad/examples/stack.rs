@@ -77,6 +77,39 @@ fn write_fold_logits(path: &str, l: &FoldLogits) {
     }
 }
 
+/// The second stage's options: the default (linear stage + boosted trees), or with
+/// `TREES=trees,depth,learning_rate,top,from_linear[,l2,min_hessian]` other trees, `TREES=none`
+/// the linear stage alone (`NOVELTY_FOLDS=n`: cross-fitted scores for the novelty step).
+fn stack_options() -> StackOptions {
+    let mut trees = match std::env::var("TREES").as_deref() {
+        Err(_) => StackOptions::default().trees,
+        Ok("none") => None,
+        Ok(v) => {
+            let p: Vec<f32> = v.split(',').map(|x| x.parse().unwrap()).collect();
+            Some(precedent_cuad::stack::TreeStage {
+                boost: precedent_cuad::boost::BoostOptions {
+                    trees: p[0] as usize,
+                    max_depth: p[1] as usize,
+                    learning_rate: p[2],
+                    l2: p.get(5).copied().unwrap_or(1.0),
+                    min_child_hessian: p.get(6).copied().unwrap_or(1.0),
+                    ..Default::default()
+                },
+                top: p[3] as u32,
+                from_linear: p[4] != 0.0,
+                novelty_folds: 0,
+            })
+        }
+    };
+    if let (Some(t), Ok(n)) = (&mut trees, std::env::var("NOVELTY_FOLDS")) {
+        t.novelty_folds = n.parse().unwrap();
+    }
+    StackOptions {
+        trees,
+        ..StackOptions::default()
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let cache = args
@@ -176,13 +209,13 @@ fn main() {
                             epochs: p[0] as usize,
                             learning_rate: p[1],
                             l2: p[2],
-                            ..StackOptions::default()
+                            ..stack_options()
                         },
                     )
                 })
                 .collect()
         })
-        .unwrap_or_else(|| vec![("default".into(), StackOptions::default())]);
+        .unwrap_or_else(|| vec![("default".into(), stack_options())]);
     if let Ok(out) = std::env::var("WRITE_SECOND_STAGE") {
         // As `eval-cuad --second-stage-out` fits it: on the outer out-of-fold logits of all.
         let inputs: Vec<_> = prepared
@@ -198,16 +231,13 @@ fn main() {
             .collect();
         let mut stage = precedent_cuad::stack::SecondStage::train(
             &inputs,
-            &StackOptions::default(),
+            &stack_options(),
             &format!(
                 "out-of-fold first-stage and clause-classifier logits of {} CUAD contracts ({folds}-fold)",
                 contracts.len()
             ),
         );
-        let scores: Vec<Logits> = inputs
-            .iter()
-            .map(|i| stage.apply(i.candidates, i.logits, i.clause))
-            .collect();
+        let scores: Vec<Logits> = stage.training_scores(&inputs);
         stage.novelty = Some(precedent_cuad::eval::train_novelty(
             &contracts,
             &prepared.iter().collect::<Vec<_>>(),
@@ -222,13 +252,7 @@ fn main() {
         return;
     }
     if std::env::var("ANALYZE").is_ok() && std::env::var("NOVELTY").is_err() {
-        let s = stacked_scores(
-            &prepared,
-            &logits,
-            Some(&clause),
-            folds,
-            &StackOptions::default(),
-        );
+        let s = stacked_scores(&prepared, &logits, Some(&clause), folds, &stack_options());
         let q = questions(
             &contracts,
             &prepared,
@@ -302,7 +326,7 @@ fn main() {
                 &logits,
                 Some(&clause),
                 folds,
-                &StackOptions::default(),
+                &stack_options(),
                 &selection,
                 Some(&precedent_cuad::novelty::NoveltyOptions {
                     skip_repeats: std::env::var("REPEATS_NEGATIVE").is_err(),

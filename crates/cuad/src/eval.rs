@@ -14,7 +14,6 @@
 
 use std::time::Instant;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
 use precedent_metrics::spans::{Matching, PrCurve, Question};
@@ -260,10 +259,7 @@ pub fn stacked_novelty(
             .collect();
         let stage = SecondStage::train(&inputs, options, &format!("cv outer fold {f}"));
         let model = novelty.map(|novelty| {
-            let train_scores: Vec<Vec<[f32; N_CATEGORIES]>> = inputs
-                .par_iter()
-                .map(|i| stage.apply(i.candidates, i.logits, i.clause))
-                .collect();
+            let train_scores = stage.training_scores(&inputs);
             train_novelty(
                 &training.iter().map(|&ci| contracts[ci]).collect::<Vec<_>>(),
                 &training.iter().map(|&ci| &prepared[ci]).collect::<Vec<_>>(),
@@ -672,10 +668,7 @@ pub fn cross_validate(
                 ),
             );
             if let Some(novelty) = &options.novelty {
-                let all_scores: Vec<Vec<[f32; N_CATEGORIES]>> = inputs
-                    .par_iter()
-                    .map(|i| all.apply(i.candidates, i.logits, i.clause))
-                    .collect();
+                let all_scores = all.training_scores(&inputs);
                 let prepared: Vec<&Prepared> = prepared.iter().collect();
                 all.novelty = Some(train_novelty(
                     &contracts,

@@ -1,6 +1,7 @@
 //! CUAD (Contract Understanding Atticus Dataset) for Precedent: reading the annotated contracts,
 //! placing their spans, the 41-category clause typer, and the CUAD and LegalBench evaluations.
 
+pub mod boost;
 pub mod cache;
 pub mod candidates;
 pub mod categories;
