@@ -157,6 +157,28 @@ fn top_categories(logits: &[[f32; N_CATEGORIES]]) -> Vec<(usize, f32, f32)> {
         .collect()
 }
 
+/// The best logit among the categories other than `k`, from a candidate's
+/// [`top_categories`] entry: what the candidate's logit for `k` must beat.
+fn best_other((top, first, second): (usize, f32, f32), k: usize) -> f32 {
+    if top == k {
+        second
+    } else {
+        first
+    }
+}
+
+/// Per category, how many candidates' logits pass `keep(category, logit)`.
+fn count_per_category(
+    logits: &[[f32; N_CATEGORIES]],
+    keep: impl Fn(usize, f32) -> bool,
+) -> [f32; N_CATEGORIES] {
+    let mut counts = [0f32; N_CATEGORIES];
+    for (k, n) in counts.iter_mut().enumerate() {
+        *n = logits.iter().filter(|l| keep(k, l[k])).count() as f32;
+    }
+    counts
+}
+
 impl<'a> ContractView<'a> {
     fn new(
         candidates: &'a [Candidate],
@@ -164,29 +186,16 @@ impl<'a> ContractView<'a> {
         clause: Option<&'a [[f32; N_CATEGORIES]]>,
     ) -> Self {
         let (ranks, best, second) = rank_by_category(logits);
-        let mut positives = [0f32; N_CATEGORIES];
-        for (k, p) in positives.iter_mut().enumerate() {
-            *p = logits.iter().filter(|l| l[k] > 0.0).count() as f32;
-        }
-        let mut near_best = [0f32; N_CATEGORIES];
-        for (k, n) in near_best.iter_mut().enumerate() {
-            *n = logits
-                .iter()
-                .filter(|l| clip(l[k]) >= best[k] - 1.0)
-                .count() as f32;
-        }
+        let positives = count_per_category(logits, |_, z| z > 0.0);
+        let near_best = count_per_category(logits, |k, z| clip(z) >= best[k] - 1.0);
         let length = candidates.iter().map(|c| c.span.end).max().unwrap_or(0);
         let clause = clause.map(|logits| {
             let (ranks, best, _) = rank_by_category(logits);
-            let mut positives = [0f32; N_CATEGORIES];
-            for (k, p) in positives.iter_mut().enumerate() {
-                *p = logits.iter().filter(|l| l[k] > 0.0).count() as f32;
-            }
             ClauseView {
                 logits,
                 ranks,
                 best,
-                positives,
+                positives: count_per_category(logits, |_, z| z > 0.0),
                 top_categories: top_categories(logits),
             }
         });
@@ -237,8 +246,7 @@ impl<'a> ContractView<'a> {
         let clause_base = profile + (N_CATEGORIES + KINDS) as u32;
         let clause = self.clause.as_ref().map(|c| {
             let z = clip(c.logits[i][k]);
-            let (top, first, second) = c.top_categories[i];
-            let margin = z - if top == k { second } else { first };
+            let margin = z - best_other(c.top_categories[i], k);
             let own = [
                 z / 4.0,
                 (z - c.best[k]) / 4.0,
@@ -260,8 +268,7 @@ impl<'a> ContractView<'a> {
         out.push((kinds + kind, 1.0));
         out.push((kinds + KINDS as u32 + kind, z / 4.0));
         let rest = kinds + 2 * KINDS as u32;
-        let (top, first, second) = self.top_categories[i];
-        let other = if top == k { second } else { first };
+        let other = best_other(self.top_categories[i], k);
         let span = &self.candidates[i].span;
         out.extend([
             (rest, (1.0 + span.len() as f32).ln() / 8.0),
@@ -291,8 +298,8 @@ impl ContractView<'_> {
 
     fn dense(&self, i: usize, k: usize, prior: f32, linear: f32) -> [f32; TREE_DIM] {
         let z = clip(self.logits[i][k]);
-        let (top, first, second) = self.top_categories[i];
-        let other = if top == k { second } else { first };
+        let top = self.top_categories[i].0;
+        let other = best_other(self.top_categories[i], k);
         let mut x = [0f32; TREE_DIM];
         x[..10].copy_from_slice(&[
             z,
@@ -308,8 +315,7 @@ impl ContractView<'_> {
         ]);
         if let Some(c) = &self.clause {
             let zc = clip(c.logits[i][k]);
-            let (top, first, second) = c.top_categories[i];
-            let margin = zc - if top == k { second } else { first };
+            let margin = zc - best_other(c.top_categories[i], k);
             x[10..16].copy_from_slice(&[
                 zc,
                 zc - c.best[k],

@@ -46,7 +46,6 @@ const NOT_A_PLACE: &[&str] = &[
     "their",
     "which",
     "whose",
-    "said",
     "all",
     "applicable",
     "conflict",
