@@ -95,6 +95,9 @@ struct ClauseProfile {
     longest_duration: Option<f32>,
     /// How many bodies of law the clause names, for queries that want several.
     laws_named: usize,
+    /// How the clause renews the term, for queries that ask for automatic renewal or renewal
+    /// by notice.
+    renewal: precedent_text::Renewal,
     /// Distribution over CUAD types (when the memory has type profiles).
     cuad_types: Option<Vec<f32>>,
     /// Cosine to each category centroid of the memory.
@@ -178,6 +181,7 @@ impl FeatureExtractor {
             .collect(),
             longest_duration: precedent_text::longest_duration_months(&text),
             laws_named: precedent_text::laws_named(&text),
+            renewal: precedent_text::Renewal::of(&text),
             terms: terms.into_iter().collect(),
             cuad_types: self
                 .memory
@@ -251,7 +255,9 @@ impl FeatureExtractor {
     /// indemnity query names ("first party indemnification"; see [`precedent_text::claims`]), or
     /// its longest stated duration misses a bound the query puts on it ("not bound by time or
     /// longer than 12 months"; see [`precedent_text::DurationBound`]), or it names one governing
-    /// law where the query asks for several ([`precedent_text::laws`]).
+    /// law where the query asks for several ([`precedent_text::laws`]), or it renews the other
+    /// way than the query asks ("Renewal clause that requires notice to Renew"; see
+    /// [`precedent_text::renewal`]).
     /// `None` when the query has no such constraint.
     pub fn against_query(
         &self,
@@ -284,6 +290,7 @@ impl FeatureExtractor {
         let claim_source = precedent_text::wanted_claim_source(query);
         let duration = precedent_text::wanted_duration(query);
         let several_laws = precedent_text::wants_several_laws(query);
+        let renewal = precedent_text::wanted_renewal(query);
         if forms.is_empty()
             && required.is_empty()
             && side.is_none()
@@ -292,6 +299,7 @@ impl FeatureExtractor {
             && claim_source.is_none()
             && duration.is_none()
             && !several_laws
+            && renewal.is_none()
         {
             return Ok(None);
         }
@@ -329,7 +337,8 @@ impl FeatureExtractor {
                     || unshared
                     || other_claims
                     || wrong_length
-                    || (several_laws && profile.laws_named < 2))
+                    || (several_laws && profile.laws_named < 2)
+                    || renewal.is_some_and(|r| profile.renewal.goes_against(r)))
             })
             .collect::<Result<Vec<bool>, LearnError>>()
             .map(Some)

@@ -30,6 +30,9 @@ fn main() -> std::io::Result<()> {
         if precedent_text::wants_several_laws(&query) {
             found.push("several laws".to_owned());
         }
+        if let Some(r) = precedent_text::wanted_renewal(&query) {
+            found.push(format!("renewal {r:?}"));
+        }
         println!("{query}\n    {}", found.join("; "));
     }
     Ok(())

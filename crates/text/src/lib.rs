@@ -14,6 +14,7 @@ pub mod inclusion;
 pub mod jargon;
 pub mod laws;
 pub mod reciprocity;
+pub mod renewal;
 pub mod scope;
 pub mod stance;
 
@@ -23,6 +24,7 @@ pub use inclusion::{inclusions, Inclusion};
 pub use jargon::expand_query;
 pub use laws::{laws_named, wants_several_laws};
 pub use reciprocity::{wanted_reciprocity, Reciprocity, Sharing};
+pub use renewal::{wanted_renewal, Renewal, RenewalMode};
 use rust_stemmers::{Algorithm, Stemmer};
 pub use scope::{longest_duration_months, required_limits, wanted_duration, DurationBound, Limit};
 use serde::{Deserialize, Serialize};
