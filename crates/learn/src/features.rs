@@ -98,6 +98,9 @@ struct ClauseProfile {
     /// How the clause renews the term, for queries that ask for automatic renewal or renewal
     /// by notice.
     renewal: precedent_text::Renewal,
+    /// Whether the clause limits or excludes liability, for queries that ask for limitations
+    /// of liability tied to another subject.
+    limits_liability: bool,
     /// Distribution over CUAD types (when the memory has type profiles).
     cuad_types: Option<Vec<f32>>,
     /// Cosine to each category centroid of the memory.
@@ -182,6 +185,7 @@ impl FeatureExtractor {
             longest_duration: precedent_text::longest_duration_months(&text),
             laws_named: precedent_text::laws_named(&text),
             renewal: precedent_text::Renewal::of(&text),
+            limits_liability: precedent_text::limits_liability(&text),
             terms: terms.into_iter().collect(),
             cuad_types: self
                 .memory
@@ -257,7 +261,8 @@ impl FeatureExtractor {
     /// longer than 12 months"; see [`precedent_text::DurationBound`]), or it names one governing
     /// law where the query asks for several ([`precedent_text::laws`]), or it renews the other
     /// way than the query asks ("Renewal clause that requires notice to Renew"; see
-    /// [`precedent_text::renewal`]).
+    /// [`precedent_text::renewal`]), or it limits no liability where the query asks for
+    /// limitations of liability by name ([`precedent_text::limitation`]).
     /// `None` when the query has no such constraint.
     pub fn against_query(
         &self,
@@ -291,6 +296,7 @@ impl FeatureExtractor {
         let duration = precedent_text::wanted_duration(query);
         let several_laws = precedent_text::wants_several_laws(query);
         let renewal = precedent_text::wanted_renewal(query);
+        let wants_limitation = precedent_text::wants_liability_limit(query);
         if forms.is_empty()
             && required.is_empty()
             && side.is_none()
@@ -300,6 +306,7 @@ impl FeatureExtractor {
             && duration.is_none()
             && !several_laws
             && renewal.is_none()
+            && !wants_limitation
         {
             return Ok(None);
         }
@@ -338,7 +345,8 @@ impl FeatureExtractor {
                     || other_claims
                     || wrong_length
                     || (several_laws && profile.laws_named < 2)
-                    || renewal.is_some_and(|r| profile.renewal.goes_against(r)))
+                    || renewal.is_some_and(|r| profile.renewal.goes_against(r))
+                    || (wants_limitation && !profile.limits_liability))
             })
             .collect::<Result<Vec<bool>, LearnError>>()
             .map(Some)

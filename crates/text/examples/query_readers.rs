@@ -33,6 +33,9 @@ fn main() -> std::io::Result<()> {
         if let Some(r) = precedent_text::wanted_renewal(&query) {
             found.push(format!("renewal {r:?}"));
         }
+        if precedent_text::wants_liability_limit(&query) {
+            found.push("limits liability".to_owned());
+        }
         println!("{query}\n    {}", found.join("; "));
     }
     Ok(())

@@ -121,8 +121,8 @@ const BY_NOTICE_CLAUSE: &[&str] = &[
     "notice to extend",
     "exercise its right to renew",
     "exercise their right to renew",
-    "may be renewed by",
-    "may be extended by",
+    "may be renewed",
+    "may be extended",
 ];
 
 /// Words that show a clause is about renewing or extending a term.
