@@ -101,6 +101,8 @@ struct ClauseProfile {
     /// Whether the clause limits or excludes liability, for queries that ask for limitations
     /// of liability tied to another subject.
     limits_liability: bool,
+    /// Whether the clause states a sum of money, for queries that ask for a fixed-sum cap.
+    states_fixed_sum: bool,
     /// Distribution over CUAD types (when the memory has type profiles).
     cuad_types: Option<Vec<f32>>,
     /// Cosine to each category centroid of the memory.
@@ -186,6 +188,7 @@ impl FeatureExtractor {
             laws_named: precedent_text::laws_named(&text),
             renewal: precedent_text::Renewal::of(&text),
             limits_liability: precedent_text::limits_liability(&text),
+            states_fixed_sum: precedent_text::states_fixed_sum(&text),
             terms: terms.into_iter().collect(),
             cuad_types: self
                 .memory
@@ -262,7 +265,8 @@ impl FeatureExtractor {
     /// law where the query asks for several ([`precedent_text::laws`]), or it renews the other
     /// way than the query asks ("Renewal clause that requires notice to Renew"; see
     /// [`precedent_text::renewal`]), or it limits no liability where the query asks for
-    /// limitations of liability by name ([`precedent_text::limitation`]).
+    /// limitations of liability by name, or states no sum where the query asks for a fixed-sum
+    /// cap ([`precedent_text::limitation`]).
     /// `None` when the query has no such constraint.
     pub fn against_query(
         &self,
@@ -297,6 +301,7 @@ impl FeatureExtractor {
         let several_laws = precedent_text::wants_several_laws(query);
         let renewal = precedent_text::wanted_renewal(query);
         let wants_limitation = precedent_text::wants_liability_limit(query);
+        let wants_fixed_cap = precedent_text::wants_fixed_cap(query);
         if forms.is_empty()
             && required.is_empty()
             && side.is_none()
@@ -307,6 +312,7 @@ impl FeatureExtractor {
             && !several_laws
             && renewal.is_none()
             && !wants_limitation
+            && !wants_fixed_cap
         {
             return Ok(None);
         }
@@ -346,7 +352,8 @@ impl FeatureExtractor {
                     || wrong_length
                     || (several_laws && profile.laws_named < 2)
                     || renewal.is_some_and(|r| profile.renewal.goes_against(r))
-                    || (wants_limitation && !profile.limits_liability))
+                    || (wants_limitation && !profile.limits_liability)
+                    || (wants_fixed_cap && !profile.states_fixed_sum))
             })
             .collect::<Result<Vec<bool>, LearnError>>()
             .map(Some)

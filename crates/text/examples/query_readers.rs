@@ -36,6 +36,9 @@ fn main() -> std::io::Result<()> {
         if precedent_text::wants_liability_limit(&query) {
             found.push("limits liability".to_owned());
         }
+        if precedent_text::wants_fixed_cap(&query) {
+            found.push("fixed-sum cap".to_owned());
+        }
         println!("{query}\n    {}", found.join("; "));
     }
     Ok(())

@@ -24,7 +24,7 @@ pub use exclusion::{exclusions, Exclusion};
 pub use inclusion::{inclusions, Inclusion};
 pub use jargon::expand_query;
 pub use laws::{laws_named, wants_several_laws};
-pub use limitation::{limits_liability, wants_liability_limit};
+pub use limitation::{limits_liability, states_fixed_sum, wants_fixed_cap, wants_liability_limit};
 pub use reciprocity::{wanted_reciprocity, Reciprocity, Sharing};
 pub use renewal::{wanted_renewal, Renewal, RenewalMode};
 use rust_stemmers::{Algorithm, Stemmer};

@@ -1,6 +1,8 @@
 //! Whether a clause limits liability, for queries that ask for limitations of liability shaped
 //! by something else ("precedents for insurance coverage influencing limitation of liability").
 //!
+//! Also whether a cap is a fixed sum, for queries that ask for one ("Fix fee liability cap").
+//!
 //! Why: such a query names two subjects, and the other one (insurance) has a category of its own
 //! with far more clauses. Every insurance clause matches "insurance coverage" and "liability"
 //! ("commercial general liability insurance with limits of ..."), and the rating memory carries
@@ -53,6 +55,50 @@ const OPENINGS: &[&str] = &["in no event", "in no case", "under no circumstances
 /// How many words after an opening the liability it limits must be named.
 const OPENING_REACH: usize = 8;
 
+/// Query words that ask for a cap of a fixed sum when followed (within two words) by one of
+/// [`SUM_WORDS`] and the query speaks of a cap or of liability.
+const FIXED_WORDS: &[&str] = &["fix", "fixed", "flat", "set"];
+const SUM_WORDS: &[&str] = &["fee", "fees", "amount", "sum", "dollar", "dollars", "price"];
+
+/// Currency marks a fixed cap states ("$2,000,000", "FIFTEEN MILLION DOLLARS", "EUR 2,000,000",
+/// redacted "$[***]"), checked on the raw text because "$" is not a word.
+const CURRENCY_SIGNS: &[char] = &['$', '\u{20ac}', '\u{a3}'];
+const CURRENCY_WORDS: &[&str] = &[
+    "dollar", "dollars", "usd", "eur", "euro", "euros", "pounds", "gbp", "yen", "rmb",
+];
+/// Phrases of a cap that is itself a fixed fee or sum.
+const FIXED_CAP_PHRASES: &[&str] = &["fixed fee", "fixed fees", "fixed amount", "fixed sum"];
+
+/// Whether the query asks for a liability cap of a fixed sum ("Fix fee liability cap", "fixed
+/// amount cap on liability").
+pub fn wants_fixed_cap(query: &str) -> bool {
+    let words = crate::lowercase_words(query);
+    let about_caps = words
+        .iter()
+        .any(|w| w == "cap" || w == "caps" || w.starts_with("liab"));
+    about_caps
+        && words.iter().enumerate().any(|(i, w)| {
+            FIXED_WORDS.contains(&w.as_str())
+                && words[i + 1..]
+                    .iter()
+                    .take(2)
+                    .any(|next| SUM_WORDS.contains(&next.as_str()))
+        })
+}
+
+/// Whether the clause states a sum of money or calls its cap a fixed fee or sum: what a
+/// fixed-sum cap needs (a cap of "the fees paid in the preceding twelve months" states neither).
+pub fn states_fixed_sum(clause: &str) -> bool {
+    if clause.contains(CURRENCY_SIGNS) {
+        return true;
+    }
+    let words = crate::lowercase_words(clause);
+    words.iter().any(|w| CURRENCY_WORDS.contains(&w.as_str()))
+        || FIXED_CAP_PHRASES
+            .iter()
+            .any(|p| crate::contains_phrase(&words, p))
+}
+
 /// Whether the query asks for limitations of liability by name.
 pub fn wants_liability_limit(query: &str) -> bool {
     let words = crate::lowercase_words(query);
@@ -93,6 +139,25 @@ mod tests {
         ));
         assert!(!wants_liability_limit("Insurance"));
         assert!(!wants_liability_limit("cap on liability"));
+    }
+
+    #[test]
+    fn fixed_sum_caps() {
+        assert!(wants_fixed_cap("Fix fee liability cap"));
+        assert!(wants_fixed_cap("fixed amount cap on liability"));
+        assert!(!wants_fixed_cap("liability cap is based on purchase price"));
+        assert!(!wants_fixed_cap("Cap on liability equals 12 months payment"));
+        assert!(!wants_fixed_cap("fixed fee arrangements"));
+        assert!(states_fixed_sum(
+            "THE LIABILITY OF A PARTY TO THE OTHER FOR DIRECT DAMAGES SHALL NOT EXCEED FIFTEEN \
+             MILLION DOLLARS."
+        ));
+        assert!(states_fixed_sum("EACH PARTY'S LIABILITY SHALL NOT EXCEED $1,000,000."));
+        assert!(states_fixed_sum("will be limited to $[***]."));
+        assert!(!states_fixed_sum(
+            "aggregate liability shall not exceed the fees paid by Customer in the twelve (12) \
+             months preceding the claim."
+        ));
     }
 
     #[test]
