@@ -265,8 +265,8 @@ impl FeatureExtractor {
     /// law where the query asks for several ([`precedent_text::laws`]), or it renews the other
     /// way than the query asks ("Renewal clause that requires notice to Renew"; see
     /// [`precedent_text::renewal`]), or it limits no liability where the query asks for
-    /// limitations of liability by name, or states no sum where the query asks for a fixed-sum
-    /// cap ([`precedent_text::limitation`]).
+    /// limitations of liability by name, or states no sum or limits nothing where the query
+    /// asks for a fixed-sum cap ([`precedent_text::limitation`]).
     /// `None` when the query has no such constraint.
     pub fn against_query(
         &self,
@@ -353,7 +353,7 @@ impl FeatureExtractor {
                     || (several_laws && profile.laws_named < 2)
                     || renewal.is_some_and(|r| profile.renewal.goes_against(r))
                     || (wants_limitation && !profile.limits_liability)
-                    || (wants_fixed_cap && !profile.states_fixed_sum))
+                    || (wants_fixed_cap && !(profile.states_fixed_sum && profile.limits_liability)))
             })
             .collect::<Result<Vec<bool>, LearnError>>()
             .map(Some)

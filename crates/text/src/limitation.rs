@@ -146,13 +146,17 @@ mod tests {
         assert!(wants_fixed_cap("Fix fee liability cap"));
         assert!(wants_fixed_cap("fixed amount cap on liability"));
         assert!(!wants_fixed_cap("liability cap is based on purchase price"));
-        assert!(!wants_fixed_cap("Cap on liability equals 12 months payment"));
+        assert!(!wants_fixed_cap(
+            "Cap on liability equals 12 months payment"
+        ));
         assert!(!wants_fixed_cap("fixed fee arrangements"));
         assert!(states_fixed_sum(
             "THE LIABILITY OF A PARTY TO THE OTHER FOR DIRECT DAMAGES SHALL NOT EXCEED FIFTEEN \
              MILLION DOLLARS."
         ));
-        assert!(states_fixed_sum("EACH PARTY'S LIABILITY SHALL NOT EXCEED $1,000,000."));
+        assert!(states_fixed_sum(
+            "EACH PARTY'S LIABILITY SHALL NOT EXCEED $1,000,000."
+        ));
         assert!(states_fixed_sum("will be limited to $[***]."));
         assert!(!states_fixed_sum(
             "aggregate liability shall not exceed the fees paid by Customer in the twelve (12) \

@@ -195,7 +195,10 @@ mod tests {
             wanted_renewal("Renewal clause that requires notice to Renew"),
             Some(RenewalMode::ByNotice)
         );
-        assert_eq!(wanted_renewal("evergreen term"), Some(RenewalMode::Automatic));
+        assert_eq!(
+            wanted_renewal("evergreen term"),
+            Some(RenewalMode::Automatic)
+        );
         assert_eq!(wanted_renewal("Termination for Convenience"), None);
         assert_eq!(wanted_renewal("cap on liability"), None);
         // Insurance clauses speak of non-renewal notices; the query does not ask for renewal.
