@@ -8,7 +8,11 @@ use std::path::{Path, PathBuf};
 use precedent_text::{limits_liability, Renewal, RenewalMode};
 
 fn acord() -> PathBuf {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/acord")).to_path_buf()
+    Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/acord"
+    ))
+    .to_path_buf()
 }
 
 fn corpus() -> HashMap<String, String> {
@@ -67,7 +71,10 @@ fn renewal_reader_agrees_with_the_auto_renewal_ratings() {
     // Two stars (same category, not the answer): most do not, among them the options to renew
     // that a query for renewal by notice wants.
     let (kept, all) = share(&corpus, &rated, 1..=1, fits);
-    assert!(all >= 15 && kept * 4 <= all, "{kept} of {all} two-star clauses kept");
+    assert!(
+        all >= 15 && kept * 4 <= all,
+        "{kept} of {all} two-star clauses kept"
+    );
     let (by_notice, _) = share(&corpus, &rated, 1..=1, |t| {
         !Renewal::of(t).goes_against(RenewalMode::ByNotice)
     });
@@ -79,7 +86,10 @@ fn limitation_reader_tells_caps_from_insurance_requirements() {
     let corpus = corpus();
     let caps = ratings("cap on liability");
     let (limiting, all) = share(&corpus, &caps, 2..=4, limits_liability);
-    assert!(all >= 5 && limiting == all, "{limiting} of {all} rated caps limit liability");
+    assert!(
+        all >= 5 && limiting == all,
+        "{limiting} of {all} rated caps limit liability"
+    );
     let insurance = ratings("Insurance");
     let (limiting, all) = share(&corpus, &insurance, 2..=4, limits_liability);
     assert!(
