@@ -103,6 +103,8 @@ struct ClauseProfile {
     limits_liability: bool,
     /// Whether the clause states a sum of money, for queries that ask for a fixed-sum cap.
     states_fixed_sum: bool,
+    /// Whether the clause provides liquidated damages (not merely lists them in a waiver).
+    liquidated_damages: bool,
     /// Distribution over CUAD types (when the memory has type profiles).
     cuad_types: Option<Vec<f32>>,
     /// Cosine to each category centroid of the memory.
@@ -189,6 +191,7 @@ impl FeatureExtractor {
             renewal: precedent_text::Renewal::of(&text),
             limits_liability: precedent_text::limits_liability(&text),
             states_fixed_sum: precedent_text::states_fixed_sum(&text),
+            liquidated_damages: precedent_text::provides_liquidated_damages(&text),
             terms: terms.into_iter().collect(),
             cuad_types: self
                 .memory
@@ -266,7 +269,8 @@ impl FeatureExtractor {
     /// way than the query asks ("Renewal clause that requires notice to Renew"; see
     /// [`precedent_text::renewal`]), or it limits no liability where the query asks for
     /// limitations of liability by name, or states no sum or limits nothing where the query
-    /// asks for a fixed-sum cap ([`precedent_text::limitation`]).
+    /// asks for a fixed-sum cap ([`precedent_text::limitation`]), or provides no liquidated
+    /// damages where the query asks for them ([`precedent_text::liquidated`]).
     /// `None` when the query has no such constraint.
     pub fn against_query(
         &self,
@@ -302,6 +306,7 @@ impl FeatureExtractor {
         let renewal = precedent_text::wanted_renewal(query);
         let wants_limitation = precedent_text::wants_liability_limit(query);
         let wants_fixed_cap = precedent_text::wants_fixed_cap(query);
+        let wants_liquidated = precedent_text::wants_liquidated_damages(query);
         if forms.is_empty()
             && required.is_empty()
             && side.is_none()
@@ -313,6 +318,7 @@ impl FeatureExtractor {
             && renewal.is_none()
             && !wants_limitation
             && !wants_fixed_cap
+            && !wants_liquidated
         {
             return Ok(None);
         }
@@ -353,7 +359,8 @@ impl FeatureExtractor {
                     || (several_laws && profile.laws_named < 2)
                     || renewal.is_some_and(|r| profile.renewal.goes_against(r))
                     || (wants_limitation && !profile.limits_liability)
-                    || (wants_fixed_cap && !(profile.states_fixed_sum && profile.limits_liability)))
+                    || (wants_fixed_cap && !(profile.states_fixed_sum && profile.limits_liability))
+                    || (wants_liquidated && !profile.liquidated_damages))
             })
             .collect::<Result<Vec<bool>, LearnError>>()
             .map(Some)

@@ -39,6 +39,9 @@ fn main() -> std::io::Result<()> {
         if precedent_text::wants_fixed_cap(&query) {
             found.push("fixed-sum cap".to_owned());
         }
+        if precedent_text::wants_liquidated_damages(&query) {
+            found.push("liquidated damages".to_owned());
+        }
         println!("{query}\n    {}", found.join("; "));
     }
     Ok(())
