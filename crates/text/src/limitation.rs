@@ -26,7 +26,12 @@ const LIMITING_PHRASES: &[&str] = &[
     "not exceed",
     "not to exceed",
     "not be liable",
+    "not be responsible",
     "no liability",
+    "limit its liability",
+    "limit their liability",
+    "limits its liability",
+    "be liable only",
     "aggregate liability",
     "total liability",
     "maximum liability",
@@ -47,13 +52,22 @@ const LIMITING_PHRASES: &[&str] = &[
     "exceed the lesser",
 ];
 
-/// Openings that limit liability only when liability or an amount it may not exceed follows
-/// closely: "in no event shall either party be liable", but not the insurance requirement "in no
-/// event less than $1,000,000".
-const OPENINGS: &[&str] = &["in no event", "in no case", "under no circumstances"];
+/// Openings that limit liability only when liability, responsibility or an amount it may not
+/// exceed follows closely: "in no event shall either party be liable", "neither party shall be
+/// liable", but not the insurance requirement "in no event less than $1,000,000".
+const OPENINGS: &[&str] = &[
+    "in no event",
+    "in no case",
+    "in no way",
+    "under no circumstances",
+    "neither party",
+    "no party",
+    "neither",
+];
 
-/// How many words after an opening the liability it limits must be named.
-const OPENING_REACH: usize = 8;
+/// How many words after an opening the liability it limits must be named ("IN NO EVENT SHALL
+/// DOVA (OR ITS AFFILIATES) OR VALEANT (OR ITS AFFILIATES) BE LIABLE" takes twelve).
+const OPENING_REACH: usize = 14;
 
 /// Query words that ask for a cap of a fixed sum when followed (within two words) by one of
 /// [`SUM_WORDS`] and the query speaks of a cap or of liability.
@@ -123,7 +137,7 @@ pub fn limits_liability(clause: &str) -> bool {
                     .iter()
                     .skip(opening.split(' ').count())
                     .take(OPENING_REACH)
-                    .any(|w| w.starts_with("liab") || w.starts_with("exceed"))
+                    .any(|w| w.starts_with("liab") || w.starts_with("exceed") || w == "responsible")
         })
     })
 }

@@ -19,6 +19,10 @@ const PROVISION_PHRASES: &[&str] = &[
     "pre estimate",
     "reasonable estimate",
     "reasonable approximation",
+    // Fees a party owes for ending the agreement early: CUAD's lawyers annotate them as
+    // liquidated damages.
+    "termination fee",
+    "cancellation fee",
 ];
 
 /// Whether the query asks for liquidated-damages clauses.
