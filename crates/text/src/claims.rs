@@ -32,10 +32,9 @@ pub fn wanted_claim_source(query: &str) -> Option<ClaimSource> {
     if !words.iter().any(|w| w.starts_with("indemn")) {
         return None;
     }
-    let has = |phrases: &[&str]| phrases.iter().any(|p| crate::contains_phrase(&words, p));
-    if has(&["first party", "direct claims", "direct claim"]) {
+    if crate::contains_any_phrase(&words, &["first party", "direct claims", "direct claim"]) {
         Some(ClaimSource::FirstParty)
-    } else if has(&["third party", "third parties"]) {
+    } else if crate::contains_any_phrase(&words, &["third party", "third parties"]) {
         Some(ClaimSource::ThirdParty)
     } else {
         None

@@ -174,10 +174,7 @@ fn governing_law_place(query: &str) -> Option<Inclusion> {
 pub fn inclusions(query: &str) -> Vec<Inclusion> {
     let words = crate::lowercase_words(query);
     let mut out: Vec<Inclusion> = governing_law_place(query).into_iter().collect();
-    if SUBJECT_TO_LAW
-        .iter()
-        .any(|p| crate::contains_phrase(&words, p))
-    {
+    if crate::contains_any_phrase(&words, SUBJECT_TO_LAW) {
         out.push(Inclusion {
             phrase: "subject to law".to_owned(),
             alternatives: LAW_LIMIT_FORMS.iter().map(|s| s.to_string()).collect(),

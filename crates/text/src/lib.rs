@@ -56,6 +56,11 @@ pub(crate) fn contains_phrase(words: &[String], phrase: &str) -> bool {
     (0..words.len()).any(|i| starts_with_phrase(&words[i..], phrase))
 }
 
+/// Whether any of `phrases` occurs anywhere in `words`.
+pub(crate) fn contains_any_phrase(words: &[String], phrases: &[&str]) -> bool {
+    phrases.iter().any(|p| contains_phrase(words, p))
+}
+
 /// How many times `phrase` occurs in `words` (overlapping occurrences each count).
 pub(crate) fn count_phrase(words: &[String], phrase: &str) -> usize {
     (0..words.len())

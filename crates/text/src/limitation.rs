@@ -108,26 +108,19 @@ pub fn states_fixed_sum(clause: &str) -> bool {
     }
     let words = crate::lowercase_words(clause);
     words.iter().any(|w| CURRENCY_WORDS.contains(&w.as_str()))
-        || FIXED_CAP_PHRASES
-            .iter()
-            .any(|p| crate::contains_phrase(&words, p))
+        || crate::contains_any_phrase(&words, FIXED_CAP_PHRASES)
 }
 
 /// Whether the query asks for limitations of liability by name.
 pub fn wants_liability_limit(query: &str) -> bool {
     let words = crate::lowercase_words(query);
-    LIMITATION_QUERY
-        .iter()
-        .any(|p| crate::contains_phrase(&words, p))
+    crate::contains_any_phrase(&words, LIMITATION_QUERY)
 }
 
 /// Whether the clause limits or excludes liability.
 pub fn limits_liability(clause: &str) -> bool {
     let words = crate::lowercase_words(clause);
-    if LIMITING_PHRASES
-        .iter()
-        .any(|p| crate::contains_phrase(&words, p))
-    {
+    if crate::contains_any_phrase(&words, LIMITING_PHRASES) {
         return true;
     }
     (0..words.len()).any(|i| {

@@ -28,17 +28,14 @@ const PROVISION_PHRASES: &[&str] = &[
 /// Whether the query asks for liquidated-damages clauses.
 pub fn wants_liquidated_damages(query: &str) -> bool {
     let words = crate::lowercase_words(query);
-    crate::contains_phrase(&words, "liquidated damages")
-        || crate::contains_phrase(&words, "liquidated damage")
+    crate::contains_any_phrase(&words, &["liquidated damages", "liquidated damage"])
 }
 
 /// Whether the clause provides liquidated damages: it names them as such (not "liquidated,
 /// special or exemplary damages" in a waiver's list) or says the agreed sum is not a penalty.
 pub fn provides_liquidated_damages(clause: &str) -> bool {
     let words = crate::lowercase_words(clause);
-    PROVISION_PHRASES
-        .iter()
-        .any(|p| crate::contains_phrase(&words, p))
+    crate::contains_any_phrase(&words, PROVISION_PHRASES)
 }
 
 #[cfg(test)]

@@ -36,9 +36,10 @@ pub fn wanted_reciprocity(query: &str) -> Option<Reciprocity> {
     let mutual = has("mutual") || has("reciprocal") || has("bilateral");
     let one_sided = has("unilateral")
         || has("nonmutual")
-        || ["one sided", "one way", "non mutual", "not mutual"]
-            .iter()
-            .any(|p| crate::contains_phrase(&words, p));
+        || crate::contains_any_phrase(
+            &words,
+            &["one sided", "one way", "non mutual", "not mutual"],
+        );
     match (mutual, one_sided) {
         (_, true) => Some(Reciprocity::OneSided),
         (true, false) => Some(Reciprocity::Mutual),

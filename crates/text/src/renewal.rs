@@ -144,10 +144,9 @@ const RENEWAL_WORDS: &[&str] = &[
 /// ("notice to terminate auto-renew" is about auto-renewal: the notice ends it).
 pub fn wanted_renewal(query: &str) -> Option<RenewalMode> {
     let words = crate::lowercase_words(query);
-    let has = |phrases: &[&str]| phrases.iter().any(|p| crate::contains_phrase(&words, p));
-    if has(AUTOMATIC_QUERY) {
+    if crate::contains_any_phrase(&words, AUTOMATIC_QUERY) {
         Some(RenewalMode::Automatic)
-    } else if has(BY_NOTICE_QUERY) {
+    } else if crate::contains_any_phrase(&words, BY_NOTICE_QUERY) {
         Some(RenewalMode::ByNotice)
     } else {
         None
@@ -158,11 +157,10 @@ impl Renewal {
     /// What `clause` says about renewal.
     pub fn of(clause: &str) -> Self {
         let words = crate::lowercase_words(clause);
-        let has = |phrases: &[&str]| phrases.iter().any(|p| crate::contains_phrase(&words, p));
         Renewal {
             mentioned: words.iter().any(|w| RENEWAL_WORDS.contains(&w.as_str())),
-            automatic: has(AUTOMATIC_CLAUSE),
-            by_notice: has(BY_NOTICE_CLAUSE),
+            automatic: crate::contains_any_phrase(&words, AUTOMATIC_CLAUSE),
+            by_notice: crate::contains_any_phrase(&words, BY_NOTICE_CLAUSE),
         }
     }
 
