@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use precedent_cuad::clause_classifier::ClassifierOptions;
 use precedent_cuad::ClauseTyper;
 use precedent_server::{ContractReviewer, Finding, LibrarySpec, ModelOptions, ReviewerLoader};
 
@@ -74,6 +75,20 @@ fn reviewer_loader(typer: TyperArgs) -> ReviewerLoader {
     })
 }
 
+/// The clause classifier the review's typer reads, as the learned ranker's clause-type reader,
+/// loaded on the first query naming a CUAD clause type.
+fn lazy_clause_types(typer: TyperArgs) -> Arc<dyn precedent_learn::ClauseTypeReader> {
+    Arc::new(precedent_learn::clause_types::LazyClauseTypes::new(
+        Box::new(move || {
+            eprintln!("loading the clause classifier for queries naming a clause type");
+            typer
+                .load_classifier(&ClassifierOptions::for_second_stage())
+                .map(|c| Arc::new(c) as Arc<dyn precedent_learn::ClauseTypeReader>)
+                .map_err(|e| format!("{e:#}"))
+        }),
+    ))
+}
+
 pub fn run(args: ServeArgs) -> Result<()> {
     let specs = args
         .index
@@ -86,6 +101,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         rerank_top: args.rerank_top,
         ranker_dir: args.ranker_dir,
         learned_top: args.learned_top,
+        clause_types: Some(lazy_clause_types(args.typer.clone())),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -59,6 +59,115 @@ fn loose_key(name: &str) -> String {
         .collect()
 }
 
+/// How a lawyer names each clause type in a search, besides its CUAD name: the usual
+/// abbreviations and spellings (written as drafting vocabulary, never from benchmark answers).
+/// Matched on word boundaries of the lowercased text with punctuation turned to spaces.
+const ALIASES: &[(&str, &[&str])] = &[
+    ("Most Favored Nation", &["most favoured nation", "mfn"]),
+    ("Non-Compete", &["noncompete", "covenant not to compete"]),
+    (
+        "No-Solicit of Customers",
+        &["non solicit of customers", "non solicitation of customers"],
+    ),
+    (
+        "No-Solicit of Employees",
+        &["non solicit of employees", "non solicitation of employees"],
+    ),
+    ("Non-Disparagement", &["nondisparagement"]),
+    (
+        "Termination for Convenience",
+        &["terminate for convenience"],
+    ),
+    (
+        "Rofr/Rofo/Rofn",
+        &[
+            "rofr",
+            "rofo",
+            "rofn",
+            "right of first refusal",
+            "right of first offer",
+            "right of first negotiation",
+        ],
+    ),
+    ("Change of Control", &["change in control"]),
+    (
+        "Revenue/Profit Sharing",
+        &["revenue sharing", "profit sharing"],
+    ),
+    (
+        "Cap on Liability",
+        &[
+            "liability cap",
+            "caps on liability",
+            "limitation of liability",
+            "limitations of liability",
+            "limitation on liability",
+        ],
+    ),
+    ("Uncapped Liability", &["unlimited liability"]),
+    ("Audit Rights", &["audit right", "right to audit"]),
+    ("Third Party Beneficiary", &["third party beneficiaries"]),
+];
+
+/// The clause types that are not clauses a lawyer looks for on their own (a contract's title,
+/// its parties and dates are metadata), so a query naming them is not read as asking for one.
+const NOT_SEARCHED_BY_TYPE: &[&str] = &[
+    "Document Name",
+    "Parties",
+    "Agreement Date",
+    "Effective Date",
+    "Expiration Date",
+];
+
+/// The CUAD clause types a search names, as a bit set over [`CATEGORIES`] (bit `k` for
+/// category `k`): "Change Of Control", "Rofr/Rofo/Rofn", "right of first refusal", "liability
+/// cap clauses ...". Read on word boundaries, so "third party IP infringement" does not name
+/// Third Party Beneficiary; "exclusivity remedy" (an exclusive remedy, not an exclusivity
+/// covenant) does not name Exclusivity.
+pub fn named_in_query(query: &str) -> u64 {
+    let text = format!(" {} ", words_of(query));
+    let mut named = 0u64;
+    for (k, name) in CATEGORIES.iter().enumerate() {
+        if NOT_SEARCHED_BY_TYPE.contains(name) {
+            continue;
+        }
+        let aliases = ALIASES
+            .iter()
+            .filter(|(c, _)| c == name)
+            .flat_map(|(_, a)| a.iter().map(|s| words_of(s)));
+        let found = std::iter::once(words_of(name))
+            .chain(aliases)
+            .any(|phrase| {
+                let needle = format!(" {phrase} ");
+                text.match_indices(&needle).any(|(at, _)| {
+                    let after = &text[at + needle.len()..];
+                    !(*name == "Exclusivity" && after.starts_with("remed"))
+                })
+            });
+        if found {
+            named |= 1 << k;
+        }
+    }
+    named
+}
+
+/// Lowercased words separated by single spaces; hyphens, slashes and other punctuation split
+/// words ("Non-Compete" -> "non compete"), apostrophes are dropped ("customer's" -> "customers").
+fn words_of(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\'' || c == '\u{2019}' {
+            continue;
+        }
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if !out.ends_with(' ') && !out.is_empty() {
+            out.push(' ');
+        }
+    }
+    out.trim_end().to_owned()
+}
+
 /// CUAD credits a Parties prediction that contains the annotated name (see
 /// `precedent_metrics::spans`).
 pub fn substring_ok(category: usize) -> bool {
@@ -79,5 +188,50 @@ mod tests {
         );
         assert_eq!(category_index("Nothing like it"), None);
         assert!(substring_ok(1) && !substring_ok(0));
+    }
+
+    fn named(query: &str) -> Vec<&'static str> {
+        let bits = named_in_query(query);
+        (0..CATEGORIES.len())
+            .filter(|k| bits & (1 << k) != 0)
+            .map(|k| CATEGORIES[k])
+            .collect()
+    }
+
+    #[test]
+    fn reads_the_clause_types_a_query_names() {
+        assert_eq!(named("Change Of Control"), ["Change of Control"]);
+        assert_eq!(named("Rofr/Rofo/Rofn"), ["Rofr/Rofo/Rofn"]);
+        assert_eq!(named("our right of first refusal"), ["Rofr/Rofo/Rofn"]);
+        assert_eq!(
+            named("No-Solicit of Customers"),
+            ["No-Solicit of Customers"]
+        );
+        assert_eq!(named("Non-compete bound by time"), ["Non-Compete"]);
+        assert_eq!(named("MFN clause"), ["Most Favored Nation"]);
+        assert_eq!(
+            named("liability cap clauses that exclude fraud"),
+            ["Cap on Liability"]
+        );
+        assert_eq!(
+            named("Third Party Beneficiary"),
+            ["Third Party Beneficiary"]
+        );
+        assert_eq!(
+            named("precedents for insurance coverage influencing limitation of liability"),
+            ["Cap on Liability", "Insurance"]
+        );
+    }
+
+    #[test]
+    fn does_not_read_types_into_look_alikes() {
+        assert!(named("third party IP infringement indemnity").is_empty());
+        assert!(named("product replacement, repair or refund as exclusivity remedy").is_empty());
+        assert!(named("Exclusivity bound by time and territory") == ["Exclusivity"]);
+        assert!(named("indemnification clauses that include hold harmless").is_empty());
+        assert!(named("effective date of the agreement").is_empty());
+        assert!(named("").is_empty());
+        // "mfn" only as a word, not inside one.
+        assert!(named("amfnx").is_empty());
     }
 }

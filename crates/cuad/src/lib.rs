@@ -17,7 +17,7 @@ mod pylist;
 pub mod stack;
 pub mod typer;
 
-pub use categories::{category_index, substring_ok, CATEGORIES};
+pub use categories::{category_index, named_in_query, substring_ok, CATEGORIES};
 pub use dataset::{load, Annotation, CuadContract, CuadDataset, CuadError, PlacementReport};
 pub use place::Placement;
 pub use pylist::parse_string_list;

@@ -165,7 +165,8 @@ fn out_of_fold(
             library,
             cuad_types.cloned(),
         )?);
-        let extractor = FeatureExtractor::new(library.clone(), memory);
+        let extractor = FeatureExtractor::new(library.clone(), memory)
+            .with_clause_types(data.clause_types.cloned());
         let groups = |idx: &[usize]| -> Result<Vec<Group>, LearnError> {
             idx.iter()
                 .map(|&i| {

@@ -11,6 +11,7 @@ use std::sync::{Arc, OnceLock};
 use precedent_library::Library;
 use precedent_vectors::RowSet;
 
+use crate::clause_types::ClauseTypeReader;
 use crate::memory::{dot, RatingMemory};
 use crate::LearnError;
 
@@ -72,6 +73,10 @@ pub struct FeatureExtractor {
     /// What a clause contributes to every query's features, computed on first use and kept:
     /// analysing clause text (stemming) was half the learned stage's time per query.
     profiles: Vec<OnceLock<Arc<ClauseProfile>>>,
+    /// Reads clauses' CUAD types, for queries that name one ([`crate::clause_types`]).
+    clause_types: Option<Arc<dyn ClauseTypeReader>>,
+    /// Each row's CUAD types as read, on first need (`None`: the reader could not tell).
+    types_of_rows: Vec<OnceLock<Option<u64>>>,
 }
 
 /// The query-independent side of a clause's features.
@@ -145,12 +150,42 @@ impl FeatureExtractor {
             .collect();
         let profiles = (0..library.len()).map(|_| OnceLock::new()).collect();
         FeatureExtractor {
+            types_of_rows: (0..library.len()).map(|_| OnceLock::new()).collect(),
             library,
             memory,
             by_row,
             query_category,
             profiles,
+            clause_types: None,
         }
+    }
+
+    /// Reads the CUAD types of clauses with `reader`, so that a query naming a clause type
+    /// demotes clauses of other types ([`crate::clause_types`]). Without one, such queries are
+    /// ranked as before.
+    pub fn with_clause_types(mut self, reader: Option<Arc<dyn ClauseTypeReader>>) -> Self {
+        self.clause_types = reader;
+        self
+    }
+
+    /// The CUAD types of the clause at `row` (cached per extractor); `None` without a reader
+    /// or when it cannot tell.
+    fn clause_types_of(&self, row: u32) -> Result<Option<u64>, LearnError> {
+        let Some(reader) = &self.clause_types else {
+            return Ok(None);
+        };
+        let slot = self.types_of_rows.get(row as usize).ok_or_else(|| {
+            LearnError::Invalid(format!(
+                "row {row} is outside the library ({} clauses)",
+                self.types_of_rows.len()
+            ))
+        })?;
+        if let Some(types) = slot.get() {
+            return Ok(*types);
+        }
+        let clause = self.library.store().clause(row)?;
+        let types = reader.clause_types(&precedent_library::indexed_text(&clause));
+        Ok(*slot.get_or_init(|| types))
     }
 
     /// The clause's profile, computed once per extractor (concurrent first uses may both compute
@@ -270,8 +305,9 @@ impl FeatureExtractor {
     /// [`precedent_text::renewal`]), or it limits no liability where the query asks for
     /// limitations of liability by name, or states no sum or limits nothing where the query
     /// asks for a fixed-sum cap ([`precedent_text::limitation`]), or provides no liquidated
-    /// damages where the query asks for them ([`precedent_text::liquidated`]).
-    /// `None` when the query has no such constraint.
+    /// damages where the query asks for them ([`precedent_text::liquidated`]), or is of none of
+    /// the CUAD clause types the query names ("Change Of Control"; [`crate::clause_types`], only
+    /// with a type reader). `None` when the query has no such constraint.
     pub fn against_query(
         &self,
         query: &str,
@@ -307,6 +343,10 @@ impl FeatureExtractor {
         let wants_limitation = precedent_text::wants_liability_limit(query);
         let wants_fixed_cap = precedent_text::wants_fixed_cap(query);
         let wants_liquidated = precedent_text::wants_liquidated_damages(query);
+        let named_types = match self.clause_types {
+            Some(_) => precedent_cuad::named_in_query(query),
+            None => 0,
+        };
         if forms.is_empty()
             && required.is_empty()
             && side.is_none()
@@ -319,6 +359,7 @@ impl FeatureExtractor {
             && !wants_limitation
             && !wants_fixed_cap
             && !wants_liquidated
+            && named_types == 0
         {
             return Ok(None);
         }
@@ -360,7 +401,11 @@ impl FeatureExtractor {
                     || renewal.is_some_and(|r| profile.renewal.goes_against(r))
                     || (wants_limitation && !profile.limits_liability)
                     || (wants_fixed_cap && !(profile.states_fixed_sum && profile.limits_liability))
-                    || (wants_liquidated && !profile.liquidated_damages))
+                    || (wants_liquidated && !profile.liquidated_damages)
+                    || (named_types != 0
+                        && self
+                            .clause_types_of(row)?
+                            .is_some_and(|types| types & named_types == 0)))
             })
             .collect::<Result<Vec<bool>, LearnError>>()
             .map(Some)

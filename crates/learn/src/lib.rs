@@ -20,6 +20,7 @@
 //! on new queries.
 
 pub mod category;
+pub mod clause_types;
 pub mod cv;
 pub mod features;
 mod memory;
@@ -29,6 +30,7 @@ mod reranker;
 use std::path::PathBuf;
 
 pub use category::{CategoryClassifier, CuadTypeProfiles};
+pub use clause_types::ClauseTypeReader;
 pub use features::{FeatureExtractor, FEATURE_NAMES};
 pub use memory::{RatedQuery, RatingMemory};
 pub use model::{

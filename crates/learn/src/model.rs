@@ -313,6 +313,9 @@ pub struct TrainingData<'a> {
     pub rated: &'a [RatedQuery],
     pub embeddings: &'a [Vec<f32>],
     pub cuad_types: Option<&'a CuadTypeProfiles>,
+    /// Reads clauses' CUAD types for queries that name one; applied after the trees, like the
+    /// other query constraints, so it changes the cross-validation, not the trained model.
+    pub clause_types: Option<&'a Arc<dyn crate::ClauseTypeReader>>,
 }
 
 /// Probability at or above which the category classifier counts a clause as a member.

@@ -8,6 +8,7 @@ use precedent_rank::{rescore, Hit, RankError, Reranker};
 
 use crate::features::{demote_against_query, FeatureExtractor, QueryInput, AGAINST_QUERY_DEMOTION};
 use crate::model::LearnedModel;
+use crate::ClauseTypeReader;
 
 /// Reorders candidates by the learned ranker's score.
 pub struct LearnedReranker {
@@ -23,6 +24,7 @@ impl LearnedReranker {
         library: Arc<Library>,
         model: Arc<LearnedModel>,
         embedder: Arc<Embedder>,
+        clause_types: Option<Arc<dyn ClauseTypeReader>>,
     ) -> Result<Self, RankError> {
         if model.manifest.embedder_model_id != embedder.model_id() {
             return Err(RankError::Unavailable(format!(
@@ -32,7 +34,8 @@ impl LearnedReranker {
             )));
         }
         Ok(LearnedReranker {
-            extractor: FeatureExtractor::new(library, model.memory.clone()),
+            extractor: FeatureExtractor::new(library, model.memory.clone())
+                .with_clause_types(clause_types),
             model,
             embedder,
         })
@@ -76,13 +79,16 @@ impl Reranker for LearnedReranker {
 }
 
 /// The learned pipeline: the hybrid retriever's top `top` candidates reordered by the learned
-/// ranker (candidates below `top` keep their hybrid order underneath).
+/// ranker (candidates below `top` keep their hybrid order underneath). `clause_types` reads
+/// clauses' CUAD types for queries that name one ([`crate::clause_types`]; typically a
+/// [`crate::clause_types::LazyClauseTypes`]).
 pub fn learned_pipeline(
     library: Arc<Library>,
     embedder: Arc<Embedder>,
     model: Arc<LearnedModel>,
     top: usize,
     fusion_weights: Option<(f32, f32)>,
+    clause_types: Option<Arc<dyn ClauseTypeReader>>,
 ) -> Result<precedent_rank::Pipeline, RankError> {
     let models = precedent_rank::PipelineModels {
         embedder: Some(embedder.clone()),
@@ -90,6 +96,6 @@ pub fn learned_pipeline(
         ..Default::default()
     };
     let base = precedent_rank::build_pipeline("hybrid", library.clone(), &models)?;
-    let reranker = LearnedReranker::new(library, model, embedder)?;
+    let reranker = LearnedReranker::new(library, model, embedder, clause_types)?;
     Ok(base.then(Box::new(reranker), top.max(1)))
 }

@@ -67,6 +67,9 @@ pub struct ModelOptions {
     pub ranker_dir: Option<PathBuf>,
     /// Hybrid candidates the learned ranker reorders.
     pub learned_top: usize,
+    /// Reads clauses' CUAD types for queries that name one (the learned pipeline's clause-type
+    /// rule, [`precedent_learn::clause_types`]); without it such queries rank without the rule.
+    pub clause_types: Option<Arc<dyn precedent_learn::ClauseTypeReader>>,
 }
 
 /// The learned ranker, if one was named or found.
@@ -228,6 +231,7 @@ fn load_library(
                 model.clone(),
                 top,
                 None,
+                options.clause_types.clone(),
             )
             .map_err(config)?;
             if let Some(cross) = cross_encoder {
@@ -237,6 +241,7 @@ fn load_library(
                     model.clone(),
                     top,
                     None,
+                    options.clause_types.clone(),
                 )
                 .map_err(config)?
                 .then(

@@ -1,0 +1,108 @@
+//! Which CUAD clause types a clause is of, for queries that name a clause type.
+//!
+//! A query that names a CUAD clause type ("Change Of Control", "Rofr/Rofo/Rofn", "Audit Rights")
+//! asks for clauses of that type, and a clause of another type that shares its words (an
+//! assignment clause that mentions a change of control, an IP licence that grants a first
+//! refusal) is the two-star answer. ACORD's test split has a dozen such queries whose types no
+//! training query covers, so the rating memory cannot tell; a single-clause classifier trained on
+//! CUAD's 398 annotated contracts can, and it has never seen an ACORD rating, so using it leaks
+//! nothing into the cross-validation. Clauses it reads as none of the named types get the same
+//! demotion as the other query constraints ([`crate::features::FeatureExtractor::against_query`]).
+
+use std::sync::{Arc, OnceLock};
+
+use precedent_cuad::clause_classifier::ClauseClassifier;
+
+/// The CUAD clause types of a clause text, as a bit set over [`precedent_cuad::CATEGORIES`];
+/// `None` when the reader cannot tell (its model could not be loaded), so that no clause is
+/// held against the query on that account.
+pub trait ClauseTypeReader: Send + Sync + std::fmt::Debug {
+    fn clause_types(&self, text: &str) -> Option<u64>;
+}
+
+/// A type is read when the classifier's logit is positive. The classifier meant here is the one
+/// trained also on the contracts' unannotated sentences
+/// ([`precedent_cuad::clause_classifier::ClassifierOptions::for_second_stage`]): it has seen
+/// boilerplate as "no type", so its zero is a decision between a type and background, not
+/// between types.
+impl ClauseTypeReader for ClauseClassifier {
+    fn clause_types(&self, text: &str) -> Option<u64> {
+        Some(
+            self.logits(text)
+                .iter()
+                .enumerate()
+                .filter(|(_, &logit)| logit > 0.0)
+                .fold(0u64, |bits, (k, _)| bits | (1 << k)),
+        )
+    }
+}
+
+/// The loader of a reader's model, run once.
+pub type ReaderLoader = Box<dyn Fn() -> Result<Arc<dyn ClauseTypeReader>, String> + Send + Sync>;
+
+/// A reader whose model is loaded on the first query that names a clause type: the classifier
+/// is 44 MB (and about a minute to train when not cached), which most searches never need. A
+/// failed load is reported once and leaves the reader answering `None`.
+pub struct LazyClauseTypes {
+    loaded: OnceLock<Option<Arc<dyn ClauseTypeReader>>>,
+    load: ReaderLoader,
+}
+
+impl LazyClauseTypes {
+    pub fn new(load: ReaderLoader) -> Self {
+        LazyClauseTypes {
+            loaded: OnceLock::new(),
+            load,
+        }
+    }
+}
+
+impl std::fmt::Debug for LazyClauseTypes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyClauseTypes")
+            .field("loaded", &self.loaded.get().map(Option::is_some))
+            .finish()
+    }
+}
+
+impl ClauseTypeReader for LazyClauseTypes {
+    fn clause_types(&self, text: &str) -> Option<u64> {
+        let reader = self.loaded.get_or_init(|| match (self.load)() {
+            Ok(reader) => Some(reader),
+            Err(e) => {
+                tracing::warn!("clause types unavailable, queries naming one rank without: {e}");
+                None
+            }
+        });
+        reader.as_ref()?.clause_types(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[derive(Debug)]
+    struct Fixed(u64);
+    impl ClauseTypeReader for Fixed {
+        fn clause_types(&self, _: &str) -> Option<u64> {
+            Some(self.0)
+        }
+    }
+
+    #[test]
+    fn lazy_reader_loads_once_and_survives_a_failed_load() {
+        let loads = Arc::new(AtomicUsize::new(0));
+        let counted = loads.clone();
+        let lazy = LazyClauseTypes::new(Box::new(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Ok(Arc::new(Fixed(0b101)) as Arc<dyn ClauseTypeReader>)
+        }));
+        assert_eq!(lazy.clause_types("a"), Some(0b101));
+        assert_eq!(lazy.clause_types("b"), Some(0b101));
+        assert_eq!(loads.load(Ordering::SeqCst), 1);
+        let failing = LazyClauseTypes::new(Box::new(|| Err("no CUAD folder".into())));
+        assert_eq!(failing.clause_types("a"), None);
+    }
+}

@@ -1,0 +1,95 @@
+//! The clause-type rule of the learned ranker, checked against lawyers' ratings in ACORD
+//! (`../shared/data/acord`): for every training query that names a CUAD clause type, the
+//! clauses rated three stars or more must read as that type, and the one-star clauses (other
+//! categories) must not.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use precedent_cuad::cache::load_or_train_classifier;
+use precedent_cuad::clause_classifier::ClassifierOptions;
+use precedent_cuad::named_in_query;
+use precedent_learn::ClauseTypeReader;
+
+fn shared() -> PathBuf {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data")).to_path_buf()
+}
+
+fn jsonl(path: &Path, value: &str) -> HashMap<String, String> {
+    let text = std::fs::read_to_string(path).expect("ACORD jsonl");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("jsonl line");
+            (
+                v["_id"].as_str().expect("_id").to_owned(),
+                v[value].as_str().expect("field").to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn clauses_rated_relevant_read_as_the_type_the_query_names() {
+    let acord = shared().join("acord");
+    let corpus = jsonl(&acord.join("corpus.jsonl"), "text");
+    let queries = jsonl(&acord.join("queries.jsonl"), "text");
+    // The classifier the CLI and the server use, from the same cache as a CLI run at the root.
+    let cache =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.precedent/cache/clause-classifier");
+    let reader = load_or_train_classifier(
+        &shared().join("cuad"),
+        &cache,
+        &ClassifierOptions::for_second_stage(),
+        || eprintln!("training the clause classifier (once)"),
+    )
+    .expect("clause classifier");
+
+    // Every rating of a training query that names a type: (read as it, clauses) per star band.
+    let mut relevant = (0usize, 0usize);
+    let mut two_star = (0usize, 0usize);
+    let mut one_star = (0usize, 0usize);
+    let mut named_queries = 0;
+    for split in ["train.tsv", "valid.tsv"] {
+        // Read by the project's reader: the file quotes ids CSV-style and ends lines in CRLF.
+        let qrels = precedent_formats::read_qrels(&acord.join("qrels").join(split)).expect("qrels");
+        for (query, judged) in qrels.iter() {
+            let named = named_in_query(&queries[query]);
+            if named == 0 {
+                continue;
+            }
+            named_queries += 1;
+            for (clause, &label) in judged {
+                let reads = reader
+                    .clause_types(&corpus[clause])
+                    .expect("a loaded classifier always answers")
+                    & named
+                    != 0;
+                let tally = match label {
+                    0 => &mut one_star,
+                    1 => &mut two_star,
+                    _ => &mut relevant,
+                };
+                tally.0 += usize::from(reads);
+                tally.1 += 1;
+            }
+        }
+    }
+    eprintln!(
+        "read as the named type: 3-5 stars {relevant:?}, 2 stars {two_star:?}, 1 star {one_star:?} ({named_queries} queries name a type)"
+    );
+    assert!(relevant.1 > 200, "{relevant:?}");
+    assert!(
+        relevant.0 as f64 >= 0.9 * relevant.1 as f64,
+        "relevant clauses read as the named type: {relevant:?}"
+    );
+    assert!(
+        one_star.0 as f64 <= 0.03 * one_star.1 as f64,
+        "one-star clauses read as the named type: {one_star:?}"
+    );
+    // Two-star clauses are the query's category but not its answer: the type separates some.
+    assert!(
+        (two_star.0 as f64 / two_star.1 as f64) < (relevant.0 as f64 / relevant.1 as f64),
+        "{two_star:?} vs {relevant:?}"
+    );
+}
