@@ -40,6 +40,23 @@ const TRIGGERS: &[&str] = &[
     "containing",
 ];
 
+/// Verbs that grant a party something to do: "(clause) that allows the indemnifying party to
+/// control defenses" asks for clauses that give that right, so what follows the next "to" is
+/// required ("control defenses").
+const GRANTS: &[&str] = &[
+    "allow",
+    "allows",
+    "allowing",
+    "permit",
+    "permits",
+    "permitting",
+    "entitle",
+    "entitles",
+    "lets",
+    "enables",
+    "enable",
+];
+
 /// A trigger right after one of these is negated (an exclusion, read by [`crate::exclusion`]).
 const NEGATIONS: &[&str] = &["not", "t", "never", "without", "no"];
 
@@ -182,14 +199,24 @@ pub fn inclusions(query: &str) -> Vec<Inclusion> {
     }
     let mut i = 0;
     while i < words.len() {
-        if !TRIGGERS.contains(&words[i].as_str()) {
+        // After a grant, the right granted starts after the next "to" (within four words).
+        let granted = GRANTS
+            .contains(&words[i].as_str())
+            .then(|| {
+                words[i + 1..words.len().min(i + 6)]
+                    .iter()
+                    .position(|w| w == "to")
+                    .map(|p| i + 1 + p)
+            })
+            .flatten();
+        if !TRIGGERS.contains(&words[i].as_str()) && granted.is_none() {
             i += 1;
             continue;
         }
         let negated = words[i.saturating_sub(2)..i]
             .iter()
             .any(|w| NEGATIONS.contains(&w.as_str()));
-        let start = i + 1;
+        let start = granted.unwrap_or(i) + 1;
         let end = words[start..]
             .iter()
             .position(|w| PHRASE_ENDS.contains(&w.as_str()))
@@ -245,6 +272,22 @@ mod tests {
         assert_eq!(i[0].alternatives, vec!["violation"]);
         let i = inclusions("Indemnified party includes affiliates");
         assert_eq!(i[0].alternatives, vec!["affiliates"]);
+    }
+
+    #[test]
+    fn a_granted_right_is_required() {
+        let i =
+            inclusions("indemnification clause that allows indemnifying party to control defenses");
+        assert_eq!(i.len(), 1);
+        assert_eq!(i[0].alternatives, vec!["control defenses"]);
+        let i = inclusions("license that permits the licensee to sublicense");
+        assert_eq!(i[0].alternatives, vec!["sublicense"]);
+        // Not negated, and no "to" close after the verb: nothing required.
+        assert!(inclusions("a clause that does not allow assignment").is_empty());
+        assert!(inclusions("clauses that allow").is_empty());
+        assert!(
+            inclusions("termination clause that permits termination for convenience").is_empty()
+        );
     }
 
     #[test]
