@@ -562,6 +562,8 @@ mod tests {
     fn judge_pipelines_are_known_and_need_the_bi_encoder() {
         assert!(known_pipelines().contains(&"learned+judge"));
         assert!(known_pipelines().contains(&"learned+llm"));
+        assert!(known_pipelines().contains(&"hybrid+types"));
+        assert!(needs_embedder("hybrid+types") && !needs_embedder("bm25"));
         assert!(needs_embedder("learned+llm"));
         assert_eq!(judge_backend("learned+judge"), Some("judge"));
         assert_eq!(judge_backend("learned"), None);

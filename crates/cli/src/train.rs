@@ -357,6 +357,7 @@ pub struct LearnedArgs {
 pub fn known_pipelines() -> Vec<&'static str> {
     let mut names = precedent_rank::PIPELINES.to_vec();
     names.push("learned");
+    names.push("hybrid+types");
     names
 }
 
@@ -409,7 +410,7 @@ pub fn default_eval_pipeline(learned: &LearnedArgs, qrels: &Qrels) -> &'static s
 }
 
 pub fn needs_embedder(name: &str) -> bool {
-    name == "learned" || precedent_rank::needs_embedder(name)
+    name == "learned" || precedent_rank::needs_embedder(name.strip_suffix("+types").unwrap_or(name))
 }
 
 /// Builds a pipeline by name, including `learned`; a cross-encoder in `models` reranks last.
@@ -419,6 +420,16 @@ pub fn make_pipeline(
     models: &precedent_rank::PipelineModels,
     learned: &LearnedArgs,
 ) -> Result<(precedent_rank::Pipeline, Option<Arc<LearnedModel>>)> {
+    if let Some(base) = name.strip_suffix("+types") {
+        let pipeline = precedent_rank::build_pipeline(base, library.clone(), models)?.then(
+            Box::new(precedent_learn::clause_types::ClauseTypeStage::new(
+                library,
+                lazy_clause_type_reader(),
+            )),
+            learned.learned_top.max(1),
+        );
+        return Ok((pipeline, None));
+    }
     if name != "learned" {
         return Ok((precedent_rank::build_pipeline(name, library, models)?, None));
     }

@@ -12,6 +12,10 @@
 use std::sync::{Arc, OnceLock};
 
 use precedent_cuad::clause_classifier::ClauseClassifier;
+use precedent_library::Library;
+use precedent_rank::{rescore, Hit, RankError, Reranker};
+
+use crate::features::{demote_against_query, AGAINST_QUERY_DEMOTION};
 
 /// The CUAD clause types of a clause text, as a bit set over [`precedent_cuad::CATEGORIES`];
 /// `None` when the reader cannot tell (its model could not be loaded), so that no clause is
@@ -75,6 +79,54 @@ impl ClauseTypeReader for LazyClauseTypes {
             }
         });
         reader.as_ref()?.clause_types(text)
+    }
+}
+
+/// Any pipeline's candidates reordered by the same clause-type rule as the learned ranker applies
+/// after its trees: for a query naming CUAD clause types, clauses read as none of them move down
+/// past the next [`AGAINST_QUERY_DEMOTION`] clauses that are. It needs no ratings, so it serves
+/// libraries the learned ranker does not fit (contracts a firm ingested).
+pub struct ClauseTypeStage {
+    library: Arc<Library>,
+    reader: Arc<dyn ClauseTypeReader>,
+}
+
+impl ClauseTypeStage {
+    pub fn new(library: Arc<Library>, reader: Arc<dyn ClauseTypeReader>) -> Self {
+        ClauseTypeStage { library, reader }
+    }
+}
+
+impl Reranker for ClauseTypeStage {
+    fn name(&self) -> &str {
+        "clause-types"
+    }
+
+    fn rerank(&self, query: &str, candidates: Vec<Hit>) -> Result<Vec<Hit>, RankError> {
+        let named = precedent_cuad::named_in_query(query);
+        if named == 0 {
+            return Ok(candidates);
+        }
+        let flagged = candidates
+            .iter()
+            .map(|hit| {
+                let clause =
+                    self.library
+                        .store()
+                        .clause(hit.row)
+                        .map_err(|e| RankError::Stage {
+                            stage: "clause-types".into(),
+                            message: e.to_string(),
+                        })?;
+                let types = self
+                    .reader
+                    .clause_types(&precedent_library::indexed_text(&clause));
+                Ok(types.is_some_and(|t| t & named == 0))
+            })
+            .collect::<Result<Vec<bool>, RankError>>()?;
+        let mut scores: Vec<f32> = candidates.iter().map(|h| h.score).collect();
+        demote_against_query(&mut scores, &flagged, AGAINST_QUERY_DEMOTION);
+        Ok(rescore(candidates, scores, "clause-types"))
     }
 }
 

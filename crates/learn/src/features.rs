@@ -10,6 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use precedent_library::Library;
 use precedent_vectors::RowSet;
+use rayon::prelude::*;
 
 use crate::clause_types::ClauseTypeReader;
 use crate::memory::{dot, RatingMemory};
@@ -369,6 +370,12 @@ impl FeatureExtractor {
                 self.library.root().display()
             ))
         })?;
+        if named_types != 0 {
+            // Reading a clause's types costs ~2 ms (character n-grams of a long clause); read the
+            // uncached ones on all cores first.
+            rows.par_iter()
+                .try_for_each(|&row| self.clause_types_of(row).map(|_| ()))?;
+        }
         rows.iter()
             .map(|&row| {
                 let profile = self.profile(row, vectors)?;
