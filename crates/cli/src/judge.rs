@@ -278,7 +278,7 @@ pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
         rated: &rated,
         embeddings: &embeddings,
         cuad_types: cuad_types.as_ref(),
-        clause_types: clause_types.as_ref(),
+        clause_types: Some(&clause_types),
     };
     let learned_scores = out_of_fold_scores(&library, &data, args.folds, &options, |stage| {
         bars.note(stage)

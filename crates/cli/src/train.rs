@@ -102,7 +102,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         rated: &rated,
         embeddings: &embeddings,
         cuad_types: cuad_types.as_ref(),
-        clause_types: clause_types.as_ref(),
+        clause_types: Some(&clause_types),
     };
     eprintln!(
         "{} rated queries, {} ratings",
@@ -175,7 +175,7 @@ pub(crate) struct RatedInputs {
     pub embeddings: Vec<Vec<f32>>,
     pub embedder: precedent_models::Embedder,
     pub cuad_types: Option<CuadTypeProfiles>,
-    pub clause_types: Option<Arc<dyn ClauseTypeReader>>,
+    pub clause_types: Arc<dyn ClauseTypeReader>,
 }
 
 /// Reads the queries and rating files, opens (or builds) the library, resolves the ratings,
@@ -213,7 +213,7 @@ pub(crate) fn load_rated(source: &RatedSource, bars: &Bars) -> Result<RatedInput
         &source.vectors.cache,
         bars,
     )?;
-    let clause_types = clause_type_reader(source.cuad.clone())?;
+    let clause_types = lazy_clause_type_reader(source.cuad.clone());
     Ok(RatedInputs {
         library,
         rated,
@@ -224,45 +224,40 @@ pub(crate) fn load_rated(source: &RatedSource, bars: &Bars) -> Result<RatedInput
     })
 }
 
-/// [`clause_type_reader`] loaded on the first query that names a clause type (searches that
-/// name none never load the 44 MB classifier).
-fn lazy_clause_type_reader() -> Arc<dyn ClauseTypeReader> {
+/// The single-clause classifier that reads clauses' CUAD types for queries naming one
+/// ([`precedent_learn::clause_types`]): the one `review` reads too, from the CUAD folder `dir`
+/// (else the one found), loaded on the first query that names a clause type, so searches,
+/// trainings and cross-validations whose queries name none never load its 44 MB. Trained on
+/// first use (about a minute) and cached under `.precedent/cache/clause-classifier`. Without a
+/// CUAD folder it warns once and such queries rank without it.
+fn lazy_clause_type_reader(dir: Option<PathBuf>) -> Arc<dyn ClauseTypeReader> {
     Arc::new(precedent_learn::clause_types::LazyClauseTypes::new(
-        Box::new(|| match clause_type_reader(None) {
-            Ok(Some(reader)) => Ok(reader),
-            Ok(None) => Err("no CUAD folder found".into()),
-            Err(e) => Err(format!("{e:#}")),
+        Box::new(move || {
+            let dir = dir
+                .clone()
+                .or_else(precedent_cuad::cache::find_cuad_dir)
+                .ok_or("no CUAD folder found (give --cuad DIR or set PRECEDENT_CUAD_DIR)")?;
+            let cache = precedent_cuad::cache::DEFAULT_CLASSIFIER_CACHE;
+            let classifier = precedent_cuad::cache::load_or_train_classifier(
+                &dir,
+                Path::new(cache),
+                &precedent_cuad::clause_classifier::ClassifierOptions::for_second_stage(),
+                || {
+                    eprintln!(
+                        "training the clause classifier from {} (once; cached in {cache})",
+                        dir.display()
+                    )
+                },
+            )
+            .map_err(|e| {
+                format!(
+                    "training the clause classifier from {}: {e:#}",
+                    dir.display()
+                )
+            })?;
+            Ok(Arc::new(classifier) as Arc<dyn ClauseTypeReader>)
         }),
     ))
-}
-
-/// The single-clause classifier that reads clauses' CUAD types for queries naming one
-/// ([`precedent_learn::clause_types`]): the one `review` reads too, trained from the CUAD folder
-/// on first use (about a minute) and cached under `.precedent/cache/clause-classifier`. `None`
-/// (with a warning) when no CUAD folder is found: such queries are then ranked without it.
-pub(crate) fn clause_type_reader(
-    dir: Option<PathBuf>,
-) -> Result<Option<Arc<dyn ClauseTypeReader>>> {
-    let Some(dir) = dir.or_else(precedent_cuad::cache::find_cuad_dir) else {
-        eprintln!(
-            "warning: no CUAD folder found (give --cuad DIR); queries naming a CUAD clause type are ranked without reading clause types"
-        );
-        return Ok(None);
-    };
-    let classifier = precedent_cuad::cache::load_or_train_classifier(
-        &dir,
-        Path::new(precedent_cuad::cache::DEFAULT_CLASSIFIER_CACHE),
-        &precedent_cuad::clause_classifier::ClassifierOptions::for_second_stage(),
-        || {
-            eprintln!(
-                "training the clause classifier from {} (once; cached in {})",
-                dir.display(),
-                precedent_cuad::cache::DEFAULT_CLASSIFIER_CACHE
-            )
-        },
-    )
-    .with_context(|| format!("training the clause classifier from {}", dir.display()))?;
-    Ok(Some(Arc::new(classifier)))
 }
 
 /// CUAD clause-type profiles from the annotated spans, embedded through the embedding cache
@@ -424,7 +419,7 @@ pub fn make_pipeline(
         let pipeline = precedent_rank::build_pipeline(base, library.clone(), models)?.then(
             Box::new(precedent_learn::clause_types::ClauseTypeStage::new(
                 library,
-                lazy_clause_type_reader(),
+                lazy_clause_type_reader(None),
             )),
             learned.learned_top.max(1),
         );
@@ -445,7 +440,7 @@ pub fn make_pipeline(
         model.clone(),
         learned.learned_top,
         models.fusion_weights,
-        Some(lazy_clause_type_reader()),
+        Some(lazy_clause_type_reader(None)),
     )?;
     if let Some(cross) = &models.cross_encoder {
         pipeline = pipeline.then(

@@ -15,7 +15,10 @@ use precedent_cuad::clause_classifier::ClauseClassifier;
 use precedent_library::Library;
 use precedent_rank::{rescore, Hit, RankError, Reranker};
 
-use crate::features::{demote_against_query, AGAINST_QUERY_DEMOTION};
+use rayon::prelude::*;
+
+use crate::features::{demote_against_query, row_slot, AGAINST_QUERY_DEMOTION};
+use crate::LearnError;
 
 /// The CUAD clause types of a clause text, as a bit set over [`precedent_cuad::CATEGORIES`];
 /// `None` when the reader cannot tell (its model could not be loaded), so that no clause is
@@ -82,18 +85,60 @@ impl ClauseTypeReader for LazyClauseTypes {
     }
 }
 
+/// The CUAD types of a library's clauses as a reader reads them, each read once (reading one
+/// costs ~2 ms: character n-grams of a long clause) and kept for every later query.
+pub struct LibraryClauseTypes {
+    library: Arc<Library>,
+    reader: Arc<dyn ClauseTypeReader>,
+    rows: Vec<OnceLock<Option<u64>>>,
+}
+
+impl LibraryClauseTypes {
+    pub fn new(library: Arc<Library>, reader: Arc<dyn ClauseTypeReader>) -> Self {
+        let rows = (0..library.len()).map(|_| OnceLock::new()).collect();
+        LibraryClauseTypes {
+            library,
+            reader,
+            rows,
+        }
+    }
+
+    /// The CUAD types of the clause at `row`; `None` when the reader cannot tell.
+    fn of_row(&self, row: u32) -> Result<Option<u64>, LearnError> {
+        let slot = row_slot(&self.rows, row)?;
+        if let Some(types) = slot.get() {
+            return Ok(*types);
+        }
+        let clause = self.library.store().clause(row)?;
+        let types = self
+            .reader
+            .clause_types(&precedent_library::indexed_text(&clause));
+        Ok(*slot.get_or_init(|| types))
+    }
+
+    /// For each of `rows`, whether it goes against a query naming the types in `named` (a bit
+    /// set; see [`precedent_cuad::named_in_query`]): the reader reads it as none of them. The
+    /// clauses not read yet are read on all cores.
+    pub fn against(&self, rows: &[u32], named: u64) -> Result<Vec<bool>, LearnError> {
+        rows.par_iter()
+            .map(|&row| Ok(self.of_row(row)?.is_some_and(|types| types & named == 0)))
+            .collect()
+    }
+}
+
 /// Any pipeline's candidates reordered by the same clause-type rule as the learned ranker applies
 /// after its trees: for a query naming CUAD clause types, clauses read as none of them move down
 /// past the next [`AGAINST_QUERY_DEMOTION`] clauses that are. It needs no ratings, so it serves
 /// libraries the learned ranker does not fit (contracts a firm ingested).
 pub struct ClauseTypeStage {
-    library: Arc<Library>,
-    reader: Arc<dyn ClauseTypeReader>,
+    types: LibraryClauseTypes,
 }
 
 impl ClauseTypeStage {
     pub fn new(library: Arc<Library>, reader: Arc<dyn ClauseTypeReader>) -> Self {
-        ClauseTypeStage { library, reader }
+        ClauseTypeStage {
+            types: LibraryClauseTypes::new(library, reader),
+        }
     }
 }
 
@@ -107,23 +152,14 @@ impl Reranker for ClauseTypeStage {
         if named == 0 {
             return Ok(candidates);
         }
-        let flagged = candidates
-            .iter()
-            .map(|hit| {
-                let clause =
-                    self.library
-                        .store()
-                        .clause(hit.row)
-                        .map_err(|e| RankError::Stage {
-                            stage: "clause-types".into(),
-                            message: e.to_string(),
-                        })?;
-                let types = self
-                    .reader
-                    .clause_types(&precedent_library::indexed_text(&clause));
-                Ok(types.is_some_and(|t| t & named == 0))
-            })
-            .collect::<Result<Vec<bool>, RankError>>()?;
+        let rows: Vec<u32> = candidates.iter().map(|h| h.row).collect();
+        let flagged = self
+            .types
+            .against(&rows, named)
+            .map_err(|e| RankError::Stage {
+                stage: "clause-types".into(),
+                message: e.to_string(),
+            })?;
         let mut scores: Vec<f32> = candidates.iter().map(|h| h.score).collect();
         demote_against_query(&mut scores, &flagged, AGAINST_QUERY_DEMOTION);
         Ok(rescore(candidates, scores, "clause-types"))

@@ -10,9 +10,8 @@ use std::sync::{Arc, OnceLock};
 
 use precedent_library::Library;
 use precedent_vectors::RowSet;
-use rayon::prelude::*;
 
-use crate::clause_types::ClauseTypeReader;
+use crate::clause_types::{ClauseTypeReader, LibraryClauseTypes};
 use crate::memory::{dot, RatingMemory};
 use crate::LearnError;
 
@@ -74,10 +73,8 @@ pub struct FeatureExtractor {
     /// What a clause contributes to every query's features, computed on first use and kept:
     /// analysing clause text (stemming) was half the learned stage's time per query.
     profiles: Vec<OnceLock<Arc<ClauseProfile>>>,
-    /// Reads clauses' CUAD types, for queries that name one ([`crate::clause_types`]).
-    clause_types: Option<Arc<dyn ClauseTypeReader>>,
-    /// Each row's CUAD types as read, on first need (`None`: the reader could not tell).
-    types_of_rows: Vec<OnceLock<Option<u64>>>,
+    /// Clauses' CUAD types, for queries that name one ([`crate::clause_types`]).
+    clause_types: Option<LibraryClauseTypes>,
 }
 
 /// The query-independent side of a clause's features.
@@ -118,6 +115,16 @@ struct ClauseProfile {
     vector: Vec<f32>,
 }
 
+/// The per-row slot of a library-sized cache, or an error naming the row outside the library.
+pub(crate) fn row_slot<T>(slots: &[T], row: u32) -> Result<&T, LearnError> {
+    slots.get(row as usize).ok_or_else(|| {
+        LearnError::Invalid(format!(
+            "row {row} is outside the library ({} clauses)",
+            slots.len()
+        ))
+    })
+}
+
 /// Joins the two terms of a bigram key (a character analysed text never contains).
 const BIGRAM_JOIN: char = '\u{1}';
 
@@ -151,7 +158,6 @@ impl FeatureExtractor {
             .collect();
         let profiles = (0..library.len()).map(|_| OnceLock::new()).collect();
         FeatureExtractor {
-            types_of_rows: (0..library.len()).map(|_| OnceLock::new()).collect(),
             library,
             memory,
             by_row,
@@ -165,28 +171,9 @@ impl FeatureExtractor {
     /// demotes clauses of other types ([`crate::clause_types`]). Without one, such queries are
     /// ranked as before.
     pub fn with_clause_types(mut self, reader: Option<Arc<dyn ClauseTypeReader>>) -> Self {
-        self.clause_types = reader;
+        self.clause_types =
+            reader.map(|reader| LibraryClauseTypes::new(self.library.clone(), reader));
         self
-    }
-
-    /// The CUAD types of the clause at `row` (cached per extractor); `None` without a reader
-    /// or when it cannot tell.
-    fn clause_types_of(&self, row: u32) -> Result<Option<u64>, LearnError> {
-        let Some(reader) = &self.clause_types else {
-            return Ok(None);
-        };
-        let slot = self.types_of_rows.get(row as usize).ok_or_else(|| {
-            LearnError::Invalid(format!(
-                "row {row} is outside the library ({} clauses)",
-                self.types_of_rows.len()
-            ))
-        })?;
-        if let Some(types) = slot.get() {
-            return Ok(*types);
-        }
-        let clause = self.library.store().clause(row)?;
-        let types = reader.clause_types(&precedent_library::indexed_text(&clause));
-        Ok(*slot.get_or_init(|| types))
     }
 
     /// The clause's profile, computed once per extractor (concurrent first uses may both compute
@@ -196,12 +183,7 @@ impl FeatureExtractor {
         row: u32,
         vectors: &dyn precedent_vectors::VectorIndex,
     ) -> Result<Arc<ClauseProfile>, LearnError> {
-        let slot = self.profiles.get(row as usize).ok_or_else(|| {
-            LearnError::Invalid(format!(
-                "row {row} is outside the library ({} clauses)",
-                self.profiles.len()
-            ))
-        })?;
+        let slot = row_slot(&self.profiles, row)?;
         if let Some(profile) = slot.get() {
             return Ok(profile.clone());
         }
@@ -344,9 +326,10 @@ impl FeatureExtractor {
         let wants_limitation = precedent_text::wants_liability_limit(query);
         let wants_fixed_cap = precedent_text::wants_fixed_cap(query);
         let wants_liquidated = precedent_text::wants_liquidated_damages(query);
-        let named_types = match self.clause_types {
-            Some(_) => precedent_cuad::named_in_query(query),
-            None => 0,
+        // Per row, whether it is of none of the CUAD types the query names (if it names any).
+        let other_types = match (&self.clause_types, precedent_cuad::named_in_query(query)) {
+            (Some(types), named) if named != 0 => Some(types.against(rows, named)?),
+            _ => None,
         };
         if forms.is_empty()
             && required.is_empty()
@@ -360,7 +343,7 @@ impl FeatureExtractor {
             && !wants_limitation
             && !wants_fixed_cap
             && !wants_liquidated
-            && named_types == 0
+            && other_types.is_none()
         {
             return Ok(None);
         }
@@ -370,14 +353,9 @@ impl FeatureExtractor {
                 self.library.root().display()
             ))
         })?;
-        if named_types != 0 {
-            // Reading a clause's types costs ~2 ms (character n-grams of a long clause); read the
-            // uncached ones on all cores first.
-            rows.par_iter()
-                .try_for_each(|&row| self.clause_types_of(row).map(|_| ()))?;
-        }
         rows.iter()
-            .map(|&row| {
+            .enumerate()
+            .map(|(i, &row)| {
                 let profile = self.profile(row, vectors)?;
                 let excluded = forms.iter().any(|form| match form.as_slice() {
                     [term] => profile.terms.contains(term.as_str()),
@@ -409,10 +387,7 @@ impl FeatureExtractor {
                     || (wants_limitation && !profile.limits_liability)
                     || (wants_fixed_cap && !(profile.states_fixed_sum && profile.limits_liability))
                     || (wants_liquidated && !profile.liquidated_damages)
-                    || (named_types != 0
-                        && self
-                            .clause_types_of(row)?
-                            .is_some_and(|types| types & named_types == 0)))
+                    || other_types.as_ref().is_some_and(|other| other[i]))
             })
             .collect::<Result<Vec<bool>, LearnError>>()
             .map(Some)
