@@ -6,6 +6,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use precedent_formats::Qrels;
+use precedent_learn::clause_types::HYBRID_WITH_TYPES;
 use precedent_learn::cv::{cross_validate, Variant};
 use precedent_learn::{
     ClauseTypeReader, CuadTypeProfiles, LearnedModel, RankObjective, RatedQuery, TrainOptions,
@@ -352,14 +353,15 @@ pub struct LearnedArgs {
 pub fn known_pipelines() -> Vec<&'static str> {
     let mut names = precedent_rank::PIPELINES.to_vec();
     names.push("learned");
-    names.push("hybrid+types");
+    names.push(HYBRID_WITH_TYPES);
     names
 }
 
 /// The pipeline used when none is named: `learned` when the library has vectors and either a
 /// model is named (`--model-dir`) or the default model fits the library (holds the clauses it
-/// was trained on, [`LearnedModel::library_fit`]; not so for ingested contracts), else `hybrid`
-/// with vectors, else `bm25`. `precedent serve` chooses the same way.
+/// was trained on, [`LearnedModel::library_fit`]; not so for ingested contracts), else
+/// `hybrid+types` with vectors (the clause-type rule needs no ratings), else `bm25`.
+/// `precedent serve` chooses the same way.
 pub fn default_pipeline(library: &Library, learned: &LearnedArgs) -> &'static str {
     if library.vectors_info().is_none() {
         return "bm25";
@@ -372,34 +374,36 @@ pub fn default_pipeline(library: &Library, learned: &LearnedArgs) -> &'static st
     if learned.model_dir.is_some() || fits() {
         "learned"
     } else {
-        precedent_rank::DEFAULT_PIPELINE
+        HYBRID_WITH_TYPES
     }
 }
 
 /// `eval`'s default: `learned` when a model is available and was not trained on the queries
-/// being scored; otherwise `hybrid`, saying why.
+/// being scored; otherwise `hybrid+types`, saying why.
 pub fn default_eval_pipeline(learned: &LearnedArgs, qrels: &Qrels) -> &'static str {
     let dir = learned
         .model_dir
         .clone()
         .or_else(precedent_learn::default_model_dir);
     let Some(dir) = dir else {
-        return precedent_rank::DEFAULT_PIPELINE;
+        return HYBRID_WITH_TYPES;
     };
     match LearnedModel::load(&dir) {
         Ok(model) => match check_no_overlap(&model, qrels) {
             Ok(()) => "learned",
             Err(_) => {
                 eprintln!(
-                    "note: the learned model {} was trained on these queries, so the default pipeline here is hybrid; use `precedent train --cv 5` for cross-validated learned figures, or a model trained without them (--model-dir)",
+                    "note: the learned model {} was trained on these queries, so the default pipeline here is hybrid+types; use `precedent train --cv 5` for cross-validated learned figures, or a model trained without them (--model-dir)",
                     dir.display()
                 );
-                precedent_rank::DEFAULT_PIPELINE
+                HYBRID_WITH_TYPES
             }
         },
         Err(e) => {
-            eprintln!("note: learned model unusable ({e}); the default pipeline here is hybrid");
-            precedent_rank::DEFAULT_PIPELINE
+            eprintln!(
+                "note: learned model unusable ({e}); the default pipeline here is hybrid+types"
+            );
+            HYBRID_WITH_TYPES
         }
     }
 }
@@ -416,12 +420,11 @@ pub fn make_pipeline(
     learned: &LearnedArgs,
 ) -> Result<(precedent_rank::Pipeline, Option<Arc<LearnedModel>>)> {
     if let Some(base) = name.strip_suffix("+types") {
-        let pipeline = precedent_rank::build_pipeline(base, library.clone(), models)?.then(
-            Box::new(precedent_learn::clause_types::ClauseTypeStage::new(
-                library,
-                lazy_clause_type_reader(None),
-            )),
-            learned.learned_top.max(1),
+        let pipeline = precedent_learn::clause_types::with_clause_types(
+            precedent_rank::build_pipeline(base, library.clone(), models)?,
+            library,
+            lazy_clause_type_reader(None),
+            learned.learned_top,
         );
         return Ok((pipeline, None));
     }

@@ -203,8 +203,11 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
         .await
         .expect("pipeline");
     // The shipped learned ranker is offered, but a tenth of ACORD is not the library it was
-    // trained on, so hybrid stays the default.
-    assert_eq!(pipeline, "hybrid", "hybrid is the default with vectors");
+    // trained on, so hybrid with the clause-type rule (no ratings needed) is the default.
+    assert_eq!(
+        pipeline, "hybrid+types",
+        "hybrid+types is the default with vectors"
+    );
     let offered = client
         .execute(
             "return Array.from(document.querySelectorAll('#pipeline option')).map((o) => o.value)",
@@ -212,7 +215,14 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
         )
         .await
         .expect("pipelines");
-    for name in ["bm25", "dense", "hybrid", "hybrid-norm", "learned"] {
+    for name in [
+        "bm25",
+        "dense",
+        "hybrid",
+        "hybrid-norm",
+        "hybrid+types",
+        "learned",
+    ] {
         assert!(
             offered
                 .as_array()

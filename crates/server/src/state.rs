@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use precedent_learn::clause_types::HYBRID_WITH_TYPES;
 use precedent_learn::{LearnedModel, MIN_LIBRARY_FIT};
 use precedent_library::Library;
 use precedent_models::{CrossEncoder, Embedder};
@@ -217,6 +218,26 @@ fn load_library(
             pipelines.insert(format!("{name}+cross-encoder"), Arc::new(pipeline));
         }
     }
+    // `hybrid+types`: hybrid, then the clause-type rule (no ratings needed), the default where
+    // the learned ranker does not fit; as the CLI builds it.
+    if let (Some(reader), true) = (
+        &options.clause_types,
+        pipelines.contains_key(DEFAULT_PIPELINE),
+    ) {
+        let plain = PipelineModels {
+            embedder: embedder.clone(),
+            ..PipelineModels::default()
+        };
+        let base = build_pipeline(DEFAULT_PIPELINE, library.clone(), &plain)
+            .map_err(|e| ServeError::Config(format!("library {}: {e}", spec.dir.display())))?;
+        let typed = precedent_learn::clause_types::with_clause_types(
+            base,
+            library.clone(),
+            reader.clone(),
+            options.learned_top,
+        );
+        pipelines.insert(HYBRID_WITH_TYPES.to_owned(), Arc::new(typed));
+    }
     // `learned`: hybrid, then the learned ranker over the top candidates (as the CLI builds it).
     let mut learned_fits = false;
     if let (Some(model), Some(embedder)) = (ranker, &embedder) {
@@ -278,13 +299,16 @@ fn load_library(
 }
 
 /// The project's default, as `precedent search` chooses it: `learned` when the library holds
-/// the clauses the learned ranker was trained on, else `hybrid` with vectors, else `bm25`.
+/// the clauses the learned ranker was trained on, else `hybrid+types` (or `hybrid` without a
+/// clause-type reader) with vectors, else `bm25`.
 fn default_pipeline(
     pipelines: &BTreeMap<String, Arc<Pipeline>>,
     learned_fits: bool,
 ) -> &'static str {
     if learned_fits && pipelines.contains_key("learned") {
         "learned"
+    } else if pipelines.contains_key(HYBRID_WITH_TYPES) {
+        HYBRID_WITH_TYPES
     } else if pipelines.contains_key(DEFAULT_PIPELINE) {
         DEFAULT_PIPELINE
     } else {
@@ -295,4 +319,40 @@ fn default_pipeline(
 /// True if `dir` holds a library (keys are only created for real libraries).
 pub fn is_library(dir: &Path) -> bool {
     Library::exists(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use precedent_rank::{Hit, RankError, Retriever};
+
+    struct Nothing;
+
+    impl Retriever for Nothing {
+        fn name(&self) -> &str {
+            "nothing"
+        }
+        fn retrieve(&self, _query: &str, _k: usize) -> Result<Vec<Hit>, RankError> {
+            Ok(Vec::new())
+        }
+    }
+
+    fn offered(names: &[&str]) -> BTreeMap<String, Arc<Pipeline>> {
+        names
+            .iter()
+            .map(|&n| (n.to_owned(), Arc::new(Pipeline::new(n, Box::new(Nothing)))))
+            .collect()
+    }
+
+    #[test]
+    fn default_is_the_best_pipeline_the_library_can_run() {
+        let all = offered(&["bm25", "hybrid", HYBRID_WITH_TYPES, "learned"]);
+        assert_eq!(default_pipeline(&all, true), "learned");
+        // A library the ranker was not trained on (ingested contracts): the clause-type rule,
+        // which needs no ratings, after hybrid retrieval.
+        assert_eq!(default_pipeline(&all, false), HYBRID_WITH_TYPES);
+        let no_reader = offered(&["bm25", "hybrid", "learned"]);
+        assert_eq!(default_pipeline(&no_reader, false), "hybrid");
+        assert_eq!(default_pipeline(&offered(&["bm25"]), true), "bm25");
+    }
 }
