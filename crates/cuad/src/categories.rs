@@ -148,7 +148,35 @@ pub fn named_in_query(query: &str) -> u64 {
             named |= 1 << k;
         }
     }
-    named
+    named | affiliate_licenses_named(&text)
+}
+
+/// "License clause covering affiliates of licensor and/or licensee": a licence that reaches a
+/// party's affiliates is CUAD's Affiliate License-Licensor (the licensor's affiliates grant, or
+/// their IP is licensed) or Affiliate License-Licensee (the licensee's affiliates are licensed).
+/// Lawyers name it by its parts, not by CUAD's name: a search speaking of affiliates and of a
+/// licence names the side(s) it mentions, or both when it mentions neither. `text` is
+/// [`words_of`] padded with spaces.
+fn affiliate_licenses_named(text: &str) -> u64 {
+    let has = |stem: &str| text.contains(&format!(" {stem}"));
+    if !has("affiliate") || !(has("licens") || has("licenc") || has("sublicens")) {
+        return 0;
+    }
+    let bit = |name: &str| {
+        CATEGORIES
+            .iter()
+            .position(|c| *c == name)
+            .map_or(0, |k| 1u64 << k)
+    };
+    let (licensor, licensee) = (
+        bit("Affiliate License-Licensor"),
+        bit("Affiliate License-Licensee"),
+    );
+    match (has("licensor"), has("licensee")) {
+        (true, false) => licensor,
+        (false, true) => licensee,
+        _ => licensor | licensee,
+    }
 }
 
 /// Lowercased words separated by single spaces; hyphens, slashes and other punctuation split
@@ -221,6 +249,18 @@ mod tests {
             named("precedents for insurance coverage influencing limitation of liability"),
             ["Cap on Liability", "Insurance"]
         );
+        assert_eq!(
+            named("License clause covering affiliates of licensor and/or licensee"),
+            ["Affiliate License-Licensor", "Affiliate License-Licensee"]
+        );
+        assert_eq!(
+            named("licence extending to the licensee's affiliates"),
+            ["Affiliate License-Licensee"]
+        );
+        assert_eq!(
+            named("license of the licensor's affiliates' patents"),
+            ["Affiliate License-Licensor"]
+        );
     }
 
     #[test]
@@ -230,6 +270,13 @@ mod tests {
         assert!(named("Exclusivity bound by time and territory") == ["Exclusivity"]);
         assert!(named("indemnification clauses that include hold harmless").is_empty());
         assert!(named("effective date of the agreement").is_empty());
+        // Affiliates without a licence, or a licence without affiliates, name no affiliate licence.
+        assert!(named("Indemnified party includes affiliates").is_empty());
+        assert!(
+            named("Anti-Assignment clause that requires notice only for assignment to affiliates")
+                == ["Anti-Assignment"]
+        );
+        assert!(named("exclusive license to the licensee").is_empty());
         assert!(named("").is_empty());
         // "mfn" only as a word, not inside one.
         assert!(named("amfnx").is_empty());
