@@ -19,10 +19,9 @@
 //! contract, which is the honest development figure.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{Read, Write};
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -510,47 +509,21 @@ impl ClauseClassifier {
 
     /// Writes the model (magic, JSON info, little-endian f32 IDF, biases and weights) atomically.
     pub fn save(&self, path: &Path) -> Result<()> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        let tmp = path.with_extension("tmp");
-        let info = serde_json::to_vec(&self.info)?;
-        let mut f = std::io::BufWriter::new(
-            std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?,
-        );
-        f.write_all(Self::MAGIC)?;
-        f.write_all(&(info.len() as u64).to_le_bytes())?;
-        f.write_all(&info)?;
-        for x in self.idf.iter().chain(&self.bias).chain(&self.weights) {
-            f.write_all(&x.to_le_bytes())?;
-        }
-        f.into_inner()
-            .map_err(|e| e.into_error())?
-            .sync_all()
-            .with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
-        Ok(())
+        let floats = self
+            .idf
+            .iter()
+            .chain(&self.bias)
+            .chain(&self.weights)
+            .copied();
+        crate::model_file::save(path, Self::MAGIC, &self.info, floats)
     }
 
     pub fn load(path: &Path) -> Result<Self> {
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|mut f| f.read_to_end(&mut bytes))
-            .with_context(|| format!("reading {}", path.display()))?;
+        let (info, floats): (ClassifierInfo, Vec<f32>) =
+            crate::model_file::load(path, Self::MAGIC, "clause classifier")?;
         let bad = |why: &str| {
             anyhow::anyhow!("{}: not a clause classifier model ({why})", path.display())
         };
-        if bytes.len() < 16 || &bytes[..8] != Self::MAGIC {
-            return Err(bad("bad magic"));
-        }
-        let info_len = u64::from_le_bytes(bytes[8..16].try_into().map_err(|_| bad("header"))?);
-        let info_end = usize::try_from(info_len)
-            .ok()
-            .and_then(|l| l.checked_add(16))
-            .filter(|&e| e <= bytes.len())
-            .ok_or_else(|| bad("truncated header"))?;
-        let info: ClassifierInfo =
-            serde_json::from_slice(&bytes[16..info_end]).map_err(|e| bad(&e.to_string()))?;
         if info.version != CLASSIFIER_VERSION {
             bail!(
                 "{}: model version {} but this build needs {CLASSIFIER_VERSION}; retrain it",
@@ -561,13 +534,10 @@ impl ClauseClassifier {
         if info.thresholds.len() != N_CATEGORIES {
             return Err(bad("wrong threshold count"));
         }
-        let body = &bytes[info_end..];
-        if body.len() != (DIM + N_CATEGORIES + N_CATEGORIES * DIM) * 4 {
+        if floats.len() != DIM + N_CATEGORIES + N_CATEGORIES * DIM {
             return Err(bad("wrong weight count"));
         }
-        let mut floats = body
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        let mut floats = floats.into_iter();
         let idf: Vec<f32> = floats.by_ref().take(DIM).collect();
         let bias: Vec<f32> = floats.by_ref().take(N_CATEGORIES).collect();
         let weights: Vec<f32> = floats.collect();

@@ -11,6 +11,7 @@ pub mod eval;
 pub mod features;
 pub mod labels;
 pub mod legalbench;
+pub mod model_file;
 pub mod novelty;
 pub mod place;
 mod pylist;

@@ -8,10 +8,9 @@
 //! shipping a 40 MB weight file. MiniLM embeddings of every candidate would take about an hour to
 //! compute on the same machine (≈30 clauses/s), too slow to refit per fold or to run in CI.
 
-use std::io::{Read, Write};
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -333,46 +332,12 @@ impl ClauseTyper {
 
     /// Writes the model (magic, JSON info, little-endian f32 weights) atomically.
     pub fn save(&self, path: &Path) -> Result<()> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        let tmp = path.with_extension("tmp");
-        let info = serde_json::to_vec(&self.info)?;
-        let mut f = std::io::BufWriter::new(
-            std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?,
-        );
-        f.write_all(Self::MAGIC)?;
-        f.write_all(&(info.len() as u64).to_le_bytes())?;
-        f.write_all(&info)?;
-        for w in &self.weights {
-            f.write_all(&w.to_le_bytes())?;
-        }
-        f.into_inner()
-            .map_err(|e| e.into_error())?
-            .sync_all()
-            .with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
-        Ok(())
+        crate::model_file::save(path, Self::MAGIC, &self.info, self.weights.iter().copied())
     }
 
     pub fn load(path: &Path) -> Result<Self> {
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|mut f| f.read_to_end(&mut bytes))
-            .with_context(|| format!("reading {}", path.display()))?;
-        let bad =
-            |why: &str| anyhow::anyhow!("{}: not a clause typer model ({why})", path.display());
-        if bytes.len() < 16 || &bytes[..8] != Self::MAGIC {
-            return Err(bad("bad magic"));
-        }
-        let info_len = u64::from_le_bytes(bytes[8..16].try_into().map_err(|_| bad("header"))?);
-        let info_end = usize::try_from(info_len)
-            .ok()
-            .and_then(|l| l.checked_add(16))
-            .filter(|&e| e <= bytes.len())
-            .ok_or_else(|| bad("truncated header"))?;
-        let info: TyperInfo =
-            serde_json::from_slice(&bytes[16..info_end]).map_err(|e| bad(&e.to_string()))?;
+        let (info, weights): (TyperInfo, Vec<f32>) =
+            crate::model_file::load(path, Self::MAGIC, "clause typer")?;
         if info.version != TYPER_VERSION {
             bail!(
                 "{}: model version {} but this build needs {TYPER_VERSION}; retrain it",
@@ -380,14 +345,12 @@ impl ClauseTyper {
                 info.version
             );
         }
-        let body = &bytes[info_end..];
-        if body.len() != N_CATEGORIES * DIM * 4 {
-            return Err(bad("wrong weight count"));
+        if weights.len() != N_CATEGORIES * DIM {
+            bail!(
+                "{}: not a clause typer model (wrong weight count)",
+                path.display()
+            );
         }
-        let weights = body
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
         Ok(ClauseTyper {
             featurizer: Featurizer::default(),
             weights,
