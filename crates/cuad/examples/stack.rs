@@ -1,7 +1,8 @@
 //! Second-stage experiments over cached nested out-of-fold first-stage logits:
 //! `cargo run --release -p precedent-cuad --example stack [CACHE_FILE]`. The first run fits the
 //! 15 first stages of a nested 5-fold CV (~15 min) and caches their logits; later runs only refit
-//! second stages.
+//! second stages. Folds are `contract index % 5`; `SHUFFLE_SEED=n` permutes the contracts first
+//! (another fold assignment: use new cache files for it).
 use std::io::{Read, Write};
 
 use precedent_cuad::clause_classifier::ClassifierOptions;
@@ -79,7 +80,8 @@ fn write_fold_logits(path: &str, l: &FoldLogits) {
 
 /// The second stage's options: the default (linear stage + boosted trees), or with
 /// `TREES=trees,depth,learning_rate,top,from_linear[,l2,min_hessian]` other trees, `TREES=none`
-/// the linear stage alone (`NOVELTY_FOLDS=n`: cross-fitted scores for the novelty step).
+/// the linear stage alone (`NOVELTY_FOLDS=n`: cross-fitted scores for the novelty step;
+/// `RANK=w`: the pairwise trees' weight, 0 for the log-loss trees alone).
 fn stack_options() -> StackOptions {
     let mut trees = match std::env::var("TREES").as_deref() {
         Err(_) => StackOptions::default().trees,
@@ -97,12 +99,15 @@ fn stack_options() -> StackOptions {
                 },
                 top: p[3] as u32,
                 from_linear: p[4] != 0.0,
-                novelty_folds: 0,
+                ..Default::default()
             })
         }
     };
     if let (Some(t), Ok(n)) = (&mut trees, std::env::var("NOVELTY_FOLDS")) {
         t.novelty_folds = n.parse().unwrap();
+    }
+    if let (Some(t), Ok(w)) = (&mut trees, std::env::var("RANK")) {
+        t.rank_weight = w.parse().unwrap();
     }
     StackOptions {
         trees,
@@ -118,7 +123,14 @@ fn main() {
         .unwrap_or("/tmp/cuad-nested-logits.bin".into());
     let folds = 5;
     let d = precedent_cuad::load(std::path::Path::new("/work/shared/data/cuad")).unwrap();
-    let contracts: Vec<&_> = d.contracts.iter().collect();
+    let mut contracts: Vec<&_> = d.contracts.iter().collect();
+    if let Ok(seed) = std::env::var("SHUFFLE_SEED") {
+        // Another fold assignment: every fold function takes contract `i` into fold `i % folds`
+        // of this order, so permuting the contracts first keeps them all consistent (the
+        // caches then belong to this seed: give them new names).
+        let order = permutation(contracts.len(), seed.parse().unwrap());
+        contracts = order.iter().map(|&i| contracts[i]).collect();
+    }
     let prepared = prepare(&contracts);
     let logits = read_fold_logits(&cache, prepared.len(), folds).unwrap_or_else(|| {
         let t = std::time::Instant::now();
@@ -227,6 +239,7 @@ fn main() {
                 logits: l,
                 bits: &p.bits,
                 clause: Some(c),
+                sections: Some(&p.sections),
             })
             .collect();
         let mut stage = precedent_cuad::stack::SecondStage::train(
@@ -315,30 +328,33 @@ fn main() {
             .split(',')
             .map(|t| t.parse().unwrap())
             .collect();
-        for top_n in tops {
-            let selection = Selection {
+        let selections: Vec<Selection> = tops
+            .iter()
+            .map(|&top_n| Selection {
                 top_n,
                 max_overlap: overlap,
-            };
-            let (chosen, _) = precedent_cuad::eval::stacked_novelty(
-                &contracts,
-                &prepared,
-                &logits,
-                Some(&clause),
-                folds,
-                &stack_options(),
-                &selection,
-                Some(&precedent_cuad::novelty::NoveltyOptions {
-                    skip_repeats: std::env::var("REPEATS_NEGATIVE").is_err(),
-                    epochs: std::env::var("NOVELTY_EPOCHS")
-                        .ok()
-                        .and_then(|v| v.parse().ok())
-                        .unwrap_or(4),
-                    ..Default::default()
-                }),
-            );
-            eprintln!("novelty in {:?}", t.elapsed());
-            let q = precedent_cuad::eval::questions_of(&contracts, &prepared, &chosen);
+            })
+            .collect();
+        let (all_chosen, _) = precedent_cuad::eval::stacked_novelty_selections(
+            &contracts,
+            &prepared,
+            &logits,
+            Some(&clause),
+            folds,
+            &stack_options(),
+            &selections,
+            Some(&precedent_cuad::novelty::NoveltyOptions {
+                skip_repeats: std::env::var("REPEATS_NEGATIVE").is_err(),
+                epochs: std::env::var("NOVELTY_EPOCHS")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(4),
+                ..Default::default()
+            }),
+        );
+        eprintln!("novelty in {:?}", t.elapsed());
+        for (top_n, chosen) in tops.iter().zip(&all_chosen) {
+            let q = precedent_cuad::eval::questions_of(&contracts, &prepared, chosen);
             if std::env::var("ANALYZE").is_ok() {
                 sweep(&q);
             }
@@ -380,6 +396,24 @@ fn main() {
             }
         }
     }
+}
+
+/// A fixed permutation of `0..n` for a seed (splitmix64, Fisher-Yates).
+fn permutation(n: usize, seed: u64) -> Vec<usize> {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        order.swap(i, j);
+    }
+    order
 }
 
 /// Global sweep: at 50..80% recall, TP and FP per category.

@@ -240,8 +240,37 @@ pub fn stacked_novelty(
     selection: &Selection,
     novelty: Option<&NoveltyOptions>,
 ) -> (Vec<Vec<Chosen>>, Vec<Vec<[f32; N_CATEGORIES]>>) {
+    let (mut chosen, scores) = stacked_novelty_selections(
+        contracts,
+        prepared,
+        logits,
+        clause,
+        folds,
+        options,
+        std::slice::from_ref(selection),
+        novelty,
+    );
+    (chosen.pop().unwrap_or_default(), scores)
+}
+
+/// One list of `T` per contract.
+pub type PerContract<T> = Vec<Vec<T>>;
+
+/// [`stacked_novelty`] for several selections (e.g. top 20 and top 50) at once: the second
+/// stages are fitted once per outer fold, the novelty step once per fold and selection.
+#[allow(clippy::too_many_arguments)]
+pub fn stacked_novelty_selections(
+    contracts: &[&CuadContract],
+    prepared: &[Prepared],
+    logits: &FoldLogits,
+    clause: Option<&FoldLogits>,
+    folds: usize,
+    options: &StackOptions,
+    selections: &[Selection],
+    novelty: Option<&NoveltyOptions>,
+) -> (Vec<PerContract<Chosen>>, Vec<Vec<[f32; N_CATEGORIES]>>) {
     let fold_of = |i: usize| i % folds;
-    let mut chosen = vec![Vec::new(); prepared.len()];
+    let mut chosen = vec![vec![Vec::new(); prepared.len()]; selections.len()];
     let mut scores = vec![Vec::new(); prepared.len()];
     for f in 0..folds {
         let training: Vec<usize> = (0..prepared.len())
@@ -255,26 +284,38 @@ pub fn stacked_novelty(
                 logits: logits.inner[ci][f].as_deref().unwrap_or(&[]),
                 bits: &prepared[ci].bits,
                 clause: clause.and_then(|c| c.inner[ci][f].as_deref()),
+                sections: Some(&prepared[ci].sections),
             })
             .collect();
         let stage = SecondStage::train(&inputs, options, &format!("cv outer fold {f}"));
-        let model = novelty.map(|novelty| {
-            let train_scores = stage.training_scores(&inputs);
-            train_novelty(
-                &training.iter().map(|&ci| contracts[ci]).collect::<Vec<_>>(),
-                &training.iter().map(|&ci| &prepared[ci]).collect::<Vec<_>>(),
-                &train_scores,
-                selection,
-                novelty,
-            )
-        });
+        let train_scores = novelty.map(|_| stage.training_scores(&inputs));
+        let models: Vec<_> = selections
+            .iter()
+            .map(|selection| {
+                novelty
+                    .zip(train_scores.as_ref())
+                    .map(|(novelty, train_scores)| {
+                        train_novelty(
+                            &training.iter().map(|&ci| contracts[ci]).collect::<Vec<_>>(),
+                            &training.iter().map(|&ci| &prepared[ci]).collect::<Vec<_>>(),
+                            train_scores,
+                            selection,
+                            novelty,
+                        )
+                    })
+            })
+            .collect();
         for (ci, p) in prepared.iter().enumerate() {
             if fold_of(ci) == f {
                 let c = clause.map(|c| c.outer[ci].as_slice());
-                scores[ci] = stage.apply(&p.candidates, &logits.outer[ci], c);
-                chosen[ci] = choose_one(&p.candidates, &scores[ci], selection);
-                if let Some(model) = &model {
-                    apply_novelty(model, &contracts[ci].text, &p.candidates, &mut chosen[ci]);
+                scores[ci] = stage.apply(&p.candidates, &logits.outer[ci], c, Some(&p.sections));
+                for ((selection, model), chosen) in
+                    selections.iter().zip(&models).zip(chosen.iter_mut())
+                {
+                    chosen[ci] = choose_one(&p.candidates, &scores[ci], selection);
+                    if let Some(model) = model {
+                        apply_novelty(model, &contracts[ci].text, &p.candidates, &mut chosen[ci]);
+                    }
                 }
             }
         }
@@ -534,6 +575,7 @@ pub fn stacked_scores(
                     logits: l,
                     bits: &p.bits,
                     clause,
+                    sections: Some(&p.sections),
                 })
             })
             .collect();
@@ -541,7 +583,7 @@ pub fn stacked_scores(
         for (ci, p) in prepared.iter().enumerate() {
             if fold_of(ci) == f {
                 let clause = clause.map(|c| c.outer[ci].as_slice());
-                out[ci] = stage.apply(&p.candidates, &logits.outer[ci], clause);
+                out[ci] = stage.apply(&p.candidates, &logits.outer[ci], clause, Some(&p.sections));
             }
         }
     }
@@ -657,6 +699,7 @@ pub fn cross_validate(
                     logits: l,
                     bits: &p.bits,
                     clause: Some(c),
+                    sections: Some(&p.sections),
                 })
                 .collect();
             let mut all = SecondStage::train(

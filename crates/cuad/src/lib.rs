@@ -15,6 +15,7 @@ pub mod model_file;
 pub mod novelty;
 pub mod place;
 mod pylist;
+pub mod sections;
 pub mod stack;
 pub mod typer;
 

@@ -24,13 +24,26 @@
 //! (BENCHMARKS.md, 2026-11-23): pooled AUPR / P@80R 66.4 / 32.6 -> 68.7 / 35.8 (top 20, with the
 //! novelty step), gains spread over most categories.
 //!
+//! The trees also read what the candidate's section is about and what its surroundings score:
+//! whether its section heading (or the parent heading) names the category ([`crate::sections`]),
+//! and the first-stage and classifier logits of its neighbours and of the best other sentence of
+//! its section. Why: a sentence in the middle of "8.2 Exclusivity." need not repeat the
+//! category's words, and the first stage, which reads one candidate at a time, cannot see that it
+//! sits there. A second set of trees fitted with a pairwise loss within each question is averaged
+//! in ([`TreeStage::rank_weight`]), because the errors left are mostly the order of a question's
+//! near-ties. Together (nested CV, top 20): 68.7 / 35.8 -> 69.5 / 37.4 on the index fold
+//! assignment, confirmed on a shuffled one (BENCHMARKS.md, "Section headings and neighbours in
+//! the second stage's trees").
+//!
 //! It is fitted on *out-of-fold* first-stage logits (a first stage scores its own training
 //! contracts far too confidently), so inside a cross-validation it is refit per outer fold from
 //! inner out-of-fold logits ([`crate::eval`]). The shipped weights (`second_stage.json`,
 //! compiled in) are fitted on the out-of-fold logits of all 398 shared contracts by
 //! `precedent eval-cuad --second-stage-out FILE` (or the `stack` example's `WRITE_SECOND_STAGE` from
-//! cached out-of-fold logits); with the trees they are under a megabyte, and the typer's training
-//! (and its cache) stays one first-stage fit.
+//! cached out-of-fold logits); with both sets of trees they are about a megabyte, and the typer's
+//! training (and its cache) stays one first-stage fit. The heading and neighbour features are
+//! computed from the contract's text and candidates alone ([`Sections::of`]), the same way at
+//! inference ([`crate::typer::ClauseTyper::contract_scores`]) as in the cross-validation.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -38,10 +51,11 @@ use serde::{Deserialize, Serialize};
 use crate::boost::{BoostOptions, Boosted};
 use crate::candidates::{Candidate, Kind};
 use crate::novelty::Novelty;
+use crate::sections::Sections;
 use crate::typer::{shuffled, N_CATEGORIES};
 
 /// Bumped when the features change (older weight files are refused).
-pub const SECOND_STAGE_VERSION: u32 = 4;
+pub const SECOND_STAGE_VERSION: u32 = 5;
 
 /// Features owned by each category: its own Platt scaling and contract-level evidence (6), the
 /// candidate's logits for every category, and the contract's best logit for every category
@@ -98,6 +112,71 @@ struct ContractView<'a> {
     /// Per candidate: (best category, best logit, second-best logit).
     top_categories: Vec<(usize, f32, f32)>,
     clause: Option<ClauseView<'a>>,
+    /// Per candidate: what its section's heading and parent heading name, and (for the context
+    /// features) its section.
+    sections: Option<&'a Sections>,
+    /// Per candidate: the previous and next candidate of the same kind (by start).
+    neighbours: Vec<(Option<u32>, Option<u32>)>,
+    /// Per section and category: the best two sentences' (candidate, logit), first stage and
+    /// classifier.
+    section_best: Vec<[[(u32, f32); 2]; N_CATEGORIES]>,
+    section_best_clause: Vec<[[(u32, f32); 2]; N_CATEGORIES]>,
+}
+
+/// Per section of `sections` and category, the two sentences with the highest `logits`.
+fn best_per_section(
+    candidates: &[Candidate],
+    sections: Option<&Sections>,
+    logits: &[[f32; N_CATEGORIES]],
+) -> Vec<[[(u32, f32); 2]; N_CATEGORIES]> {
+    let Some(sections) = sections else {
+        return Vec::new();
+    };
+    let none = (u32::MAX, -LOGIT_CLIP);
+    let mut best = vec![[[none; 2]; N_CATEGORIES]; sections.naming.len()];
+    for (i, c) in candidates.iter().enumerate() {
+        if c.kind != Kind::Sentence {
+            continue;
+        }
+        let Some(b) = sections
+            .section
+            .get(i)
+            .copied()
+            .flatten()
+            .and_then(|s| best.get_mut(s as usize))
+        else {
+            continue;
+        };
+        for (k, pair) in b.iter_mut().enumerate() {
+            let z = clip(logits[i][k]);
+            if z > pair[0].1 {
+                pair[1] = pair[0];
+                pair[0] = (i as u32, z);
+            } else if z > pair[1].1 {
+                pair[1] = (i as u32, z);
+            }
+        }
+    }
+    best
+}
+
+/// The best logit of category `k` among the other sentences of candidate `i`'s section.
+fn section_max(
+    best: &[[[(u32, f32); 2]; N_CATEGORIES]],
+    section: Option<u32>,
+    i: usize,
+    k: usize,
+) -> f32 {
+    section
+        .and_then(|s| best.get(s as usize))
+        .map_or(-LOGIT_CLIP, |b| {
+            let [first, second] = b[k];
+            if first.0 as usize == i {
+                second.1
+            } else {
+                first.1
+            }
+        })
 }
 
 /// The single-clause classifier's logits of a contract's candidates, seen the same way.
@@ -184,7 +263,22 @@ impl<'a> ContractView<'a> {
         candidates: &'a [Candidate],
         logits: &'a [[f32; N_CATEGORIES]],
         clause: Option<&'a [[f32; N_CATEGORIES]]>,
+        sections: Option<&'a Sections>,
     ) -> Self {
+        let sections = sections.filter(|s| s.section.len() == candidates.len());
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        order.sort_by_key(|&i| (kind_index(candidates[i].kind), candidates[i].span.start, i));
+        let mut neighbours = vec![(None, None); candidates.len()];
+        for w in order.windows(2) {
+            if candidates[w[0]].kind == candidates[w[1]].kind {
+                neighbours[w[1]].0 = Some(w[0] as u32);
+                neighbours[w[0]].1 = Some(w[1] as u32);
+            }
+        }
+        let section_best = best_per_section(candidates, sections, logits);
+        let section_best_clause = clause
+            .map(|c| best_per_section(candidates, sections, c))
+            .unwrap_or_default();
         let (ranks, best, second) = rank_by_category(logits);
         let positives = count_per_category(logits, |_, z| z > 0.0);
         let near_best = count_per_category(logits, |k, z| clip(z) >= best[k] - 1.0);
@@ -210,6 +304,10 @@ impl<'a> ContractView<'a> {
             length,
             top_categories: top_categories(logits),
             clause,
+            sections,
+            neighbours,
+            section_best,
+            section_best_clause,
         }
     }
 
@@ -286,8 +384,11 @@ impl<'a> ContractView<'a> {
 
 /// Dense features of the trees ([`TreeStage`]): the linear stage's inputs that are about this
 /// (candidate, category) and its contract, unscaled (trees do not care), plus the category's prior
-/// and the linear stage's logit.
-pub const TREE_DIM: usize = 22;
+/// and the linear stage's logit (22); whether the candidate's section heading and its parent
+/// heading name the category ([`crate::sections`], 2); the first-stage and classifier logits of
+/// the previous and next candidate of the same kind and the best of each over the other sentences
+/// of its section (6).
+pub const TREE_DIM: usize = 30;
 
 impl ContractView<'_> {
     /// Whether candidate `i` is among the contract's best `top` for category `k` by the first
@@ -336,12 +437,39 @@ impl ContractView<'_> {
         // Where in the contract (boilerplate sits late, parties and dates early).
         x[20] = self.candidates[i].span.start as f32 / self.length.max(1) as f32;
         x[21] = (1.0 + self.near_best[k]).ln();
+        let section = self
+            .sections
+            .and_then(|s| s.section.get(i).copied().flatten());
+        // Does the candidate's section heading (and its parent) name the category? A heading
+        // says which clause a section is about, which the second and later sentences of a
+        // section do not repeat.
+        if let Some(n) = section.and_then(|s| self.sections?.naming.get(s as usize)) {
+            x[22] = n[0][k];
+            x[23] = n[1][k];
+        }
+        // The neighbouring candidates of the same kind, and the best other sentence of the
+        // section: section-level evidence without the words.
+        let (prev, next) = self.neighbours[i];
+        let first = |j: Option<u32>| j.map_or(-LOGIT_CLIP, |j| clip(self.logits[j as usize][k]));
+        x[24] = first(prev);
+        x[25] = first(next);
+        x[28] = section_max(&self.section_best, section, i, k);
+        if let Some(c) = &self.clause {
+            let of = |j: Option<u32>| j.map_or(-LOGIT_CLIP, |j| clip(c.logits[j as usize][k]));
+            x[26] = of(prev);
+            x[27] = of(next);
+            x[29] = section_max(&self.section_best_clause, section, i, k);
+        }
         x
     }
 }
 
 /// A training row: sparse features and whether the candidate matches an annotation.
 type Row = (Vec<(u32, f32)>, bool);
+
+/// A training row of the trees: dense features, whether the candidate matches an annotation, the
+/// linear stage's logit (the trees' offset) and the question (contract, category) it belongs to.
+type TreeRow = (Vec<f32>, bool, f32, u32);
 
 fn clip(z: f32) -> f32 {
     z.clamp(-LOGIT_CLIP, LOGIT_CLIP)
@@ -358,6 +486,9 @@ pub struct StackInput<'a> {
     /// see this contract when training ([`crate::eval::fold_clause_logits`]); `None` leaves
     /// those features out.
     pub clause: Option<&'a [[f32; N_CATEGORIES]]>,
+    /// The contract's sections ([`Sections::of`]); `None` leaves the heading and section
+    /// features out.
+    pub sections: Option<&'a Sections>,
 }
 
 /// Training settings of the second stage.
@@ -398,6 +529,13 @@ pub struct TreeStage {
     /// come from `n`-fold cross-fitted second stages instead (0 or 1: in-sample).
     #[serde(default)]
     pub novelty_folds: usize,
+    /// Weight `w` of a second set of trees fitted with a pairwise (RankNet) loss within each
+    /// question: the trees' margin is `(1 - w)` x the log-loss trees' + `w` x the pairwise
+    /// trees'; 0 fits no pairwise trees. Why: what is left at 80% recall is mostly which of a
+    /// question's near-ties is the answer, which the pairwise loss targets directly, while the
+    /// log-loss trees keep the output on a calibrated scale for the pooled curve (nested CV,
+    /// BENCHMARKS.md 2026-11-23: w = 0.5 lifted P@80R on two fold assignments).
+    pub rank_weight: f32,
 }
 
 impl Default for TreeStage {
@@ -407,6 +545,7 @@ impl Default for TreeStage {
             top: 20,
             from_linear: true,
             novelty_folds: 0,
+            rank_weight: 0.5,
         }
     }
 }
@@ -418,6 +557,9 @@ pub struct Trees {
     /// Per category: share of training contracts with an answer.
     pub prior: Vec<f32>,
     pub model: Boosted,
+    /// Trees fitted with a within-question pairwise loss from the linear logit, weighted by
+    /// [`TreeStage::rank_weight`] against `model`; `None` when that weight is 0.
+    pub rank: Option<Boosted>,
 }
 
 /// The fitted second stage.
@@ -470,6 +612,9 @@ impl SecondStage {
                 trees.prior.len()
             );
             trees.model.validate(TREE_DIM)?;
+            if let Some(rank) = &trees.rank {
+                rank.validate(TREE_DIM)?;
+            }
         }
         Ok(stage)
     }
@@ -486,7 +631,8 @@ impl SecondStage {
         let per_contract: Vec<Vec<Row>> = inputs
             .par_iter()
             .map(|input| {
-                let view = ContractView::new(input.candidates, input.logits, input.clause);
+                let view =
+                    ContractView::new(input.candidates, input.logits, input.clause, input.sections);
                 let mut rows = Vec::new();
                 let mut buffer = Vec::new();
                 for i in 0..input.candidates.len() {
@@ -542,7 +688,7 @@ impl SecondStage {
         if folds < 2 {
             return inputs
                 .par_iter()
-                .map(|i| self.apply(i.candidates, i.logits, i.clause))
+                .map(|i| self.apply(i.candidates, i.logits, i.clause, i.sections))
                 .collect();
         }
         let mut out = vec![Vec::new(); inputs.len()];
@@ -558,7 +704,7 @@ impl SecondStage {
                 .par_iter()
                 .enumerate()
                 .filter(|(j, _)| j % folds == f)
-                .map(|(j, i)| (j, stage.apply(i.candidates, i.logits, i.clause)))
+                .map(|(j, i)| (j, stage.apply(i.candidates, i.logits, i.clause, i.sections)))
                 .collect();
             for (j, s) in scored {
                 out[j] = s;
@@ -589,10 +735,12 @@ impl SecondStage {
         prior
             .iter_mut()
             .for_each(|p| *p /= inputs.len().max(1) as f32);
-        let per_contract: Vec<Vec<(Vec<f32>, bool, f32)>> = inputs
+        let per_contract: Vec<Vec<TreeRow>> = inputs
             .par_iter()
-            .map(|input| {
-                let view = ContractView::new(input.candidates, input.logits, input.clause);
+            .enumerate()
+            .map(|(ci, input)| {
+                let view =
+                    ContractView::new(input.candidates, input.logits, input.clause, input.sections);
                 let mut buffer = Vec::new();
                 let mut rows = Vec::new();
                 for i in 0..input.candidates.len() {
@@ -605,15 +753,17 @@ impl SecondStage {
                             view.dense(i, k, p, z).to_vec(),
                             (input.bits[i] >> k) & 1 == 1,
                             z,
+                            (ci * N_CATEGORIES + k) as u32,
                         ));
                     }
                 }
                 rows
             })
             .collect();
-        let all: Vec<(Vec<f32>, bool, f32)> = per_contract.into_iter().flatten().collect();
+        let all: Vec<TreeRow> = per_contract.into_iter().flatten().collect();
         let labels: Vec<bool> = all.iter().map(|r| r.1).collect();
         let offsets: Vec<f32> = all.iter().map(|r| r.2).collect();
+        let groups: Vec<u32> = all.iter().map(|r| r.3).collect();
         let rows: Vec<Vec<f32>> = all.into_iter().map(|r| r.0).collect();
         let model = Boosted::train(
             &rows,
@@ -621,10 +771,16 @@ impl SecondStage {
             stage.from_linear.then_some(offsets.as_slice()),
             &stage.boost,
         );
+        // Groups are questions (contract, category); a question without an answer, or without a
+        // wrong candidate, gives no pair.
+        let rank = (stage.rank_weight > 0.0).then(|| {
+            Boosted::train_grouped(&rows, &labels, Some(&offsets), Some(&groups), &stage.boost)
+        });
         Trees {
             stage: stage.clone(),
             prior,
             model,
+            rank,
         }
     }
 
@@ -635,8 +791,9 @@ impl SecondStage {
         candidates: &[Candidate],
         logits: &[[f32; N_CATEGORIES]],
         clause: Option<&[[f32; N_CATEGORIES]]>,
+        sections: Option<&Sections>,
     ) -> Vec<[f32; N_CATEGORIES]> {
-        let view = ContractView::new(candidates, logits, clause);
+        let view = ContractView::new(candidates, logits, clause, sections);
         let mut buffer = Vec::new();
         (0..candidates.len())
             .map(|i| {
@@ -647,7 +804,14 @@ impl SecondStage {
                         Some(t) if view.in_top(i, k, t.stage.top) => {
                             let x = view.dense(i, k, t.prior[k], z);
                             let offset = if t.stage.from_linear { z } else { 0.0 };
-                            sigmoid(offset + t.model.margin(&x))
+                            let m = match &t.rank {
+                                Some(rank) => {
+                                    let w = t.stage.rank_weight;
+                                    (1.0 - w) * t.model.margin(&x) + w * rank.margin(&x)
+                                }
+                                None => t.model.margin(&x),
+                            };
+                            sigmoid(offset + m)
                         }
                         _ => sigmoid(z),
                     };
@@ -696,6 +860,7 @@ mod tests {
                 logits,
                 bits,
                 clause: None,
+                sections: None,
             })
             .collect();
         let stage = SecondStage::train(&inputs, &StackOptions::default(), "synthetic");
@@ -710,7 +875,7 @@ mod tests {
                     l
                 })
                 .collect();
-            let scores = stage.apply(&candidates, &logits, None);
+            let scores = stage.apply(&candidates, &logits, None, None);
             assert!(
                 scores[0][0] > 0.5 && scores[1][0] < 0.5 && scores[2][0] < scores[1][0],
                 "top logit {top}: {:?}",
@@ -756,11 +921,12 @@ mod tests {
                 logits: &first_stage,
                 bits,
                 clause: Some(clause),
+                sections: None,
             })
             .collect();
         let stage = SecondStage::train(&inputs, &StackOptions::default(), "synthetic");
         for right in 0..2 {
-            let scores = stage.apply(&candidates, &first_stage, Some(&clause_for(right)));
+            let scores = stage.apply(&candidates, &first_stage, Some(&clause_for(right)), None);
             let wrong = 1 - right;
             assert!(
                 scores[right][0] > 0.5 && scores[wrong][0] < 0.5 && scores[2][0] < 0.5,
@@ -769,8 +935,118 @@ mod tests {
             );
         }
         // Without the classifier's logits both candidates look alike (up to their rank).
-        let blind = stage.apply(&candidates, &first_stage, None);
+        let blind = stage.apply(&candidates, &first_stage, None, None);
         assert!((blind[0][0] - blind[1][0]).abs() < 0.2, "{blind:?}");
+    }
+
+    /// The heading and neighbour features of one candidate, checked against the text: which
+    /// heading names the category, the previous and next sentence's logits, and the best other
+    /// sentence of the same section (not the candidate itself, not another section's).
+    #[test]
+    fn tree_features_read_headings_and_neighbours() {
+        let text = "ARTICLE IX INSURANCE\n9.1 Coverage. Licensee shall maintain insurance. It names Licensor.\n9.2 Exclusivity. During the term Licensor shall not appoint others. It applies worldwide.";
+        let cands = crate::candidates::candidates(text);
+        let sections = Sections::of(text, &cands);
+        let sentence_at = |needle: &str| {
+            let at = text.find(needle).expect("needle in text");
+            cands
+                .iter()
+                .position(|c| c.kind == Kind::Sentence && c.span.contains(&at))
+                .expect("a sentence holding the needle")
+        };
+        let (names, during, applies) = (
+            sentence_at("It names"),
+            sentence_at("During the term"),
+            sentence_at("It applies"),
+        );
+        let insurance = crate::category_index("Insurance").expect("a category");
+        let exclusivity = crate::category_index("Exclusivity").expect("a category");
+        // The first stage is most sure of the other section's sentence, then of this one.
+        let with = |values: [(usize, f32); 3]| -> Vec<[f32; N_CATEGORIES]> {
+            let mut l = vec![[-3.0; N_CATEGORIES]; cands.len()];
+            for (i, z) in values {
+                l[i] = [z; N_CATEGORIES];
+            }
+            l
+        };
+        let first = with([(names, 6.0), (during, 2.0), (applies, 4.0)]);
+        let clause = with([(names, 5.0), (during, 1.5), (applies, 0.5)]);
+        let view = ContractView::new(&cands, &first, Some(&clause), Some(&sections));
+        let x = view.dense(applies, exclusivity, 0.1, 0.0);
+        assert_eq!((x[22], x[23]), (1.0, 0.0), "9.2 names Exclusivity");
+        assert_eq!(
+            (x[24], x[25]),
+            (2.0, -LOGIT_CLIP),
+            "previous sentence, none after"
+        );
+        assert_eq!((x[26], x[27]), (1.5, -LOGIT_CLIP), "the classifier's");
+        assert_eq!((x[28], x[29]), (2.0, 1.5), "best other sentence of 9.2");
+        let x = view.dense(applies, insurance, 0.1, 0.0);
+        assert_eq!((x[22], x[23]), (0.0, 1.0), "ARTICLE IX names Insurance");
+        let x = view.dense(during, exclusivity, 0.1, 0.0);
+        assert_eq!((x[25], x[28]), (4.0, 4.0));
+        // Without sections: no heading, no section; the neighbours stay.
+        let blind = ContractView::new(&cands, &first, Some(&clause), None);
+        let x = blind.dense(applies, exclusivity, 0.1, 0.0);
+        assert_eq!((x[22], x[23], x[24]), (0.0, 0.0, 2.0));
+        assert_eq!((x[28], x[29]), (-LOGIT_CLIP, -LOGIT_CLIP));
+    }
+
+    /// Where the first stage and its neighbours cannot tell two candidates apart but one sits
+    /// under a heading naming the category, the second stage follows the heading (and without
+    /// the sections it could not).
+    #[test]
+    fn reads_the_section_heading() {
+        let k = crate::category_index("Insurance").expect("a category");
+        let candidates: Vec<Candidate> = (0..3).map(sentence).collect();
+        let first_stage: Vec<[f32; N_CATEGORIES]> = [1.0f32, 1.0, -4.0]
+            .iter()
+            .map(|&z| {
+                let mut l = [-8.0; N_CATEGORIES];
+                l[k] = z;
+                l
+            })
+            .collect();
+        let mut insurance = [0.0; N_CATEGORIES];
+        insurance[k] = 1.0;
+        // Section 0 is headed "Insurance"; the right candidate sits in it, the other in section 1.
+        let sections_for = |right: usize| Sections {
+            section: (0..3)
+                .map(|i| (i < 2).then_some(u32::from(i != right)))
+                .collect(),
+            naming: vec![[insurance, [0.0; N_CATEGORIES]], [[0.0; N_CATEGORIES]; 2]],
+        };
+        let contracts: Vec<(Sections, Vec<u64>)> = (0..300)
+            .map(|c| {
+                let right = c % 2;
+                let mut bits = vec![0u64; 3];
+                bits[right] = 1 << k;
+                (sections_for(right), bits)
+            })
+            .collect();
+        let inputs: Vec<StackInput> = contracts
+            .iter()
+            .map(|(sections, bits)| StackInput {
+                candidates: &candidates,
+                logits: &first_stage,
+                bits,
+                clause: None,
+                sections: Some(sections),
+            })
+            .collect();
+        let stage = SecondStage::train(&inputs, &StackOptions::default(), "synthetic");
+        assert!(stage.trees.as_ref().is_some_and(|t| t.rank.is_some()));
+        for right in 0..2 {
+            let scores = stage.apply(&candidates, &first_stage, None, Some(&sections_for(right)));
+            let wrong = 1 - right;
+            assert!(
+                scores[right][k] > 0.5 && scores[wrong][k] < 0.5,
+                "right {right}: {:?}",
+                scores.iter().map(|s| s[k]).collect::<Vec<_>>()
+            );
+        }
+        let blind = stage.apply(&candidates, &first_stage, None, None);
+        assert!((blind[0][k] - blind[1][k]).abs() < 0.2, "{blind:?}");
     }
 
     #[test]
@@ -786,12 +1062,18 @@ mod tests {
         let trees = stage.trees.as_ref().expect("shipped with its trees");
         assert_eq!(trees.model.dim, TREE_DIM);
         assert!(!trees.model.trees.is_empty());
+        let rank = trees
+            .rank
+            .as_ref()
+            .expect("shipped with its pairwise trees");
+        assert_eq!(rank.dim, TREE_DIM);
+        assert!(trees.stage.rank_weight > 0.0);
         // A version-3 file (linear stage only) is refused, naming the version it needs.
         let mut old = stage.clone();
         old.version = 3;
         old.trees = None;
         let refused = SecondStage::from_json(&old.to_json()).unwrap_err();
-        assert!(refused.to_string().contains("needs version 4"), "{refused}");
+        assert!(refused.to_string().contains("needs version 5"), "{refused}");
         let again = SecondStage::from_json(&stage.to_json()).unwrap();
         assert_eq!(again, stage);
         let mut wrong = stage.clone();

@@ -21,6 +21,7 @@ use crate::dataset::CuadContract;
 use crate::eval::{apply_novelty, choose_one, Chosen, Selection};
 use crate::features::{candidate_features, Featurizer, SparseVec, DIM};
 use crate::labels::label;
+use crate::sections::Sections;
 use crate::stack::SecondStage;
 
 pub const N_CATEGORIES: usize = CATEGORIES.len();
@@ -83,6 +84,8 @@ pub struct Prepared {
     pub candidates: Vec<Candidate>,
     pub features: Vec<SparseVec>,
     pub bits: Vec<u64>,
+    /// Section headings and which category they name, for the second stage.
+    pub sections: Sections,
 }
 
 /// Generates and labels the candidates of each contract (in parallel).
@@ -97,10 +100,12 @@ pub fn prepare(contracts: &[&CuadContract]) -> Vec<Prepared> {
                 .iter()
                 .map(|cand| candidate_features(&featurizer, &c.text, cand))
                 .collect();
+            let sections = Sections::of(&c.text, &candidates);
             Prepared {
                 candidates,
                 features,
                 bits,
+                sections,
             }
         })
         .collect()
@@ -249,7 +254,12 @@ impl ClauseTyper {
         match (&self.second_stage, &self.clause_classifier) {
             (Some(stage), Some(classifier)) => {
                 let clause = classifier.candidate_logits(text, candidates);
-                stage.apply(candidates, logits, Some(&clause))
+                stage.apply(
+                    candidates,
+                    logits,
+                    Some(&clause),
+                    Some(&Sections::of(text, candidates)),
+                )
             }
             _ => logits.iter().map(|l| l.map(sigmoid)).collect(),
         }
