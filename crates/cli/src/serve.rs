@@ -32,7 +32,7 @@ pub struct ServeArgs {
     /// Learned ranker directory (`precedent train --out`) for the `learned` pipeline; default
     /// $PRECEDENT_RANKER, else the shipped models/acord-ranker above the working directory.
     /// `learned` is a library's default pipeline when the library holds the clauses the ranker
-    /// was trained on (the ACORD corpus), else `hybrid` (with vectors) or `bm25`.
+    /// was trained on (the ACORD corpus), else `hybrid+types` (with vectors) or `bm25`.
     #[arg(long = "model-dir")]
     ranker_dir: Option<PathBuf>,
     /// How many hybrid candidates the learned ranker reorders.

@@ -231,9 +231,9 @@ pub struct SearchRequest {
     /// Library name; by default the caller's key's library.
     #[serde(default)]
     pub library: Option<String>,
-    /// bm25, dense, hybrid, hybrid-norm or learned (every pipeline of `precedent search`). By
-    /// default the library's: learned when it holds the clauses the server's learned ranker was
-    /// trained on (the ACORD corpus), else hybrid with vectors, else bm25. The response's
+    /// bm25, dense, hybrid, hybrid-norm, hybrid+types or learned (every pipeline of `precedent
+    /// search`). By default the library's: learned when it holds the clauses the server's learned
+    /// ranker was trained on (the ACORD corpus), else hybrid+types with vectors, else bm25. The response's
     /// `pipeline` names the stages that answered (e.g. "hybrid+learned").
     #[serde(default)]
     pub pipeline: Option<String>,
