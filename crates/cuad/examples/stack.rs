@@ -122,14 +122,16 @@ fn main() {
         .cloned()
         .unwrap_or("/tmp/cuad-nested-logits.bin".into());
     let folds = 5;
-    let d = precedent_cuad::load(std::path::Path::new("/work/shared/data/cuad")).unwrap();
+    let dir = precedent_cuad::cache::find_cuad_dir()
+        .expect("no CUAD folder (set PRECEDENT_CUAD_DIR or run beside shared/data/cuad)");
+    let d = precedent_cuad::load(&dir).unwrap();
     let mut contracts: Vec<&_> = d.contracts.iter().collect();
     if let Ok(seed) = std::env::var("SHUFFLE_SEED") {
         // Another fold assignment: every fold function takes contract `i` into fold `i % folds`
         // of this order, so permuting the contracts first keeps them all consistent (the
         // caches then belong to this seed: give them new names).
-        let order = permutation(contracts.len(), seed.parse().unwrap());
-        contracts = order.iter().map(|&i| contracts[i]).collect();
+        let order = precedent_cuad::typer::shuffled(contracts.len(), seed.parse().unwrap());
+        contracts = order.iter().map(|&i| contracts[i as usize]).collect();
     }
     let prepared = prepare(&contracts);
     let logits = read_fold_logits(&cache, prepared.len(), folds).unwrap_or_else(|| {
@@ -396,24 +398,6 @@ fn main() {
             }
         }
     }
-}
-
-/// A fixed permutation of `0..n` for a seed (splitmix64, Fisher-Yates).
-fn permutation(n: usize, seed: u64) -> Vec<usize> {
-    let mut state = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    let mut order: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        order.swap(i, j);
-    }
-    order
 }
 
 /// Global sweep: at 50..80% recall, TP and FP per category.

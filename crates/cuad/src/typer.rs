@@ -115,8 +115,9 @@ fn sigmoid(z: f32) -> f32 {
     1.0 / (1.0 + (-z).exp())
 }
 
-/// splitmix64: a fixed, seedable permutation source.
-pub(crate) fn shuffled(n: usize, seed: u64) -> Vec<u32> {
+/// A fixed permutation of `0..n` for a seed (splitmix64, Fisher-Yates): the training order of
+/// every CUAD model, and the `stack` example's other fold assignments.
+pub fn shuffled(n: usize, seed: u64) -> Vec<u32> {
     let mut state = seed;
     let mut next = || {
         state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);

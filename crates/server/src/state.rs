@@ -220,10 +220,8 @@ fn load_library(
     }
     // `hybrid+types`: hybrid, then the clause-type rule (no ratings needed), the default where
     // the learned ranker does not fit; as the CLI builds it.
-    if let (Some(reader), true) = (
-        &options.clause_types,
-        pipelines.contains_key(DEFAULT_PIPELINE),
-    ) {
+    let hybrid_served = pipelines.contains_key(DEFAULT_PIPELINE);
+    if let Some(reader) = options.clause_types.as_ref().filter(|_| hybrid_served) {
         let plain = PipelineModels {
             embedder: embedder.clone(),
             ..PipelineModels::default()
