@@ -3,8 +3,11 @@
 //! Files are read, segmented and described (metadata) in parallel, then committed to the
 //! library in batches, each batch one new library generation. That makes ingest resumable: a
 //! second run skips the contracts already in the library (by contract id) and continues, and an
-//! interrupted run loses at most the batch in flight, never what was committed before. A file
-//! that cannot be read is reported with its reason and the rest of the folder goes on.
+//! interrupted run loses at most the batch in flight, never what was committed before. A
+//! contract whose file changed since it was indexed (its bytes' fingerprint differs) is read
+//! again and its clauses replaced in the same commit. A file that cannot be read is reported
+//! with its reason and the rest of the folder goes on (a changed contract that no longer reads
+//! keeps its old clauses).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -78,7 +81,8 @@ pub struct IngestArgs {
 struct FileReport {
     path: String,
     contract: Option<String>,
-    /// `ingested`, `already-indexed`, `failed` or `skipped` (not a contract file type).
+    /// `ingested`, `re-ingested` (changed since it was indexed: its clauses were replaced),
+    /// `already-indexed`, `failed` or `skipped` (not a contract file type).
     status: &'static str,
     clauses: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -147,6 +151,7 @@ fn prepare(
     typer: Option<&ClauseTyper>,
 ) -> Result<Prepared, String> {
     let document = read_path_with(path, options).map_err(|e| e.to_string())?;
+    let fingerprint = crate::fingerprint_file(path).map_err(|e| format!("{e:#}"))?;
     let clauses = segment(&document);
     if clauses.is_empty() {
         return Err(format!("{}: no clauses found", path.display()));
@@ -156,6 +161,7 @@ fn prepare(
     let contract = IngestedContract {
         contract,
         source_path: &source_path,
+        source_fingerprint: Some(&fingerprint),
         meta: &meta,
         clauses: &clauses,
     };
@@ -266,25 +272,23 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
     };
     let files = walk(&args.dir)?;
     let ids = contract_ids(&files);
+    // One writer per library for the whole run: a second ingest (or index) into the same
+    // library is refused at once, and the contracts this run finds already indexed stay so.
+    let _lock = Library::lock(&args.index)?;
     let mut library = if Library::exists(&args.index) {
         Some(Library::open(&args.index)?)
     } else {
         None
     };
-    let already: HashSet<String> = library
-        .as_ref()
-        .map(|l| {
-            l.store()
-                .ids()
-                .iter()
-                .map(|id| contract_of(id).to_string())
-                .collect()
-        })
-        .unwrap_or_default();
+    let indexed = match library.as_ref() {
+        Some(lib) => indexed_fingerprints(lib)?,
+        None => HashMap::new(),
+    };
     let settings = vector_settings(library.as_ref(), &args.vectors)?;
 
     let mut reports: Vec<FileReport> = Vec::new();
-    let mut todo: Vec<(PathBuf, String)> = Vec::new();
+    // (file, contract id, whether it replaces a contract already in the library)
+    let mut todo: Vec<(PathBuf, String, bool)> = Vec::new();
     for (path, id) in files.into_iter().zip(ids) {
         let shown = path.display().to_string();
         if Format::from_path(&path).is_none() {
@@ -295,7 +299,11 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
                 clauses: 0,
                 reason: Some("not a contract file type (.txt, .htm, .html, .pdf, .docx)".into()),
             });
-        } else if already.contains(&id) {
+        } else if let Some(stored) = indexed.get(&id) {
+            if changed_since_indexed(&path, stored.as_deref(), options.max_bytes) {
+                todo.push((path, id, true));
+                continue;
+            }
             reports.push(FileReport {
                 path: shown,
                 contract: Some(id),
@@ -304,7 +312,7 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
                 reason: None,
             });
         } else {
-            todo.push((path, id));
+            todo.push((path, id, false));
         }
     }
     let before = library.as_ref().map_or(0, Library::len);
@@ -324,7 +332,7 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
         );
         let prepared: Vec<Result<Prepared, String>> = batch
             .par_iter()
-            .map(|(path, id)| {
+            .map(|(path, id, _)| {
                 let result = prepare(path, id, &options, typer.as_ref());
                 bars.advance(1);
                 result
@@ -332,14 +340,18 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
             .collect();
         bars.finish();
         let mut docs: Vec<CorpusDoc> = Vec::new();
-        for ((path, id), result) in batch.iter().zip(prepared) {
+        let mut replaced: HashSet<String> = HashSet::new();
+        for ((path, id, replaces), result) in batch.iter().zip(prepared) {
             let shown = path.display().to_string();
             match result {
                 Ok(p) => {
+                    if *replaces {
+                        replaced.insert(id.clone());
+                    }
                     reports.push(FileReport {
                         path: shown,
                         contract: Some(id.clone()),
-                        status: "ingested",
+                        status: if *replaces { "re-ingested" } else { "ingested" },
                         clauses: p.docs.len(),
                         reason: None,
                     });
@@ -365,6 +377,12 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
             None => None,
         };
         match library.as_mut() {
+            Some(lib) if !replaced.is_empty() => lib.replace(
+                &|clause| replaced.contains(contract_of(clause)),
+                &docs,
+                vectors,
+                bars,
+            )?,
             Some(lib) => lib.add(&docs, vectors, bars)?,
             None => {
                 let built =
@@ -383,10 +401,11 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
     }
     let count = |status: &str| reports.iter().filter(|r| r.status == status).count();
     let (ingested, failed) = (count("ingested"), count("failed"));
+    let reingested = count("re-ingested");
     let clauses: usize = reports.iter().map(|r| r.clauses).sum();
     let after = library.as_ref().map_or(0, Library::len);
     eprintln!(
-        "ingested {ingested} contracts ({clauses} clauses) into {} in {:.1}s; library {before} → {after} clauses; {} already indexed, {failed} failed, {} skipped (not contracts)",
+        "ingested {ingested} contracts ({clauses} clauses) into {} in {:.1}s; library {before} → {after} clauses; {reingested} re-ingested (changed), {} already indexed, {failed} failed, {} skipped (not contracts)",
         args.index.display(),
         started.elapsed().as_secs_f64(),
         count("already-indexed"),
@@ -398,6 +417,39 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Each indexed contract's file fingerprint, as ingest recorded it (`None` for libraries ingested
+/// before fingerprints were recorded: those contracts are never taken for changed).
+fn indexed_fingerprints(library: &Library) -> Result<HashMap<String, Option<String>>> {
+    let store = library.store();
+    let mut out: HashMap<String, Option<String>> = HashMap::new();
+    for (row, id) in store.ids().iter().enumerate() {
+        let contract = contract_of(id);
+        if out.contains_key(contract) {
+            continue;
+        }
+        let clause = store.clause(row as u32)?;
+        let fingerprint = clause.metadata["source_fingerprint"]
+            .as_str()
+            .map(str::to_owned);
+        out.insert(contract.to_owned(), fingerprint);
+    }
+    Ok(out)
+}
+
+/// Whether the file's bytes differ from those indexed. A file that cannot be read, or has grown
+/// past the size limit, counts as changed, so that the attempt to read it again reports why.
+fn changed_since_indexed(path: &Path, indexed: Option<&str>, max_bytes: u64) -> bool {
+    let Some(indexed) = indexed else {
+        return false;
+    };
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() <= max_bytes => {
+            crate::fingerprint_file(path).map_or(true, |now| now != indexed)
+        }
+        _ => true,
+    }
 }
 
 /// New clauses are embedded as the library's existing clauses were; a new library follows the

@@ -302,6 +302,8 @@ fn index(args: IndexArgs, bars: &Bars) -> Result<()> {
     let docs = precedent_formats::read_corpus(&args.corpus)?;
     if args.add {
         let mut library = Library::open(&args.index)?;
+        // Held from before embedding: a second writer is refused before either does the work.
+        let _lock = Library::lock(&args.index)?;
         let before = library.len();
         // New clauses are embedded exactly as the library's existing ones were.
         let vectors = match library.vectors_info() {
@@ -329,6 +331,7 @@ fn index(args: IndexArgs, bars: &Bars) -> Result<()> {
             source_fingerprint: Some(fingerprint_file(&args.corpus)?),
             ..BuildOptions::default()
         };
+        let _lock = Library::lock(&args.index)?;
         let vectors = if args.vectors.no_vectors {
             None
         } else {
@@ -680,7 +683,10 @@ fn open_or_build(
     bars: &Bars,
 ) -> Result<Library> {
     let settings = vectors.map(VectorArgs::settings).transpose()?;
-    if Library::exists(dir) {
+    let reusable = |quiet: bool| -> Option<Library> {
+        if !Library::exists(dir) {
+            return None;
+        }
         match Library::open(dir) {
             Ok(library) => {
                 let same_source =
@@ -695,15 +701,37 @@ fn open_or_build(
                     (Some(_), None) => false,
                 };
                 if same_source && vectors_ok {
-                    return Ok(library);
+                    return Some(library);
                 }
-                eprintln!(
-                    "library {} does not match this corpus/model; rebuilding",
-                    dir.display()
-                );
+                if !quiet {
+                    eprintln!(
+                        "library {} does not match this corpus/model; rebuilding",
+                        dir.display()
+                    );
+                }
             }
-            Err(e) => eprintln!("library {} unusable ({e}); rebuilding", dir.display()),
+            Err(e) if !quiet => eprintln!("library {} unusable ({e}); rebuilding", dir.display()),
+            Err(_) => {}
         }
+        None
+    };
+    if let Some(library) = reusable(false) {
+        return Ok(library);
+    }
+    // Another process (a second eval in the same folder) may be building this cache right now:
+    // wait for it and reuse its library rather than build it twice.
+    let _lock = match Library::lock(dir) {
+        Err(precedent_library::LibraryError::Locked { .. }) => {
+            eprintln!(
+                "waiting for another process that is building {}",
+                dir.display()
+            );
+            Library::lock_waiting(dir)?
+        }
+        other => other?,
+    };
+    if let Some(library) = reusable(true) {
+        return Ok(library);
     }
     let docs = precedent_formats::read_corpus(corpus)?;
     let options = BuildOptions {

@@ -169,16 +169,33 @@ fn ingest_reports_bad_files_keeps_the_rest_and_resumes() {
         "1. Term. This Agreement lasts one year.\n\n2. Fees. Buyer pays all fees.\n",
     )
     .expect("write");
-    let out = precedent(&[
-        "ingest",
-        folder_s,
-        "--index",
-        lib_s,
-        "--no-vectors",
-        "--no-types",
-        "--report",
-        report_s,
-    ]);
+    let ingest = || {
+        precedent(&[
+            "ingest",
+            folder_s,
+            "--index",
+            lib_s,
+            "--no-vectors",
+            "--no-types",
+            "--report",
+            report_s,
+        ])
+    };
+    // While another writer holds the library (here: its lock, taken as a second `ingest`
+    // would), the run is refused at once with the reason, and the library is left as it was.
+    let writer = std::fs::File::open(lib.join("LOCK")).expect("lock file");
+    writer
+        .try_lock()
+        .expect("no writer left behind by the first run");
+    let out = ingest();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("another process is writing this library"),
+        "{stderr}"
+    );
+    drop(writer);
+    let out = ingest();
     assert!(
         out.status.success(),
         "{}",
@@ -198,6 +215,31 @@ fn ingest_reports_bad_files_keeps_the_rest_and_resumes() {
         ingested_clauses + 2
     );
     assert!(stderr.contains(&expected), "{stderr}");
+
+    // A contract edited since it was indexed is read again and its clauses replaced (same ids,
+    // no duplicates); the unchanged ones are left alone.
+    std::fs::write(
+        folder.join("empty.txt"),
+        "1. Term. This Agreement lasts two years.\n\n2. Fees. Buyer pays all fees.\n\n3. Notices. Notices are given in writing.\n",
+    )
+    .expect("write");
+    let out = ingest();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let third = report(&report_path);
+    assert_eq!(status_of(&third, "empty.txt")["status"], "re-ingested");
+    assert_eq!(status_of(&third, "empty.txt")["clauses"], 3);
+    assert_eq!(status_of(&third, twothemart)["status"], "already-indexed");
+    let expected = format!(
+        "library {} → {} clauses",
+        ingested_clauses + 2,
+        ingested_clauses + 3
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+    let term = search("agreement lasts years", &[]);
+    let texts: Vec<&str> = term.iter().filter_map(|h| h["text"].as_str()).collect();
+    assert!(texts.iter().any(|t| t.contains("two years")), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.contains("one year")), "{texts:?}");
 }
 
 /// Ingest runs the CUAD clause typer on every clause: `search --type "Governing Law"` returns

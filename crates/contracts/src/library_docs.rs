@@ -13,6 +13,8 @@ pub struct IngestedContract<'a> {
     pub contract: &'a str,
     /// The path as given on the command line.
     pub source_path: &'a str,
+    /// A fingerprint of the file's bytes, so that a later ingest sees the contract changed.
+    pub source_fingerprint: Option<&'a str>,
     pub meta: &'a ContractMeta,
     pub clauses: &'a [Clause],
 }
@@ -34,6 +36,9 @@ pub fn clause_metadata(contract: &IngestedContract<'_>, clause: &Clause) -> Valu
     let mut m = Map::new();
     m.insert("contract".into(), json!(contract.contract));
     m.insert("source_path".into(), json!(contract.source_path));
+    if let Some(fingerprint) = contract.source_fingerprint {
+        m.insert("source_fingerprint".into(), json!(fingerprint));
+    }
     let mut put = |key: &str, value: Option<Value>| {
         if let Some(v) = value {
             m.insert(key.into(), v);

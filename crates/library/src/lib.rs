@@ -15,12 +15,14 @@
 //! clause store and in the vector store). A build or an incremental add writes a complete new
 //! generation beside the current one and only then replaces `CURRENT` with an atomic rename, so a
 //! crash at any point leaves the previous library usable. Tantivy segments are immutable, so an
-//! add hard-links them into the new generation instead of copying.
+//! add hard-links them into the new generation instead of copying. Writers take `LOCK` (see
+//! [`WriteLock`]): one writer at a time, and a commit on a stale view of the library is refused.
 //!
 //! This crate knows nothing of models or HTTP: vectors arrive already computed.
 
 mod filter;
 mod lexical;
+mod lock;
 mod store;
 
 use std::fs;
@@ -35,6 +37,7 @@ pub use filter::{
     filtered_search, filtered_search_where, BadDate, Filter, DEFAULT_MIN_TYPE_CONFIDENCE,
 };
 pub use lexical::LexicalIndex;
+pub use lock::WriteLock;
 pub use precedent_vectors::{IndexKind, Neighbor, VectorError, VectorIndex};
 pub use store::ClauseStore;
 
@@ -74,6 +77,14 @@ pub enum LibraryError {
     Vectors(#[from] VectorError),
     #[error("{0}")]
     VectorMismatch(String),
+    #[error("{path}: another process is writing this library (its LOCK is held); wait for it to finish, then run again")]
+    Locked { path: PathBuf },
+    #[error("{path}: the library changed since it was opened (now {current}, opened at {opened}): another writer committed; reopen it and run again")]
+    Changed {
+        path: PathBuf,
+        opened: String,
+        current: String,
+    },
 }
 
 impl LibraryError {
@@ -213,6 +224,21 @@ impl Library {
         root.join(CURRENT_FILE).is_file()
     }
 
+    /// Takes the library's write lock for as long as the returned guard lives, failing at once
+    /// with [`LibraryError::Locked`] if another process writes it. [`Library::build`] and
+    /// [`Library::add`] take it themselves for each commit; a writer that commits many times
+    /// (ingest, batch after batch) takes it up front so that a second writer is refused before
+    /// either has done any work.
+    pub fn lock(root: &Path) -> Result<WriteLock, LibraryError> {
+        WriteLock::acquire(root)
+    }
+
+    /// As [`Library::lock`], but waits until another process releases the lock: for caches that
+    /// several processes may build at once, where the loser should reuse the winner's library.
+    pub fn lock_waiting(root: &Path) -> Result<WriteLock, LibraryError> {
+        WriteLock::acquire_waiting(root)
+    }
+
     /// Builds a library from `docs` in `root`. If `root` already holds a library, the new one
     /// replaces it atomically (readers of the old one keep working until they reopen).
     pub fn build(
@@ -226,7 +252,7 @@ impl Library {
         if let Some(v) = &vectors {
             check_vector_count(v, docs.len())?;
         }
-        fs::create_dir_all(root).map_err(io_err(root))?;
+        let _lock = WriteLock::acquire(root)?;
         let generation = Self::next_generation(root)?;
         let manifest = Manifest {
             format_version: FORMAT_VERSION,
@@ -256,7 +282,86 @@ impl Library {
         progress: &dyn Progress,
     ) -> Result<(), LibraryError> {
         check_new_ids(docs, Some(&self.store))?;
-        match (&self.manifest.vectors, &vectors) {
+        self.check_new_vectors(docs, vectors.as_ref())?;
+        let _lock = self.lock_unchanged()?;
+        let generation = Self::next_generation(&self.root)?;
+        let manifest = Manifest {
+            generation,
+            created_unix: now_unix(),
+            clauses: self.store.len() + docs.len(),
+            // The library no longer matches its original source alone.
+            source_fingerprint: None,
+            ..self.manifest.clone()
+        };
+        let dir = self.root.join(generation_name(generation));
+        let result = Self::write_generation(&dir, &manifest, Some(self), docs, vectors, progress);
+        self.commit(&dir, generation, result)
+    }
+
+    /// Removes the clauses whose id `remove` selects and adds `docs`, as one new generation: a
+    /// changed contract re-ingested replaces its old clauses (the new ones may reuse their ids)
+    /// without a window in which readers see neither. The kept clauses keep their text,
+    /// metadata and vectors; rows are renumbered, so the BM25 index and the vector index are
+    /// rebuilt from them (an int8 index re-quantizes its own rounded vectors, which rounds them
+    /// the same way again).
+    pub fn replace(
+        &mut self,
+        remove: &dyn Fn(&str) -> bool,
+        docs: &[CorpusDoc],
+        vectors: Option<ClauseVectors>,
+        progress: &dyn Progress,
+    ) -> Result<(), LibraryError> {
+        self.check_new_vectors(docs, vectors.as_ref())?;
+        let _lock = self.lock_unchanged()?;
+        let mut all: Vec<CorpusDoc> = Vec::with_capacity(self.store.len() + docs.len());
+        let old_vectors = self.vectors()?;
+        let mut data: Vec<f32> = Vec::new();
+        for row in 0..self.store.len() as u32 {
+            let keep = self.store.id(row).is_some_and(|id| !remove(id));
+            if !keep {
+                continue;
+            }
+            all.push(self.store.clause(row)?);
+            if let Some(index) = old_vectors {
+                let vector = index.vector(row).ok_or_else(|| LibraryError::Corrupt {
+                    path: self.generation_dir.join(VECTORS_DIR),
+                    message: format!("no vector for row {row}"),
+                })?;
+                data.extend(vector);
+            }
+        }
+        all.extend(docs.iter().cloned());
+        check_new_ids(&all, None)?;
+        let vectors = match (&self.manifest.vectors, vectors) {
+            (Some(info), Some(new)) => {
+                data.extend(new.data);
+                Some(ClauseVectors {
+                    info: info.clone(),
+                    data,
+                })
+            }
+            _ => None,
+        };
+        let generation = Self::next_generation(&self.root)?;
+        let manifest = Manifest {
+            generation,
+            created_unix: now_unix(),
+            clauses: all.len(),
+            source_fingerprint: None,
+            ..self.manifest.clone()
+        };
+        let dir = self.root.join(generation_name(generation));
+        let result = Self::write_generation(&dir, &manifest, None, &all, vectors, progress);
+        self.commit(&dir, generation, result)
+    }
+
+    /// New clauses of an existing library need vectors exactly when it has them, from its model.
+    fn check_new_vectors(
+        &self,
+        docs: &[CorpusDoc],
+        vectors: Option<&ClauseVectors>,
+    ) -> Result<(), LibraryError> {
+        match (&self.manifest.vectors, vectors) {
             (Some(have), Some(new)) => {
                 check_vector_count(new, docs.len())?;
                 if have.model_id != new.info.model_id || have.dim != new.info.dim {
@@ -279,19 +384,38 @@ impl Library {
             }
             (None, None) => {}
         }
-        let generation = Self::next_generation(&self.root)?;
-        let manifest = Manifest {
-            generation,
-            created_unix: now_unix(),
-            clauses: self.store.len() + docs.len(),
-            // The library no longer matches its original source alone.
-            source_fingerprint: None,
-            ..self.manifest.clone()
-        };
-        let dir = self.root.join(generation_name(generation));
-        let result = Self::write_generation(&dir, &manifest, Some(self), docs, vectors, progress);
-        if let Err(e) = result {
-            let _ = fs::remove_dir_all(&dir);
+        Ok(())
+    }
+
+    /// Takes the write lock and checks that the generation this handle read is still the current
+    /// one: a new generation built on an older one would drop another writer's clauses.
+    fn lock_unchanged(&self) -> Result<WriteLock, LibraryError> {
+        let lock = WriteLock::acquire(&self.root)?;
+        let opened = self
+            .generation_dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let current = read_current(&self.root)?;
+        if current != opened {
+            return Err(LibraryError::Changed {
+                path: self.root.clone(),
+                opened,
+                current,
+            });
+        }
+        Ok(lock)
+    }
+
+    /// Switches to the written generation and reopens, or removes it when writing failed.
+    fn commit(
+        &mut self,
+        dir: &Path,
+        generation: u64,
+        written: Result<(), LibraryError>,
+    ) -> Result<(), LibraryError> {
+        if let Err(e) = written {
+            let _ = fs::remove_dir_all(dir);
             return Err(e);
         }
         Self::switch_to(&self.root, generation)?;
@@ -392,21 +516,8 @@ impl Library {
 
     /// Opens the current generation of the library in `root`.
     pub fn open(root: &Path) -> Result<Library, LibraryError> {
-        let current_path = root.join(CURRENT_FILE);
-        if !current_path.is_file() {
-            return Err(LibraryError::NotALibrary {
-                path: root.to_path_buf(),
-            });
-        }
-        let current = fs::read_to_string(&current_path).map_err(io_err(&current_path))?;
-        let name = current.trim();
-        if !name.starts_with("gen-") || name.contains(['/', '\\']) {
-            return Err(LibraryError::Corrupt {
-                path: current_path,
-                message: format!("unexpected content {name:?}"),
-            });
-        }
-        let generation_dir = root.join(name);
+        let name = read_current(root)?;
+        let generation_dir = root.join(&name);
         let manifest_path = generation_dir.join(MANIFEST_FILE);
         let raw = fs::read(&manifest_path).map_err(io_err(&manifest_path))?;
         let version: serde_json::Value =
@@ -510,6 +621,25 @@ impl Library {
     }
 }
 
+/// The name of the generation `CURRENT` points at, checked to be one.
+fn read_current(root: &Path) -> Result<String, LibraryError> {
+    let current_path = root.join(CURRENT_FILE);
+    if !current_path.is_file() {
+        return Err(LibraryError::NotALibrary {
+            path: root.to_path_buf(),
+        });
+    }
+    let current = fs::read_to_string(&current_path).map_err(io_err(&current_path))?;
+    let name = current.trim();
+    if !name.starts_with("gen-") || name.contains(['/', '\\']) {
+        return Err(LibraryError::Corrupt {
+            path: current_path,
+            message: format!("unexpected content {name:?}"),
+        });
+    }
+    Ok(name.to_owned())
+}
+
 /// Writes `bytes` to `path` through a temporary file, fsync and rename, so readers see either the
 /// old or the new content, never a torn file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), LibraryError> {
@@ -571,6 +701,111 @@ mod tests {
 
     fn build_sample(root: &Path) -> Library {
         Library::build(root, &sample(), &BuildOptions::default(), None, &NoProgress).expect("build")
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_and_nothing_is_lost() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("lib");
+        build_sample(&root);
+        // Another process holding the lock (an OS lock on its own file handle, as a second
+        // `precedent ingest` would): this process can neither rebuild nor add.
+        let other = fs::File::open(root.join("LOCK")).expect("lock file");
+        other.try_lock().expect("lock free between commits");
+        let rebuilt = Library::build(
+            &root,
+            &[doc("x", "Other text.")],
+            &BuildOptions::default(),
+            None,
+            &NoProgress,
+        );
+        assert!(
+            matches!(rebuilt, Err(LibraryError::Locked { .. })),
+            "{:?}",
+            rebuilt.err()
+        );
+        let mut lib = Library::open(&root).expect("readers are never locked out");
+        let added = lib.add(&[doc("new", "A new clause.")], None, &NoProgress);
+        let err = added.expect_err("refused");
+        assert!(
+            err.to_string().contains("another process is writing"),
+            "{err}"
+        );
+        assert_eq!(Library::open(&root).expect("open").len(), 3);
+        drop(other);
+        lib.add(&[doc("new", "A new clause.")], None, &NoProgress)
+            .expect("free again");
+        assert_eq!(Library::open(&root).expect("open").len(), 4);
+    }
+
+    #[test]
+    fn replace_drops_the_selected_clauses_and_adds_new_ones_in_one_generation() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("lib");
+        let mut lib = build_sample(&root);
+        let new_law = doc(
+            "law",
+            "This Agreement is governed by the laws of England and Wales.",
+        );
+        lib.replace(
+            &|id| id == "law" || id == "indem",
+            &[new_law],
+            None,
+            &NoProgress,
+        )
+        .expect("replace");
+        let lib = Library::open(&root).expect("reopen");
+        assert_eq!(lib.store().ids(), ["cap", "law"]);
+        let law = lib.store().clause(1).expect("law");
+        assert!(law.text.contains("England"), "{}", law.text);
+        // The BM25 index was rebuilt over the new rows: the old text is gone, the new one found.
+        let hits = |q: &str| {
+            lib.lexical()
+                .search(q, 10)
+                .expect("search")
+                .into_iter()
+                .map(|(row, _)| lib.store().id(row).unwrap_or_default().to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(hits("england"), ["law"]);
+        assert!(hits("york").is_empty());
+        assert!(hits("indemnify").is_empty());
+        assert_eq!(hits("twelve months"), ["cap"]);
+        // Ids must stay unique: adding a kept id again is refused and changes nothing.
+        let mut lib = lib;
+        let dup = lib.replace(&|_| false, &[doc("cap", "Again.")], None, &NoProgress);
+        assert!(
+            matches!(dup, Err(LibraryError::DuplicateId(_))),
+            "{:?}",
+            dup.err()
+        );
+        assert_eq!(Library::open(&root).expect("open").len(), 2);
+    }
+
+    #[test]
+    fn a_commit_on_a_stale_view_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("lib");
+        build_sample(&root);
+        let mut first = Library::open(&root).expect("open");
+        let mut second = Library::open(&root).expect("open");
+        first
+            .add(&[doc("a", "Clause a.")], None, &NoProgress)
+            .expect("first add");
+        // `second` read the library before `first` committed: building on it would drop "a".
+        let err = second
+            .add(&[doc("b", "Clause b.")], None, &NoProgress)
+            .expect_err("stale");
+        assert!(matches!(err, LibraryError::Changed { .. }), "{err}");
+        let now = Library::open(&root).expect("open");
+        assert_eq!(now.len(), 4);
+        assert!(now.store().ids().iter().any(|id| id == "a"));
+        // Reopened, it commits on top of the other writer's clauses.
+        let mut second = Library::open(&root).expect("reopen");
+        second
+            .add(&[doc("b", "Clause b.")], None, &NoProgress)
+            .expect("add after reopening");
+        assert_eq!(Library::open(&root).expect("open").len(), 5);
     }
 
     #[test]
@@ -690,6 +925,42 @@ mod tests {
             },
             data: hots.iter().flat_map(|&h| unit(8, h)).collect(),
         }
+    }
+
+    #[test]
+    fn replace_keeps_the_kept_clauses_vectors_on_their_new_rows() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("lib");
+        let mut lib = Library::build(
+            &root,
+            &sample(),
+            &BuildOptions::default(),
+            Some(vectors("m1", &[0, 1, 2])),
+            &NoProgress,
+        )
+        .expect("build");
+        // "cap" (row 0, vector 0) goes; "law" and "indem" move to rows 0 and 1.
+        let new = [doc("cap", "Liability is capped at the fees paid.")];
+        let err = lib
+            .replace(&|id| id == "cap", &new, None, &NoProgress)
+            .expect_err("vectors needed");
+        assert!(err.to_string().contains("need vectors"), "{err}");
+        lib.replace(
+            &|id| id == "cap",
+            &new,
+            Some(vectors("m1", &[5])),
+            &NoProgress,
+        )
+        .expect("replace");
+        let lib = Library::open(&root).expect("reopen");
+        assert_eq!(lib.store().ids(), ["law", "indem", "cap"]);
+        let index = lib.vectors().expect("readable").expect("vectors");
+        assert_eq!(index.len(), 3);
+        for (hot, id) in [(1, "law"), (2, "indem"), (5, "cap")] {
+            let top = index.search(&unit(8, hot), 1).expect("search");
+            assert_eq!(lib.store().id(top[0].row), Some(id), "vector {hot}");
+        }
+        assert!(index.search(&unit(8, 0), 1).expect("search")[0].score < 0.5);
     }
 
     #[test]

@@ -95,7 +95,7 @@ impl FlatIndex {
         k: usize,
     ) -> Result<Vec<Vec<Neighbor>>, VectorError> {
         const GROUP: usize = 32;
-        if queries.len() % self.dim != 0 {
+        if !queries.len().is_multiple_of(self.dim) {
             return Err(VectorError::DimMismatch {
                 expected: self.dim,
                 got: queries.len() % self.dim,

@@ -200,7 +200,7 @@ pub(crate) fn validate_batch(
     if dim == 0 {
         return Err(VectorError::InvalidParam("dim must be > 0".into()));
     }
-    if v.len() % dim != 0 {
+    if !v.len().is_multiple_of(dim) {
         return Err(VectorError::InvalidVector(format!(
             "batch of {} floats is not a multiple of dim {dim}",
             v.len()
