@@ -38,6 +38,11 @@ pub struct ServeArgs {
     /// How many hybrid candidates the learned ranker reorders.
     #[arg(long, default_value_t = 500)]
     learned_top: usize,
+    /// Seconds between checks for a new generation of the served libraries: contracts that
+    /// `ingest` or `index --add` commits while the server runs are served without a restart
+    /// (0: never check).
+    #[arg(long, default_value_t = 2.0)]
+    watch_secs: f64,
     /// The clause typer behind `POST /v1/review`, loaded on the first review (trained from the
     /// CUAD data and cached if needed, about 90 s once).
     #[command(flatten)]
@@ -102,6 +107,8 @@ pub fn run(args: ServeArgs) -> Result<()> {
         ranker_dir: args.ranker_dir,
         learned_top: args.learned_top,
         clause_types: Some(lazy_clause_types(args.typer.clone())),
+        watch_every: (args.watch_secs > 0.0)
+            .then(|| std::time::Duration::from_secs_f64(args.watch_secs)),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -724,3 +724,73 @@ fn filters_facets_and_context_on_ingested_cuad_contracts() {
         "{citation}"
     );
 }
+
+/// Clauses committed while the server runs (`index --add`, as `ingest` does batch after batch)
+/// are served without a restart; requests keep being answered while the new generation loads,
+/// and keys and ratings carry over to it.
+#[test]
+fn serves_a_new_generation_without_a_restart() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = build_library(p, "lib", Some(300), false);
+    let key = create_key(&lib, "rate");
+    let server = Server::start_with(
+        &[format!("lib={}", s(&lib))],
+        &["--watch-secs".to_owned(), "0.2".to_owned()],
+        p,
+    );
+    let search = |query: &str| {
+        let reply = call(
+            "POST",
+            &server.url("/v1/search"),
+            Some(&key),
+            Some(&json!({"query": query, "k": 3})),
+        );
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        reply.json()
+    };
+    let clauses = || {
+        call("GET", &server.url("/healthz"), None, None).json()["libraries"][0]["clauses"].clone()
+    };
+    assert_eq!(clauses(), 300);
+    let query = "zanzibar escrow of the source code";
+    let before = search(query);
+    assert!(before["hits"]
+        .as_array()
+        .is_some_and(|h| h.iter().all(|h| h["clause"]["id"] != "new-1")));
+
+    let extra = p.join("extra.jsonl");
+    std::fs::write(
+        &extra,
+        "{\"_id\": \"new-1\", \"title\": \"\", \"text\": \"The source code shall be held in escrow in Zanzibar.\"}\n",
+    )
+    .expect("write");
+    let out = precedent(
+        &["index", "--add", "--corpus", s(&extra), "--index", s(&lib)],
+        p,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        // Every request in between is answered, by one generation or the other.
+        let hits = search(query);
+        if hits["hits"][0]["clause"]["id"] == "new-1" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "new clause not served: {hits}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(clauses(), 301);
+    // The key still works and a rating of the new clause is stored.
+    let rated = call(
+        "POST",
+        &server.url("/v1/ratings"),
+        Some(&key),
+        Some(&json!({"query": query, "clause_id": "new-1", "stars": 5})),
+    );
+    assert_eq!(rated.status, 201, "{}", rated.body);
+}

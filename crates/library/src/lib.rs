@@ -391,11 +391,7 @@ impl Library {
     /// one: a new generation built on an older one would drop another writer's clauses.
     fn lock_unchanged(&self) -> Result<WriteLock, LibraryError> {
         let lock = WriteLock::acquire(&self.root)?;
-        let opened = self
-            .generation_dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let opened = self.generation();
         let current = read_current(&self.root)?;
         if current != opened {
             return Err(LibraryError::Changed {
@@ -593,6 +589,20 @@ impl Library {
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The name of the generation `CURRENT` points at in `root` (`gen-000004`): a server
+    /// compares it with [`Library::generation`] to see that a writer committed.
+    pub fn current_generation(root: &Path) -> Result<String, LibraryError> {
+        read_current(root)
+    }
+
+    /// The name of the generation this handle reads (`gen-000004`).
+    pub fn generation(&self) -> String {
+        self.generation_dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
     }
 
     /// Directory of the generation in use (where optional stores such as vectors live).

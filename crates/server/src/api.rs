@@ -937,7 +937,7 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
         libraries: state
             .libraries
             .iter()
-            .map(|s| library_info(s, None))
+            .map(|s| library_info(&s.get(), None))
             .collect(),
     })
 }

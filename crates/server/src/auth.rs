@@ -48,10 +48,11 @@ pub fn authorize(
         })?;
     let hash = hash_token(token);
     let mut owner = None;
-    for service in state.libraries.iter() {
+    for slot in state.libraries.iter() {
+        let service = slot.get();
         match service.keys.find(&hash) {
             Ok(Some(key)) => {
-                owner = Some((service.clone(), key));
+                owner = Some((service, key));
                 break;
             }
             Ok(None) => {}
@@ -83,7 +84,7 @@ pub fn authorize(
                     home.name
                 )));
             }
-            target.clone()
+            target.get()
         }
     };
     if key.role < need {

@@ -39,7 +39,7 @@ pub use state::{LibrarySpec, ModelOptions};
 use crate::metrics::Metrics;
 use crate::problem::Problem;
 use crate::review::LazyReviewer;
-use crate::state::LibraryService;
+use crate::state::{LibraryService, LibrarySlot};
 
 /// Largest JSON request body (a pasted clause or draft is far smaller).
 pub const JSON_BODY_LIMIT: usize = 1024 * 1024;
@@ -63,7 +63,7 @@ pub enum ServeError {
 /// Shared by all handlers.
 #[derive(Clone)]
 pub struct AppState {
-    pub libraries: Arc<Vec<Arc<LibraryService>>>,
+    pub libraries: Arc<Vec<Arc<LibrarySlot>>>,
     metrics: Arc<Metrics>,
     /// One permit per core: engine work waits here rather than oversubscribing the CPU.
     engine_slots: Arc<Semaphore>,
@@ -72,7 +72,7 @@ pub struct AppState {
 
 impl AppState {
     /// `reviewer` loads the contract reviewer on the first /v1/review (none: review is 501).
-    pub fn new(libraries: Vec<Arc<LibraryService>>, reviewer: Option<ReviewerLoader>) -> Self {
+    pub fn new(libraries: Vec<Arc<LibrarySlot>>, reviewer: Option<ReviewerLoader>) -> Self {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         AppState {
             libraries: Arc::new(libraries),
@@ -177,6 +177,7 @@ pub async fn serve(
     on_ready: impl FnOnce(SocketAddr, &[Arc<LibraryService>]),
 ) -> Result<(), ServeError> {
     let specs = specs.to_vec();
+    let watch_every = models.watch_every;
     let models = models.clone();
     let libraries = tokio::task::spawn_blocking(move || state::load_libraries(&specs, &models))
         .await
@@ -188,12 +189,38 @@ pub async fn serve(
             source,
         })?;
     let local = listener.local_addr()?;
-    on_ready(local, &libraries);
+    let served: Vec<Arc<LibraryService>> = libraries.iter().map(|slot| slot.get()).collect();
+    on_ready(local, &served);
+    if let Some(every) = watch_every {
+        tokio::spawn(watch_generations(libraries.clone(), every));
+    }
     let app = router(AppState::new(libraries, reviewer));
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     Ok(())
+}
+
+/// Serves each library's new generation once a writer commits one (ingest, `index --add`),
+/// checking `CURRENT` every `every`. A generation that fails to load is logged and retried on
+/// the next tick; the old one is served meanwhile.
+async fn watch_generations(libraries: Vec<Arc<LibrarySlot>>, every: std::time::Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        for slot in &libraries {
+            let slot = slot.clone();
+            let name = slot.name.clone();
+            match tokio::task::spawn_blocking(move || slot.refresh()).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => {
+                    tracing::warn!("library {name:?}: keeping the generation served: {e}")
+                }
+                Err(e) => tracing::warn!("library {name:?}: reloading failed: {e}"),
+            }
+        }
+    }
 }
 
 async fn shutdown_signal() {

@@ -1,9 +1,17 @@
 //! What the server holds in memory: each served library with its pipelines (models loaded once
 //! and shared), key store and rating log.
+//!
+//! A library on disk moves on by generations (`precedent ingest` or `index --add` while the
+//! server runs). Each served library sits in a [`LibrarySlot`] that the server's watcher
+//! refreshes when `CURRENT` names a new generation: the new generation's pipelines are built
+//! beside the old ones and swapped in whole. A request takes the slot's service once
+//! ([`LibrarySlot::get`]) and keeps it to the end, so the rows its search returns are read from
+//! the same generation; the old one lives on until its last request finishes (its files stay
+//! readable through the handles it holds, even after the writer removes its directory).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, RwLock};
 
 use precedent_learn::clause_types::HYBRID_WITH_TYPES;
 use precedent_learn::{LearnedModel, MIN_LIBRARY_FIT};
@@ -71,6 +79,8 @@ pub struct ModelOptions {
     /// Reads clauses' CUAD types for queries that name one (the learned pipeline's clause-type
     /// rule, [`precedent_learn::clause_types`]); without it such queries rank without the rule.
     pub clause_types: Option<Arc<dyn precedent_learn::ClauseTypeReader>>,
+    /// How often the server looks for a new generation of its libraries (`None`: never).
+    pub watch_every: Option<std::time::Duration>,
 }
 
 /// The learned ranker, if one was named or found.
@@ -92,15 +102,18 @@ fn load_ranker(options: &ModelOptions) -> Result<Option<Arc<LearnedModel>>, Serv
     }
 }
 
-/// One served library.
+/// One served library, as of one generation.
 pub struct LibraryService {
     pub name: String,
+    /// The generation served (`gen-000004`).
+    pub generation: String,
     pub library: Arc<Library>,
     /// Pipelines by name; `NAME+cross-encoder` variants when a cross-encoder is loaded.
     pub pipelines: BTreeMap<String, Arc<Pipeline>>,
     pub default_pipeline: String,
-    pub keys: KeyStore,
-    pub ratings: RatingLog,
+    /// Shared by the library's successive generations.
+    pub keys: Arc<KeyStore>,
+    pub ratings: Arc<RatingLog>,
     /// The library's own analyzer, for highlighting query terms in clause text.
     pub analyzer: Analyzer,
 }
@@ -124,17 +137,66 @@ impl LibraryService {
     }
 }
 
+/// The models every library's pipelines share, kept to build a new generation's pipelines.
+pub struct Loader {
+    options: ModelOptions,
+    embedders: Mutex<HashMap<String, Arc<Embedder>>>,
+    cross_encoder: Option<Arc<CrossEncoder>>,
+    ranker: Option<Arc<LearnedModel>>,
+}
+
+/// A served library: the service of its current generation, replaced whole by
+/// [`LibrarySlot::refresh`].
+pub struct LibrarySlot {
+    pub name: String,
+    spec: LibrarySpec,
+    current: RwLock<Arc<LibraryService>>,
+    loader: Arc<Loader>,
+}
+
+impl LibrarySlot {
+    /// The service of the generation served now; keep it for the whole request.
+    pub fn get(&self) -> Arc<LibraryService> {
+        // A poisoned lock only means a panic elsewhere while swapping; the Arc inside is whole.
+        self.current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Serves the library's current generation if it is not the one served: builds its
+    /// pipelines, then swaps. `Ok(true)` when it swapped. On error the old generation stays.
+    pub fn refresh(&self) -> Result<bool, ServeError> {
+        let served = self.get();
+        let on_disk = Library::current_generation(&self.spec.dir)
+            .map_err(|e| ServeError::Config(e.to_string()))?;
+        if on_disk == served.generation {
+            return Ok(false);
+        }
+        let fresh = load_library(&self.spec, &self.loader, Some(&served))?;
+        tracing::info!(
+            "library {:?}: now serving {} ({} clauses, was {} with {})",
+            self.name,
+            fresh.generation,
+            fresh.library.len(),
+            served.generation,
+            served.library.len()
+        );
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(fresh);
+        Ok(true)
+    }
+}
+
 /// Opens every library and builds its pipelines, loading each model once.
 pub fn load_libraries(
     specs: &[LibrarySpec],
     options: &ModelOptions,
-) -> Result<Vec<Arc<LibraryService>>, ServeError> {
+) -> Result<Vec<Arc<LibrarySlot>>, ServeError> {
     if specs.is_empty() {
         return Err(ServeError::Config(
             "no library to serve: pass --index DIR".into(),
         ));
     }
-    let mut embedders: HashMap<String, Arc<Embedder>> = HashMap::new();
     let ranker = load_ranker(options)?;
     let cross_encoder = match &options.rerank_model {
         Some(dir) => Some(Arc::new(
@@ -144,35 +206,41 @@ pub fn load_libraries(
         )),
         None => None,
     };
-    let mut services = Vec::with_capacity(specs.len());
+    let loader = Arc::new(Loader {
+        options: options.clone(),
+        embedders: Mutex::new(HashMap::new()),
+        cross_encoder,
+        ranker,
+    });
+    let mut slots: Vec<Arc<LibrarySlot>> = Vec::with_capacity(specs.len());
     for spec in specs {
-        if services
-            .iter()
-            .any(|s: &Arc<LibraryService>| s.name == spec.name)
-        {
+        if slots.iter().any(|s| s.name == spec.name) {
             return Err(ServeError::Config(format!(
                 "two libraries are named {:?}; name them with NAME=DIR",
                 spec.name
             )));
         }
-        services.push(Arc::new(load_library(
-            spec,
-            options,
-            &mut embedders,
-            cross_encoder.as_ref(),
-            ranker.as_ref(),
-        )?));
+        let service = load_library(spec, &loader, None)?;
+        slots.push(Arc::new(LibrarySlot {
+            name: spec.name.clone(),
+            spec: spec.clone(),
+            current: RwLock::new(Arc::new(service)),
+            loader: loader.clone(),
+        }));
     }
-    Ok(services)
+    Ok(slots)
 }
 
+/// Opens the library's current generation and builds its pipelines; the key store and rating
+/// log are `previous`'s when the library was served before.
 fn load_library(
     spec: &LibrarySpec,
-    options: &ModelOptions,
-    embedders: &mut HashMap<String, Arc<Embedder>>,
-    cross_encoder: Option<&Arc<CrossEncoder>>,
-    ranker: Option<&Arc<LearnedModel>>,
+    loader: &Loader,
+    previous: Option<&LibraryService>,
 ) -> Result<LibraryService, ServeError> {
+    let options = &loader.options;
+    let cross_encoder = loader.cross_encoder.as_ref();
+    let ranker = loader.ranker.as_ref();
     let library =
         Arc::new(Library::open(&spec.dir).map_err(|e| ServeError::Config(e.to_string()))?);
     let model_spec = options
@@ -180,19 +248,22 @@ fn load_library(
         .clone()
         .or_else(|| library.vectors_info().map(|info| info.model_source.clone()));
     let embedder = match model_spec {
-        Some(model) if library.vectors_info().is_some() => Some(match embedders.get(&model) {
-            Some(e) => e.clone(),
-            None => {
-                let loaded = Arc::new(Embedder::load(&model).map_err(|e| {
-                    ServeError::Config(format!(
+        Some(model) if library.vectors_info().is_some() => {
+            let mut embedders = loader.embedders.lock().unwrap_or_else(|e| e.into_inner());
+            Some(match embedders.get(&model) {
+                Some(e) => e.clone(),
+                None => {
+                    let loaded = Arc::new(Embedder::load(&model).map_err(|e| {
+                        ServeError::Config(format!(
                         "loading bi-encoder {model:?} for library {}: {e} (run scripts/setup.sh)",
                         spec.dir.display()
                     ))
-                })?);
-                embedders.insert(model, loaded.clone());
-                loaded
-            }
-        }),
+                    })?);
+                    embedders.insert(model, loaded.clone());
+                    loaded
+                }
+            })
+        }
         _ => None,
     };
     let mut pipelines = BTreeMap::new();
@@ -284,10 +355,17 @@ fn load_library(
     }
     let default_pipeline = default_pipeline(&pipelines, learned_fits).to_owned();
     let analyzer = Analyzer::new(library.manifest().analyzer.clone());
-    let ratings = RatingLog::open(&spec.dir).map_err(|e| ServeError::Config(e.to_string()))?;
+    let (keys, ratings) = match previous {
+        Some(p) => (p.keys.clone(), p.ratings.clone()),
+        None => (
+            Arc::new(KeyStore::new(&spec.dir)),
+            Arc::new(RatingLog::open(&spec.dir).map_err(|e| ServeError::Config(e.to_string()))?),
+        ),
+    };
     Ok(LibraryService {
         name: spec.name.clone(),
-        keys: KeyStore::new(&spec.dir),
+        generation: library.generation(),
+        keys,
         library,
         pipelines,
         default_pipeline,
