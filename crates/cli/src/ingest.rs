@@ -405,7 +405,7 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
     let clauses: usize = reports.iter().map(|r| r.clauses).sum();
     let after = library.as_ref().map_or(0, Library::len);
     eprintln!(
-        "ingested {ingested} contracts ({clauses} clauses) into {} in {:.1}s; library {before} → {after} clauses; {reingested} re-ingested (changed), {} already indexed, {failed} failed, {} skipped (not contracts)",
+        "ingested {ingested} new and {reingested} changed contracts ({clauses} clauses) into {} in {:.1}s; library {before} → {after} clauses; {} already indexed, {failed} failed, {} skipped (not contracts)",
         args.index.display(),
         started.elapsed().as_secs_f64(),
         count("already-indexed"),
