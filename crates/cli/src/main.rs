@@ -8,6 +8,7 @@ mod ingest;
 mod judge;
 mod keys;
 mod progress;
+mod remove;
 mod review;
 mod serve;
 mod train;
@@ -55,6 +56,8 @@ enum Command {
     Keys(keys::KeysArgs),
     /// Build (or extend) a clause library from a folder of contracts (TXT, HTML, PDF, DOCX).
     Ingest(ingest::IngestArgs),
+    /// Take contracts (or single clauses) out of a library.
+    Remove(remove::RemoveArgs),
     /// List the CUAD clause types found in contracts, with confidence, section and span.
     Review(review::ReviewArgs),
     /// Cross-validate the clause typer on CUAD (AUPR, precision at 80%/90% recall).
@@ -285,6 +288,7 @@ fn main() {
         Command::Serve(args) => serve::run(args),
         Command::Keys(args) => keys::run(args),
         Command::Ingest(args) => ingest::run(args, &bars),
+        Command::Remove(args) => remove::run(args, &bars),
         Command::Review(args) => review::run(args),
         Command::EvalCuad(args) => eval_cuad::run(args),
         Command::EvalLegalbench(args) => eval_legalbench::run(args),

@@ -240,6 +240,28 @@ fn ingest_reports_bad_files_keeps_the_rest_and_resumes() {
     let texts: Vec<&str> = term.iter().filter_map(|h| h["text"].as_str()).collect();
     assert!(texts.iter().any(|t| t.contains("two years")), "{texts:?}");
     assert!(!texts.iter().any(|t| t.contains("one year")), "{texts:?}");
+
+    // `remove` takes a contract out; an unknown id is refused and nothing changes.
+    let contract = twothemart.trim_end_matches(".txt");
+    let bad = precedent(&["remove", "--index", lib_s, contract, "no-such-contract"]);
+    assert!(!bad.status.success());
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(stderr.contains("\"no-such-contract\""), "{stderr}");
+    assert!(!search("termination", &["--law", "california"]).is_empty());
+    let out = precedent(&["remove", "--index", lib_s, contract]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let removed = status_of(&first, twothemart)["clauses"]
+        .as_u64()
+        .unwrap_or(0);
+    let expected = format!(
+        "removed {removed} clauses from {lib_s} ({} → {})",
+        ingested_clauses + 3,
+        ingested_clauses + 3 - removed
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+    assert!(search("termination", &["--law", "california"]).is_empty());
+    assert!(!search("franchise fee", &["--party", "roanoke gas"]).is_empty());
 }
 
 /// Ingest runs the CUAD clause typer on every clause: `search --type "Governing Law"` returns

@@ -300,7 +300,8 @@ impl Library {
 
     /// Removes the clauses whose id `remove` selects and adds `docs`, as one new generation: a
     /// changed contract re-ingested replaces its old clauses (the new ones may reuse their ids)
-    /// without a window in which readers see neither. The kept clauses keep their text,
+    /// without a window in which readers see neither. With no `docs`, a library with vectors
+    /// needs no new ones (`vectors` may be `None`): this is how clauses are removed. The kept clauses keep their text,
     /// metadata and vectors; rows are renumbered, so the BM25 index and the vector index are
     /// rebuilt from them (an int8 index re-quantizes its own rounded vectors, which rounds them
     /// the same way again).
@@ -311,7 +312,9 @@ impl Library {
         vectors: Option<ClauseVectors>,
         progress: &dyn Progress,
     ) -> Result<(), LibraryError> {
-        self.check_new_vectors(docs, vectors.as_ref())?;
+        if !(docs.is_empty() && vectors.is_none()) {
+            self.check_new_vectors(docs, vectors.as_ref())?;
+        }
         let _lock = self.lock_unchanged()?;
         let mut all: Vec<CorpusDoc> = Vec::with_capacity(self.store.len() + docs.len());
         let old_vectors = self.vectors()?;
@@ -333,14 +336,14 @@ impl Library {
         all.extend(docs.iter().cloned());
         check_new_ids(&all, None)?;
         let vectors = match (&self.manifest.vectors, vectors) {
-            (Some(info), Some(new)) => {
-                data.extend(new.data);
+            (Some(info), new) => {
+                data.extend(new.map(|n| n.data).unwrap_or_default());
                 Some(ClauseVectors {
                     info: info.clone(),
                     data,
                 })
             }
-            _ => None,
+            (None, _) => None,
         };
         let generation = Self::next_generation(&self.root)?;
         let manifest = Manifest {
@@ -971,6 +974,16 @@ mod tests {
             assert_eq!(lib.store().id(top[0].row), Some(id), "vector {hot}");
         }
         assert!(index.search(&unit(8, 0), 1).expect("search")[0].score < 0.5);
+
+        // Removing only: no new vectors needed, the kept ones follow their clauses.
+        let mut lib = lib;
+        lib.replace(&|id| id == "indem", &[], None, &NoProgress)
+            .expect("remove");
+        assert_eq!(lib.store().ids(), ["law", "cap"]);
+        let index = lib.vectors().expect("readable").expect("vectors");
+        assert_eq!(index.len(), 2);
+        let top = index.search(&unit(8, 5), 1).expect("search");
+        assert_eq!(lib.store().id(top[0].row), Some("cap"));
     }
 
     #[test]
