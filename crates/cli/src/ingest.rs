@@ -18,7 +18,7 @@ use clap::Args;
 use precedent_contracts::library_docs::{
     clause_docs, contract_of, set_clause_types, IngestedContract,
 };
-use precedent_contracts::{meta, read_path_with, segment, Format, ReadOptions};
+use precedent_contracts::{meta, read_bytes, read_file, segment, Format, ReadOptions};
 use precedent_cuad::{ClauseTyper, CATEGORIES, N_CATEGORIES};
 use precedent_formats::CorpusDoc;
 use precedent_library::{BuildOptions, Library, Progress};
@@ -150,8 +150,9 @@ fn prepare(
     options: &ReadOptions,
     typer: Option<&ClauseTyper>,
 ) -> Result<Prepared, String> {
-    let document = read_path_with(path, options).map_err(|e| e.to_string())?;
-    let fingerprint = crate::fingerprint_file(path).map_err(|e| format!("{e:#}"))?;
+    let (format, bytes) = read_file(path, options).map_err(|e| e.to_string())?;
+    let fingerprint = crate::fingerprint_bytes(&bytes);
+    let document = read_bytes(path, format, &bytes).map_err(|e| e.to_string())?;
     let clauses = segment(&document);
     if clauses.is_empty() {
         return Err(format!("{}: no clauses found", path.display()));

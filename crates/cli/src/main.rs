@@ -752,12 +752,17 @@ fn open_or_build(
 /// FNV-1a of the file's bytes: a stable, dependency-free content fingerprint for cache keys.
 fn fingerprint_file(path: &Path) -> Result<String> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(fingerprint_bytes(&bytes))
+}
+
+/// [`fingerprint_file`] of bytes already read.
+fn fingerprint_bytes(bytes: &[u8]) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in &bytes {
+    for b in bytes {
         hash ^= u64::from(*b);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
-    Ok(format!("{hash:016x}-{}", bytes.len()))
+    format!("{hash:016x}-{}", bytes.len())
 }
 
 fn preview(text: &str, max_chars: usize) -> String {

@@ -65,16 +65,19 @@ fn ingest_reports_bad_files_keeps_the_rest_and_resumes() {
     let folder_s = folder.to_str().expect("utf-8 path");
     let report_path = work.path().join("report.jsonl");
     let report_s = report_path.to_str().expect("utf-8 path");
-    let out = precedent(&[
-        "ingest",
-        folder_s,
-        "--index",
-        lib_s,
-        "--no-vectors",
-        "--no-types",
-        "--report",
-        report_s,
-    ]);
+    let ingest = || {
+        precedent(&[
+            "ingest",
+            folder_s,
+            "--index",
+            lib_s,
+            "--no-vectors",
+            "--no-types",
+            "--report",
+            report_s,
+        ])
+    };
+    let out = ingest();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success(),
@@ -169,18 +172,6 @@ fn ingest_reports_bad_files_keeps_the_rest_and_resumes() {
         "1. Term. This Agreement lasts one year.\n\n2. Fees. Buyer pays all fees.\n",
     )
     .expect("write");
-    let ingest = || {
-        precedent(&[
-            "ingest",
-            folder_s,
-            "--index",
-            lib_s,
-            "--no-vectors",
-            "--no-types",
-            "--report",
-            report_s,
-        ])
-    };
     // While another writer holds the library (here: its lock, taken as a second `ingest`
     // would), the run is refused at once with the reason, and the library is left as it was.
     let writer = std::fs::File::open(lib.join("LOCK")).expect("lock file");

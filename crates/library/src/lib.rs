@@ -284,18 +284,7 @@ impl Library {
         check_new_ids(docs, Some(&self.store))?;
         self.check_new_vectors(docs, vectors.as_ref())?;
         let _lock = self.lock_unchanged()?;
-        let generation = Self::next_generation(&self.root)?;
-        let manifest = Manifest {
-            generation,
-            created_unix: now_unix(),
-            clauses: self.store.len() + docs.len(),
-            // The library no longer matches its original source alone.
-            source_fingerprint: None,
-            ..self.manifest.clone()
-        };
-        let dir = self.root.join(generation_name(generation));
-        let result = Self::write_generation(&dir, &manifest, Some(self), docs, vectors, progress);
-        self.commit(&dir, generation, result)
+        self.commit_generation(true, docs, vectors, progress)
     }
 
     /// Removes the clauses whose id `remove` selects and adds `docs`, as one new generation: a
@@ -345,17 +334,7 @@ impl Library {
             }
             (None, _) => None,
         };
-        let generation = Self::next_generation(&self.root)?;
-        let manifest = Manifest {
-            generation,
-            created_unix: now_unix(),
-            clauses: all.len(),
-            source_fingerprint: None,
-            ..self.manifest.clone()
-        };
-        let dir = self.root.join(generation_name(generation));
-        let result = Self::write_generation(&dir, &manifest, None, &all, vectors, progress);
-        self.commit(&dir, generation, result)
+        self.commit_generation(false, &all, vectors, progress)
     }
 
     /// New clauses of an existing library need vectors exactly when it has them, from its model.
@@ -406,15 +385,31 @@ impl Library {
         Ok(lock)
     }
 
-    /// Switches to the written generation and reopens, or removes it when writing failed.
-    fn commit(
+    /// Writes the next generation (this one's clauses followed by `docs` when `extends`, else
+    /// `docs` alone), switches to it and reopens; a generation that fails to write is removed.
+    /// Call with the lock held ([`Library::lock_unchanged`]).
+    fn commit_generation(
         &mut self,
-        dir: &Path,
-        generation: u64,
-        written: Result<(), LibraryError>,
+        extends: bool,
+        docs: &[CorpusDoc],
+        vectors: Option<ClauseVectors>,
+        progress: &dyn Progress,
     ) -> Result<(), LibraryError> {
+        let generation = Self::next_generation(&self.root)?;
+        let kept = if extends { self.store.len() } else { 0 };
+        let manifest = Manifest {
+            generation,
+            created_unix: now_unix(),
+            clauses: kept + docs.len(),
+            // The library no longer matches its original source alone.
+            source_fingerprint: None,
+            ..self.manifest.clone()
+        };
+        let dir = self.root.join(generation_name(generation));
+        let previous = extends.then_some(&*self);
+        let written = Self::write_generation(&dir, &manifest, previous, docs, vectors, progress);
         if let Err(e) = written {
-            let _ = fs::remove_dir_all(dir);
+            let _ = fs::remove_dir_all(&dir);
             return Err(e);
         }
         Self::switch_to(&self.root, generation)?;
@@ -940,18 +935,23 @@ mod tests {
         }
     }
 
-    #[test]
-    fn replace_keeps_the_kept_clauses_vectors_on_their_new_rows() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path().join("lib");
-        let mut lib = Library::build(
-            &root,
+    /// The sample with vectors from model "m1", one hot dimension per clause (0, 1, 2).
+    fn build_sample_with_vectors(root: &Path) -> Library {
+        Library::build(
+            root,
             &sample(),
             &BuildOptions::default(),
             Some(vectors("m1", &[0, 1, 2])),
             &NoProgress,
         )
-        .expect("build");
+        .expect("build")
+    }
+
+    #[test]
+    fn replace_keeps_the_kept_clauses_vectors_on_their_new_rows() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("lib");
+        let mut lib = build_sample_with_vectors(&root);
         // "cap" (row 0, vector 0) goes; "law" and "indem" move to rows 0 and 1.
         let new = [doc("cap", "Liability is capped at the fees paid.")];
         let err = lib
@@ -990,14 +990,7 @@ mod tests {
     fn vectors_live_in_the_generation_and_follow_adds() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("lib");
-        let mut lib = Library::build(
-            &root,
-            &sample(),
-            &BuildOptions::default(),
-            Some(vectors("m1", &[0, 1, 2])),
-            &NoProgress,
-        )
-        .expect("build");
+        let mut lib = build_sample_with_vectors(&root);
         let top = lib
             .vectors()
             .expect("readable")

@@ -73,12 +73,12 @@ pub fn authorize(
     let service = match library {
         None => home,
         Some(name) => {
-            let Some(target) = state.libraries.iter().find(|s| s.name == name) else {
+            let Some(target) = state.libraries.iter().find(|s| s.name() == name) else {
                 return Err(Problem::not_found(format!(
                     "no library named {name:?} is served here"
                 )));
             };
-            if target.name != home.name {
+            if target.name() != home.name {
                 return Err(Problem::forbidden(format!(
                     "this key is for library {:?}, not {name:?}",
                     home.name

@@ -211,7 +211,7 @@ async fn watch_generations(libraries: Vec<Arc<LibrarySlot>>, every: std::time::D
         tick.tick().await;
         for slot in &libraries {
             let slot = slot.clone();
-            let name = slot.name.clone();
+            let name = slot.name().to_owned();
             match tokio::task::spawn_blocking(move || slot.refresh()).await {
                 Ok(Ok(_)) => {}
                 Ok(Err(e)) => {

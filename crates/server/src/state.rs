@@ -148,13 +148,16 @@ pub struct Loader {
 /// A served library: the service of its current generation, replaced whole by
 /// [`LibrarySlot::refresh`].
 pub struct LibrarySlot {
-    pub name: String,
     spec: LibrarySpec,
     current: RwLock<Arc<LibraryService>>,
     loader: Arc<Loader>,
 }
 
 impl LibrarySlot {
+    /// The name the library is served under.
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
     /// The service of the generation served now; keep it for the whole request.
     pub fn get(&self) -> Arc<LibraryService> {
         // A poisoned lock only means a panic elsewhere while swapping; the Arc inside is whole.
@@ -176,7 +179,7 @@ impl LibrarySlot {
         let fresh = load_library(&self.spec, &self.loader, Some(&served))?;
         tracing::info!(
             "library {:?}: now serving {} ({} clauses, was {} with {})",
-            self.name,
+            self.name(),
             fresh.generation,
             fresh.library.len(),
             served.generation,
@@ -214,7 +217,7 @@ pub fn load_libraries(
     });
     let mut slots: Vec<Arc<LibrarySlot>> = Vec::with_capacity(specs.len());
     for spec in specs {
-        if slots.iter().any(|s| s.name == spec.name) {
+        if slots.iter().any(|s| s.name() == spec.name) {
             return Err(ServeError::Config(format!(
                 "two libraries are named {:?}; name them with NAME=DIR",
                 spec.name
@@ -222,7 +225,6 @@ pub fn load_libraries(
         }
         let service = load_library(spec, &loader, None)?;
         slots.push(Arc::new(LibrarySlot {
-            name: spec.name.clone(),
             spec: spec.clone(),
             current: RwLock::new(Arc::new(service)),
             loader: loader.clone(),

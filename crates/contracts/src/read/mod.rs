@@ -145,6 +145,13 @@ pub fn read_path(path: &Path) -> Result<Document, ReadError> {
 }
 
 pub fn read_path_with(path: &Path, options: &ReadOptions) -> Result<Document, ReadError> {
+    let (format, bytes) = read_file(path, options)?;
+    read_bytes(path, format, &bytes)
+}
+
+/// A contract file's format and bytes, for callers that need the bytes too (ingest fingerprints
+/// them); [`read_bytes`] then reads the contract. Refuses unsupported and oversized files.
+pub fn read_file(path: &Path, options: &ReadOptions) -> Result<(Format, Vec<u8>), ReadError> {
     let format = Format::from_path(path).ok_or_else(|| ReadError::Unsupported {
         path: path.to_path_buf(),
     })?;
@@ -162,7 +169,7 @@ pub fn read_path_with(path: &Path, options: &ReadOptions) -> Result<Document, Re
         });
     }
     let bytes = std::fs::read(path).map_err(io)?;
-    read_bytes(path, format, &bytes)
+    Ok((format, bytes))
 }
 
 /// Reads a contract already in memory; `path` is only used to name it.
