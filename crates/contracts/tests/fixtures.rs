@@ -115,3 +115,52 @@ fn a_truncated_pdf_is_corrupt_not_a_crash() {
         );
     }
 }
+
+/// A contract drafted with Word's automatic numbering: the section numbers live in
+/// `numbering.xml` and the heading styles, not in the text (`numbered.docx`, made from CUAD's
+/// Fuse Medical distributor agreement by `scripts/fixtures/make_numbered_docx.py`). The reader
+/// renders them back, so the DOCX segments into the same numbered sections as the TXT.
+#[test]
+fn word_automatic_numbering_is_rendered_and_segments_like_the_txt() {
+    let txt_path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/cuad/full_contract_txt/FuseMedicalInc_20190321_10-K_EX-10.43_11575454_EX-10.43_Distributor Agreement.txt"
+    );
+    let docx = read_path(&fixture("numbered.docx")).unwrap_or_else(|e| panic!("{e}"));
+    let txt = read_path(Path::new(txt_path)).unwrap_or_else(|e| panic!("{e}"));
+    for line in [
+        "1. Definitions and interpretation",
+        "1.1 The definitions and rules of interpretation",
+        "2.4 The Distributor shall not:",
+        "(a) represent itself as an agent of the Supplier",
+        "(g) retain any monies of the Supplier",
+    ] {
+        assert!(
+            docx.text.lines().any(|l| l.starts_with(line)),
+            "no line starting {line:?} in the DOCX text"
+        );
+    }
+    let numbers = |clauses: &[Clause]| -> Vec<Vec<String>> {
+        clauses
+            .iter()
+            .filter(|c| c.number.is_some())
+            .map(|c| c.path.clone())
+            .collect()
+    };
+    let (from_docx, from_txt) = (segment(&docx), segment(&txt));
+    let (docx_paths, txt_paths) = (numbers(&from_docx), numbers(&from_txt));
+    assert!(txt_paths.len() > 100, "{}", txt_paths.len());
+    // The TXT's page numbers and "Source:" lines are not list paragraphs, so compare the
+    // numbered sections the list produces: every one of the TXT's is found in the DOCX.
+    let missing: Vec<&Vec<String>> = txt_paths
+        .iter()
+        .filter(|p| !docx_paths.contains(p))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "sections missing from the DOCX: {missing:?}"
+    );
+    let appointment = by_number(&from_docx, "2.4");
+    assert_eq!(appointment.path, ["2", "2.4"]);
+    assert!(words(&by_number(&from_docx, "12.1").text).starts_with("12.1"));
+}

@@ -7,6 +7,7 @@
 //! PDF the repeated page headers/footers and page numbers are removed at read time.
 
 mod docx;
+mod docx_numbering;
 mod html;
 mod pdf;
 mod text;
