@@ -7,15 +7,18 @@
 # - rustfmt and clippy for the lint step of the tests.
 # - Debian's chromium and chromium-driver for the web page's end-to-end test
 #   (crates/cli/tests/serve_e2e.rs).
+# - Debian's tesseract-ocr and poppler-utils (pdftoppm): scanned PDFs are read by OCR with them
+#   (crates/contracts/src/read/ocr.rs); without them a scan is reported as having no text layer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! python3 -m venv --help >/dev/null 2>&1; then
     apt-get update -qq && apt-get install -y -qq python3-venv
 fi
-if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ] || ! [ -d /usr/share/fonts/truetype/dejavu ]; then
+if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ] || ! [ -d /usr/share/fonts/truetype/dejavu ] \
+    || ! [ -x /usr/bin/tesseract ] || ! [ -x /usr/bin/pdftoppm ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        chromium chromium-driver fonts-dejavu-core
+        chromium chromium-driver fonts-dejavu-core tesseract-ocr tesseract-ocr-eng poppler-utils
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check \

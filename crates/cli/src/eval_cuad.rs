@@ -1,7 +1,7 @@
 //! `precedent eval-cuad`: contract-level cross-validation of the clause typer on CUAD, scored as
 //! the CUAD paper does (AUPR, precision at 80% / 90% recall, Jaccard ≥ 0.5 word-set matching).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -11,7 +11,8 @@ use precedent_cuad::eval::{cross_validate, CvOptions, Scores, Selection};
 use precedent_cuad::legalbench::tune_on_dev;
 use precedent_cuad::novelty::NoveltyOptions;
 use precedent_cuad::stack::StackOptions;
-use precedent_cuad::TrainOptions;
+use precedent_cuad::type_thresholds::{self, GridCounts};
+use precedent_cuad::{TrainOptions, N_CATEGORIES};
 
 #[derive(Args)]
 pub struct EvalCuadArgs {
@@ -53,6 +54,10 @@ pub struct EvalCuadArgs {
     /// shipped as crates/cuad/src/second_stage.json), with its novelty step.
     #[arg(long, conflicts_with = "first_stage_only")]
     pub second_stage_out: Option<PathBuf>,
+    /// With --clause-types: keep the cross-validated clause scores in FILE and reuse them when
+    /// it exists (for studying threshold rules without refitting the typers).
+    #[arg(long, requires = "clause_types", hide = true)]
+    pub scores_cache: Option<PathBuf>,
 }
 
 fn pct(x: f64) -> String {
@@ -85,7 +90,10 @@ pub fn run(args: EvalCuadArgs) -> Result<()> {
             args.folds,
             args.epochs,
             !args.first_stage_only,
-            args.json_out.as_deref(),
+            ClauseTypeOutputs {
+                json: args.json_out.as_deref(),
+                scores_cache: args.scores_cache.as_deref(),
+            },
         );
     }
     let r = &data.report;
@@ -187,14 +195,8 @@ fn clause_type_cv(
     folds: usize,
     epochs: usize,
     second_stage: bool,
-    json_out: Option<&std::path::Path>,
+    outputs: ClauseTypeOutputs,
 ) -> Result<()> {
-    use precedent_cuad::clause_classifier::ClassifierOptions;
-    use precedent_cuad::eval::{fold_clause_logits, fold_logits, stacked_scores};
-    use precedent_cuad::typer::prepare;
-    use precedent_cuad::N_CATEGORIES;
-    use rayon::prelude::*;
-
     let least = if second_stage { 3 } else { 2 };
     anyhow::ensure!(
         folds >= least,
@@ -207,6 +209,284 @@ fn clause_type_cv(
     let mut fp = vec![vec![0usize; n]; N_CATEGORIES];
     let mut gold = vec![0usize; N_CATEGORIES];
     let mut clauses_seen = 0usize;
+    let cached = match outputs.scores_cache {
+        Some(path) if path.exists() => Some(read_clause_scores(path, data.contracts.len())?),
+        _ => None,
+    };
+    let per_contract = match cached {
+        Some(per_contract) => per_contract,
+        None => {
+            let per_contract = clause_scores_cv(data, folds, epochs, second_stage, started)?;
+            if let Some(path) = outputs.scores_cache {
+                write_clause_scores(path, &per_contract)?;
+            }
+            per_contract
+        }
+    };
+    // Per fold and category, counts over the threshold grid of the per-category rule.
+    let mut fold_counts = vec![vec![GridCounts::default(); N_CATEGORIES]; folds];
+    for (ci, (scores, truth)) in per_contract.iter().enumerate() {
+        for (clause, bits) in scores.iter().zip(truth) {
+            for k in 0..N_CATEGORIES {
+                fold_counts[ci % folds][k].add(clause[k], (bits >> k) & 1 == 1);
+            }
+        }
+    }
+    for (scores, truth) in &per_contract {
+        clauses_seen += scores.len();
+        for (clause, bits) in scores.iter().zip(truth) {
+            for k in 0..N_CATEGORIES {
+                if !crate::ingest::is_clause_type(precedent_cuad::CATEGORIES[k]) {
+                    continue;
+                }
+                let is = (bits >> k) & 1 == 1;
+                gold[k] += usize::from(is);
+                for (t, &threshold) in CLAUSE_THRESHOLDS.iter().enumerate() {
+                    if clause[k] >= threshold {
+                        if is {
+                            tp[k][t] += 1;
+                        } else {
+                            fp[k][t] += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let all_gold: usize = gold.iter().sum();
+    println!(
+        "clause types as ingest writes them: {folds}-fold CV over {} contracts, {clauses_seen} clauses, {all_gold} (clause, category) pairs annotated",
+        data.contracts.len()
+    );
+    println!(
+        "{:>9} {:>9} {:>6} {:>5} {:>13}",
+        "threshold", "precision", "recall", "F1", "types/clause"
+    );
+    let mut rows = Vec::new();
+    for (t, threshold) in CLAUSE_THRESHOLDS.iter().enumerate() {
+        let tps: usize = tp.iter().map(|v| v[t]).sum();
+        let fps: usize = fp.iter().map(|v| v[t]).sum();
+        let (p, r) = (ratio(tps, tps + fps), ratio(tps, all_gold));
+        let f1 = if p + r > 0.0 {
+            2.0 * p * r / (p + r)
+        } else {
+            0.0
+        };
+        println!(
+            "{threshold:>9.1} {:>9} {:>6} {:>5} {:>13.2}",
+            pct(p),
+            pct(r),
+            pct(f1),
+            ratio(tps + fps, clauses_seen)
+        );
+        rows.push(
+            serde_json::json!({"threshold": threshold, "precision": p, "recall": r, "f1": f1}),
+        );
+    }
+    // The two threshold rules, cross-validated: each fold's threshold(s) are chosen on the other
+    // folds' clauses only, then applied to the fold's. "global": one threshold for every
+    // category; "per category": one each.
+    let stored = |k: usize| crate::ingest::is_clause_type(precedent_cuad::CATEGORIES[k]);
+    let mut nested_positives = vec![0usize; N_CATEGORIES];
+    let mut per_category_tp = vec![0usize; N_CATEGORIES];
+    let mut per_category_fp = vec![0usize; N_CATEGORIES];
+    let (mut global_tp, mut global_fp) = (0usize, 0usize);
+    let mut global_choices = Vec::new();
+    for held_out in 0..folds {
+        let mut training_all = GridCounts::default();
+        for k in (0..N_CATEGORIES).filter(|&k| stored(k)) {
+            let mut training = GridCounts::default();
+            for (f, counts) in fold_counts.iter().enumerate() {
+                if f != held_out {
+                    training.merge(&counts[k]);
+                }
+            }
+            training_all.merge(&training);
+            let scored = &fold_counts[held_out][k];
+            nested_positives[k] += scored.positives;
+            if let Some(t) = training.choose() {
+                per_category_tp[k] += scored.true_positives[t];
+                per_category_fp[k] += scored.false_positives[t];
+            }
+        }
+        if let Some(t) = training_all.choose() {
+            global_choices.push(type_thresholds::GRID[t]);
+            for k in (0..N_CATEGORIES).filter(|&k| stored(k)) {
+                global_tp += fold_counts[held_out][k].true_positives[t];
+                global_fp += fold_counts[held_out][k].false_positives[t];
+            }
+        }
+    }
+    let f1_of = |p: f64, r: f64| {
+        if p + r > 0.0 {
+            2.0 * p * r / (p + r)
+        } else {
+            0.0
+        }
+    };
+    let (ptp, pfp): (usize, usize) = (0..N_CATEGORIES)
+        .filter(|&k| stored(k))
+        .fold((0, 0), |(a, b), k| {
+            (a + per_category_tp[k], b + per_category_fp[k])
+        });
+    let mut rules = serde_json::Map::new();
+    for (name, tps, fps) in [("global", global_tp, global_fp), ("per_category", ptp, pfp)] {
+        let (p, r) = (ratio(tps, tps + fps), ratio(tps, all_gold));
+        println!(
+            "rule {name:<12}: best F1 with precision >= {}, each fold's chosen on the other folds: precision {} recall {} F1 {} types/clause {:.2}",
+            type_thresholds::MIN_PRECISION,
+            pct(p),
+            pct(r),
+            pct(f1_of(p, r)),
+            ratio(tps + fps, clauses_seen)
+        );
+        rules.insert(
+            name.to_owned(),
+            serde_json::json!({"precision": p, "recall": r, "f1": f1_of(p, r)}),
+        );
+    }
+    println!("global thresholds chosen per fold: {global_choices:?}");
+    let grid_index = |threshold: f32| {
+        type_thresholds::GRID
+            .iter()
+            .position(|&t| (t - threshold).abs() < 1e-6)
+    };
+    let shipped = type_thresholds::STORED_TYPE_THRESHOLD;
+    let (Some(now), Some(before)) = (grid_index(shipped), grid_index(THRESHOLD_BEFORE)) else {
+        anyhow::bail!("the stored thresholds must be on the grid");
+    };
+    println!(
+        "per category (annotated clauses): precision / recall at {THRESHOLD_BEFORE} (stored before 2026-11-24) | at {shipped} (stored now) | per-category rule, cross-validated"
+    );
+    let mut per_category = Vec::new();
+    for (k, category) in precedent_cuad::CATEGORIES.iter().enumerate() {
+        if !stored(k) {
+            continue;
+        }
+        let mut counts = GridCounts::default();
+        for fold in &fold_counts {
+            counts.merge(&fold[k]);
+        }
+        let (p0, r0, _) = counts.at(before);
+        let (p1, r1, _) = counts.at(now);
+        let (cp, cr) = (
+            ratio(per_category_tp[k], per_category_tp[k] + per_category_fp[k]),
+            ratio(per_category_tp[k], nested_positives[k]),
+        );
+        println!(
+            "{category:<36} {} {} | {} {} | {} {} ({})",
+            pct(p0),
+            pct(r0),
+            pct(p1),
+            pct(r1),
+            pct(cp),
+            pct(cr),
+            counts.positives
+        );
+        per_category.push(serde_json::json!({
+            "category": category,
+            "annotated": counts.positives,
+            "before": {"threshold": THRESHOLD_BEFORE, "precision": p0, "recall": r0},
+            "stored": {"threshold": shipped, "precision": p1, "recall": r1},
+            "per_category_rule": {"precision": cp, "recall": cr},
+        }));
+    }
+    if let Some(path) = outputs.json {
+        let json = serde_json::json!({
+            "folds": folds,
+            "clauses": clauses_seen,
+            "thresholds": rows,
+            "threshold_rules": rules,
+            "global_thresholds_per_fold": global_choices,
+            "per_category": per_category,
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&json)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Where `--clause-types` writes its results.
+struct ClauseTypeOutputs<'a> {
+    json: Option<&'a Path>,
+    scores_cache: Option<&'a Path>,
+}
+
+/// The threshold clause types were stored at before 2026-11-24, reported for comparison.
+const THRESHOLD_BEFORE: f32 = 0.6;
+
+/// Writes [`ClauseScores`]: per contract, its clause count, then per clause the 41 scores (f32
+/// little-endian) and the annotation bits (u64).
+fn write_clause_scores(path: &Path, per_contract: &ClauseScores) -> Result<()> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&(per_contract.len() as u64).to_le_bytes());
+    for (scores, truth) in per_contract {
+        out.extend_from_slice(&(scores.len() as u64).to_le_bytes());
+        for (clause, bits) in scores.iter().zip(truth) {
+            for x in clause {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+            out.extend_from_slice(&bits.to_le_bytes());
+        }
+    }
+    std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Reads what [`write_clause_scores`] wrote, refusing a file of another contract count.
+fn read_clause_scores(path: &Path, contracts: usize) -> Result<ClauseScores> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut at = 0usize;
+    let mut take = |n: usize| -> Result<[u8; 8]> {
+        let mut word = [0u8; 8];
+        let piece = bytes
+            .get(at..at + n)
+            .with_context(|| format!("{}: truncated at byte {at}", path.display()))?;
+        word[..n].copy_from_slice(piece);
+        at += n;
+        Ok(word)
+    };
+    let n = u64::from_le_bytes(take(8)?) as usize;
+    anyhow::ensure!(
+        n == contracts,
+        "{}: scores of {n} contracts, but {contracts} are loaded",
+        path.display()
+    );
+    let mut per_contract = Vec::with_capacity(n);
+    for _ in 0..n {
+        let clauses = u64::from_le_bytes(take(8)?) as usize;
+        let mut scores = Vec::with_capacity(clauses.min(1 << 20));
+        let mut truth = Vec::with_capacity(clauses.min(1 << 20));
+        for _ in 0..clauses {
+            let mut clause = [0f32; N_CATEGORIES];
+            for x in &mut clause {
+                let w = take(4)?;
+                *x = f32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            }
+            scores.push(clause);
+            truth.push(u64::from_le_bytes(take(8)?));
+        }
+        per_contract.push((scores, truth));
+    }
+    Ok(per_contract)
+}
+
+/// Each contract's clauses as ingest types them (scores per category) and as CUAD annotates
+/// them (bit `k`: category `k`), every contract scored by models that never saw it.
+type ClauseScores = Vec<(Vec<[f32; N_CATEGORIES]>, Vec<u64>)>;
+
+fn clause_scores_cv(
+    data: &precedent_cuad::CuadDataset,
+    folds: usize,
+    epochs: usize,
+    second_stage: bool,
+    started: Instant,
+) -> Result<ClauseScores> {
+    use precedent_cuad::clause_classifier::ClassifierOptions;
+    use precedent_cuad::eval::{fold_clause_logits, fold_logits, stacked_scores};
+    use precedent_cuad::typer::prepare;
+    use rayon::prelude::*;
+
     let contracts: Vec<&_> = data.contracts.iter().collect();
     let prepared = prepare(&contracts);
     let clauses: Vec<Vec<precedent_contracts::Clause>> = contracts
@@ -271,7 +551,7 @@ fn clause_type_cv(
             })
             .collect()
     };
-    let per_contract: Vec<(Vec<[f32; N_CATEGORIES]>, Vec<u64>)> = contracts
+    let per_contract: ClauseScores = contracts
         .par_iter()
         .enumerate()
         .map(|(ci, c)| {
@@ -299,82 +579,5 @@ fn clause_type_cv(
             (scores, truth)
         })
         .collect();
-    for (scores, truth) in per_contract {
-        clauses_seen += scores.len();
-        for (clause, bits) in scores.iter().zip(truth) {
-            for k in 0..N_CATEGORIES {
-                if !crate::ingest::is_clause_type(precedent_cuad::CATEGORIES[k]) {
-                    continue;
-                }
-                let is = (bits >> k) & 1 == 1;
-                gold[k] += usize::from(is);
-                for (t, &threshold) in CLAUSE_THRESHOLDS.iter().enumerate() {
-                    if clause[k] >= threshold {
-                        if is {
-                            tp[k][t] += 1;
-                        } else {
-                            fp[k][t] += 1;
-                        }
-                    }
-                }
-            }
-        }
-    }
-    let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    let all_gold: usize = gold.iter().sum();
-    println!(
-        "clause types as ingest writes them: {folds}-fold CV over {} contracts, {clauses_seen} clauses, {all_gold} (clause, category) pairs annotated",
-        data.contracts.len()
-    );
-    println!(
-        "{:>9} {:>9} {:>6} {:>5} {:>13}",
-        "threshold", "precision", "recall", "F1", "types/clause"
-    );
-    let mut rows = Vec::new();
-    for (t, threshold) in CLAUSE_THRESHOLDS.iter().enumerate() {
-        let tps: usize = tp.iter().map(|v| v[t]).sum();
-        let fps: usize = fp.iter().map(|v| v[t]).sum();
-        let (p, r) = (ratio(tps, tps + fps), ratio(tps, all_gold));
-        let f1 = if p + r > 0.0 {
-            2.0 * p * r / (p + r)
-        } else {
-            0.0
-        };
-        println!(
-            "{threshold:>9.1} {:>9} {:>6} {:>5} {:>13.2}",
-            pct(p),
-            pct(r),
-            pct(f1),
-            ratio(tps + fps, clauses_seen)
-        );
-        rows.push(
-            serde_json::json!({"threshold": threshold, "precision": p, "recall": r, "f1": f1}),
-        );
-    }
-    let at = CLAUSE_THRESHOLDS
-        .iter()
-        .position(|&t| t == crate::ingest::MIN_STORED_TYPE_CONFIDENCE)
-        .unwrap_or(0);
-    println!(
-        "per category at {} (the stored threshold): precision / recall (annotated clauses)",
-        CLAUSE_THRESHOLDS[at]
-    );
-    let mut per_category = Vec::new();
-    for (k, category) in precedent_cuad::CATEGORIES.iter().enumerate() {
-        if !crate::ingest::is_clause_type(category) {
-            continue;
-        }
-        let (p, r) = (
-            ratio(tp[k][at], tp[k][at] + fp[k][at]),
-            ratio(tp[k][at], gold[k]),
-        );
-        println!("{category:<36} {} {} ({})", pct(p), pct(r), gold[k]);
-        per_category.push(serde_json::json!({"category": category, "precision": p, "recall": r, "annotated": gold[k]}));
-    }
-    if let Some(path) = json_out {
-        let json = serde_json::json!({"folds": folds, "clauses": clauses_seen, "thresholds": rows, "per_category": per_category});
-        std::fs::write(path, serde_json::to_string_pretty(&json)?)
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
-    Ok(())
+    Ok(per_contract)
 }

@@ -9,11 +9,13 @@ use precedent_library::Filter;
 #[derive(Args, Clone, Default)]
 pub struct FilterArgs {
     /// Only clauses of this CUAD clause type ("Cap on Liability"; case, spaces and punctuation
-    /// are ignored), with confidence at least --type-min-confidence.
+    /// are ignored), as ingest stored it (confidence 0.3 or more since 2026-11-24).
     #[arg(long = "type")]
     clause_type: Option<String>,
-    #[arg(long, default_value_t = precedent_library::DEFAULT_MIN_TYPE_CONFIDENCE)]
-    type_min_confidence: f32,
+    /// With --type: only clauses whose confidence for the type is at least this (fewer, surer
+    /// clauses than the stored threshold gives).
+    #[arg(long, requires = "clause_type")]
+    type_min_confidence: Option<f32>,
     /// Only contracts with a party whose name contains this (case-insensitive).
     #[arg(long)]
     party: Option<String>,
@@ -54,7 +56,7 @@ impl FilterArgs {
         };
         let filter = Filter {
             clause_type,
-            min_type_confidence: Some(self.type_min_confidence),
+            min_type_confidence: self.type_min_confidence,
             party: self.party.clone(),
             date_from: self.from.clone(),
             date_to: self.to.clone(),

@@ -19,6 +19,7 @@ use precedent_contracts::library_docs::{
     clause_docs, contract_of, set_clause_types, IngestedContract,
 };
 use precedent_contracts::{meta, read_bytes, read_file, segment, Format, ReadOptions};
+use precedent_cuad::type_thresholds::STORED_TYPE_THRESHOLD;
 use precedent_cuad::{ClauseTyper, CATEGORIES, N_CATEGORIES};
 use precedent_formats::CorpusDoc;
 use precedent_library::{BuildOptions, Library, Progress};
@@ -28,14 +29,6 @@ use rayon::prelude::*;
 use crate::progress::Bars;
 use crate::review::{char_offsets, TyperArgs};
 use crate::{embed_docs, policy_from_tag, VectorArgs};
-
-/// A clause type is written into a clause's metadata when the typer's confidence reaches this
-/// (`search --type-min-confidence`, default 0.5, can only raise it). Chosen with
-/// `precedent eval-cuad --clause-types`, which cross-validates precision and recall per
-/// threshold: with the typer's second stage, 0.6 keeps the precision the first stage alone had
-/// at 0.5 (82.9% vs 83.1%) and finds more (recall 34.0% vs 31.2%); 0.5 would trade 4 points of
-/// precision for 6 of recall.
-pub const MIN_STORED_TYPE_CONFIDENCE: f32 = 0.6;
 
 /// CUAD categories that name things rather than type clauses: "Parties" spans are party names
 /// (in the preamble, signature blocks, any sentence naming a party) and "Document Name" spans are
@@ -163,6 +156,7 @@ fn prepare(
         contract,
         source_path: &source_path,
         source_fingerprint: Some(&fingerprint),
+        ocr: document.ocr,
         meta: &meta,
         clauses: &clauses,
     };
@@ -179,7 +173,8 @@ fn prepare(
 }
 
 /// The CUAD categories of each clause, most confident first, named as in
-/// `master_clauses.csv`: those at [`MIN_STORED_TYPE_CONFIDENCE`] or more.
+/// `master_clauses.csv`: those whose confidence reaches [`STORED_TYPE_THRESHOLD`] (chosen by
+/// F1 on cross-validated clause scores, `eval-cuad --clause-types`).
 fn clause_types(
     typer: &ClauseTyper,
     text: &str,
@@ -193,7 +188,7 @@ fn clause_types(
                 .copied()
                 .zip(scores)
                 .filter(|&(category, confidence)| {
-                    confidence >= MIN_STORED_TYPE_CONFIDENCE && is_clause_type(category)
+                    is_clause_type(category) && confidence >= STORED_TYPE_THRESHOLD
                 })
                 .collect();
             types.sort_by(|a, b| b.1.total_cmp(&a.1));

@@ -124,6 +124,9 @@ pub struct Finding {
 #[derive(Serialize)]
 pub struct ContractReview {
     pub contract: String,
+    /// Present (and true) only when the text was recognised by OCR from a scanned PDF.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ocr: bool,
     pub findings: Vec<Finding>,
 }
 
@@ -141,9 +144,9 @@ pub fn char_offsets(text: &str) -> Vec<usize> {
     map
 }
 
-/// Reads a contract (TXT, EDGAR HTML, PDF text layer, DOCX) into its text.
-pub fn read_contract(path: &Path) -> Result<String> {
-    Ok(precedent_contracts::read_path(path)?.text)
+/// Reads a contract (TXT, EDGAR HTML, PDF by its text layer or by OCR, DOCX).
+pub fn read_contract(path: &Path) -> Result<precedent_contracts::Document> {
+    Ok(precedent_contracts::read_path(path)?)
 }
 
 /// The section a clause sits in, as a lawyer cites it: the innermost numbered part with its
@@ -225,12 +228,17 @@ pub fn review_text(typer: &ClauseTyper, contract: &str, text: &str, top: usize) 
     }
     ContractReview {
         contract: contract.to_owned(),
+        ocr: false,
         findings,
     }
 }
 
 fn print_text(review: &ContractReview, threshold: f32) {
-    println!("{}", review.contract);
+    if review.ocr {
+        println!("{} (text recognised by OCR)", review.contract);
+    } else {
+        println!("{}", review.contract);
+    }
     let mut any = false;
     for category in CATEGORIES {
         let mut shown: Vec<(usize, usize)> = Vec::new();
@@ -271,15 +279,21 @@ pub fn run(args: ReviewArgs) -> Result<()> {
     let typer = args.typer.load()?;
     let mut failed = 0;
     for path in &args.files {
-        let text = match read_contract(path) {
-            Ok(t) => t,
+        let document = match read_contract(path) {
+            Ok(d) => d,
             Err(e) => {
                 eprintln!("error: {e:#}");
                 failed += 1;
                 continue;
             }
         };
-        let review = review_text(&typer, &path.display().to_string(), &text, args.top);
+        let mut review = review_text(
+            &typer,
+            &path.display().to_string(),
+            &document.text,
+            args.top,
+        );
+        review.ocr = document.ocr;
         if args.json {
             println!("{}", serde_json::to_string(&review)?);
         } else {

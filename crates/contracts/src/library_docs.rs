@@ -15,6 +15,9 @@ pub struct IngestedContract<'a> {
     pub source_path: &'a str,
     /// A fingerprint of the file's bytes, so that a later ingest sees the contract changed.
     pub source_fingerprint: Option<&'a str>,
+    /// The text was recognised by OCR from a scanned PDF ([`crate::Document::ocr`]): stored as
+    /// `"ocr": true` so a reader knows to check the wording against the scan.
+    pub ocr: bool,
     pub meta: &'a ContractMeta,
     pub clauses: &'a [Clause],
 }
@@ -38,6 +41,9 @@ pub fn clause_metadata(contract: &IngestedContract<'_>, clause: &Clause) -> Valu
     m.insert("source_path".into(), json!(contract.source_path));
     if let Some(fingerprint) = contract.source_fingerprint {
         m.insert("source_fingerprint".into(), json!(fingerprint));
+    }
+    if contract.ocr {
+        m.insert("ocr".into(), json!(true));
     }
     let mut put = |key: &str, value: Option<Value>| {
         if let Some(v) = value {

@@ -17,6 +17,7 @@ pub mod place;
 mod pylist;
 pub mod sections;
 pub mod stack;
+pub mod type_thresholds;
 pub mod typer;
 
 pub use categories::{category_index, named_in_query, substring_ok, CATEGORIES};

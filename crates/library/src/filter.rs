@@ -11,9 +11,6 @@ use serde_json::Value;
 
 use crate::{Library, LibraryError};
 
-/// A clause type counts for `--type` when its confidence reaches this.
-pub const DEFAULT_MIN_TYPE_CONFIDENCE: f32 = 0.5;
-
 /// What clauses must satisfy to be returned; every given condition must hold. `Default`
 /// matches everything. The CLI's flags and the HTTP API's `filters` object both become this
 /// (the API deserializes it directly, unknown fields refused).
@@ -23,7 +20,9 @@ pub const DEFAULT_MIN_TYPE_CONFIDENCE: f32 = 0.5;
 pub struct Filter {
     /// CUAD category name ("Cap on Liability"), compared case-insensitively.
     pub clause_type: Option<String>,
-    /// Minimum confidence of `clause_type` (default 0.5).
+    /// Minimum confidence of `clause_type`. Without it every stored type counts: ingest stores a
+    /// type only from the threshold with the best cross-validated F1
+    /// (`precedent_cuad::type_thresholds`), so a further minimum only trades recall for precision.
     pub min_type_confidence: Option<f32>,
     /// Case-insensitive substring of one of the contract's parties.
     pub party: Option<String>,
@@ -106,9 +105,7 @@ impl Filter {
     pub fn matches(&self, metadata: &Value) -> bool {
         let text = |key: &str| metadata.get(key).and_then(Value::as_str);
         if let Some(want) = &self.clause_type {
-            let min = self
-                .min_type_confidence
-                .unwrap_or(DEFAULT_MIN_TYPE_CONFIDENCE);
+            let min = self.min_type_confidence.unwrap_or(f32::NEG_INFINITY);
             let found = metadata
                 .get("clause_types")
                 .and_then(Value::as_array)
@@ -255,13 +252,23 @@ mod tests {
             clause_type: Some("cap on liability".into()),
             ..Filter::default()
         }));
-        assert!(!f(Filter {
+        // Every stored type counts unless a minimum confidence is asked for.
+        assert!(f(Filter {
             clause_type: Some("Audit Rights".into()),
             ..Filter::default()
         }));
-        assert!(f(Filter {
+        assert!(!f(Filter {
             clause_type: Some("Audit Rights".into()),
-            min_type_confidence: Some(0.1),
+            min_type_confidence: Some(0.5),
+            ..Filter::default()
+        }));
+        assert!(f(Filter {
+            clause_type: Some("Cap on Liability".into()),
+            min_type_confidence: Some(0.5),
+            ..Filter::default()
+        }));
+        assert!(!f(Filter {
+            clause_type: Some("Insurance".into()),
             ..Filter::default()
         }));
         assert!(f(Filter {

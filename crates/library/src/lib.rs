@@ -33,9 +33,7 @@ use precedent_formats::CorpusDoc;
 use precedent_text::AnalyzerConfig;
 use serde::{Deserialize, Serialize};
 
-pub use filter::{
-    filtered_search, filtered_search_where, BadDate, Filter, DEFAULT_MIN_TYPE_CONFIDENCE,
-};
+pub use filter::{filtered_search, filtered_search_where, BadDate, Filter};
 pub use lexical::LexicalIndex;
 pub use lock::WriteLock;
 pub use precedent_vectors::{IndexKind, Neighbor, VectorError, VectorIndex};

@@ -93,6 +93,8 @@ pub struct ReviewResponse {
     pub contract: String,
     /// txt, html, pdf or docx.
     pub format: String,
+    /// The text was recognised by OCR (a PDF without a text layer): it may differ from the scan.
+    pub ocr: bool,
     /// The contract's text as read; finding and section spans are char offsets into it.
     pub text: String,
     pub sections: Vec<SectionView>,
@@ -219,6 +221,7 @@ pub async fn review(
         Ok(Json(ReviewResponse {
             contract,
             format: format.name().to_owned(),
+            ocr: document.ocr,
             sections: clauses
                 .iter()
                 .map(|c| SectionView {

@@ -9,10 +9,13 @@
 mod docx;
 mod docx_numbering;
 mod html;
+mod ocr;
 mod pdf;
 mod text;
 
 use std::path::{Path, PathBuf};
+
+pub use ocr::ocr_available;
 
 /// Files above this size are refused rather than read: a real contract is a few megabytes at most,
 /// and a 100 MB "contract" is almost always a mistake (a dump, a video) that would stall a batch.
@@ -58,6 +61,9 @@ pub struct Document {
     pub path: PathBuf,
     pub format: Format,
     pub text: String,
+    /// The text was recognised from page images (a scanned PDF), so it may hold OCR errors and
+    /// its offsets refer to this text only, not to anything in the file.
+    pub ocr: bool,
 }
 
 impl Document {
@@ -67,6 +73,7 @@ impl Document {
             path: path.into(),
             format: Format::Txt,
             text: normalize_newlines(text),
+            ocr: false,
         }
     }
 
@@ -99,8 +106,8 @@ pub enum ReadError {
     Empty { path: PathBuf },
     #[error("{path}: binary data, not text ({reason})")]
     Binary { path: PathBuf, reason: String },
-    #[error("{path}: no text layer (scanned?); run OCR first")]
-    NoTextLayer { path: PathBuf },
+    #[error("{path}: no text layer (scanned?) and {reason}")]
+    NoTextLayer { path: PathBuf, reason: String },
     #[error("{path}: not a readable {format} file: {reason}")]
     Corrupt {
         path: PathBuf,
@@ -119,7 +126,7 @@ impl ReadError {
             | ReadError::TooLarge { path, .. }
             | ReadError::Empty { path }
             | ReadError::Binary { path, .. }
-            | ReadError::NoTextLayer { path }
+            | ReadError::NoTextLayer { path, .. }
             | ReadError::Corrupt { path, .. }
             | ReadError::NoText { path } => path,
         }
@@ -180,11 +187,11 @@ pub fn read_bytes(path: &Path, format: Format, bytes: &[u8]) -> Result<Document,
             path: path.to_path_buf(),
         });
     }
-    let text = match format {
-        Format::Txt => text::read(path, bytes)?,
-        Format::Html => html::read(path, bytes)?,
+    let (text, ocr) = match format {
+        Format::Txt => (text::read(path, bytes)?, false),
+        Format::Html => (html::read(path, bytes)?, false),
         Format::Pdf => pdf::read(path, bytes)?,
-        Format::Docx => docx::read(path, bytes)?,
+        Format::Docx => (docx::read(path, bytes)?, false),
     };
     let text = normalize_newlines(&text);
     if !text.chars().any(char::is_alphanumeric) {
@@ -196,6 +203,7 @@ pub fn read_bytes(path: &Path, format: Format, bytes: &[u8]) -> Result<Document,
         path: path.to_path_buf(),
         format,
         text,
+        ocr,
     })
 }
 

@@ -1,13 +1,15 @@
-//! PDF text layers through `pdf-extract`. A PDF without a text layer (a scan) is an error that
-//! says so, and the running headers, footers and page numbers each page repeats are dropped
-//! here, where page boundaries are still known.
+//! PDF text layers through `pdf-extract`. A PDF without a text layer (a scan) is recognised by
+//! OCR when `pdftoppm` and `tesseract` are installed (`super::ocr`), and is otherwise an error
+//! that says what is missing. The running headers, footers and page numbers each page repeats
+//! are dropped here, where page boundaries are still known, for both kinds of text.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use super::ReadError;
 
-pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<String, ReadError> {
+/// The document's text, and whether it came from OCR.
+pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<(String, bool), ReadError> {
     if !bytes.starts_with(b"%PDF")
         && !bytes[..bytes.len().min(1024)]
             .windows(4)
@@ -27,16 +29,34 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<String, ReadError> {
             corrupt(path, reason.to_string())
         })?
         .map_err(|e| corrupt(path, e.to_string()))?;
-    if pages
-        .iter()
-        .all(|page| !page.chars().any(char::is_alphanumeric))
-    {
-        return Err(ReadError::NoTextLayer {
+    let blank = |pages: &[String]| {
+        pages
+            .iter()
+            .all(|page| !page.chars().any(char::is_alphanumeric))
+    };
+    let (pages, ocr) = if blank(&pages) {
+        let no_text = |reason: String| ReadError::NoTextLayer {
             path: path.to_path_buf(),
-        });
-    }
+            reason,
+        };
+        match super::ocr::recognise_pages(bytes) {
+            Ok(pages) if !blank(&pages) => (pages, true),
+            Ok(_) => return Err(no_text("OCR found no text in it".into())),
+            Err(super::ocr::OcrFailure::Unavailable(why)) => {
+                return Err(no_text(format!("cannot OCR it: {why}")))
+            }
+            Err(super::ocr::OcrFailure::Failed(why)) => {
+                return Err(no_text(format!("OCR failed: {why}")))
+            }
+        }
+    } else {
+        (pages, false)
+    };
     let text = strip_running_lines(&pages);
-    Ok(super::tidy_rendered(&HYPHENATED.replace_all(&text, "$1$2")))
+    Ok((
+        super::tidy_rendered(&HYPHENATED.replace_all(&text, "$1$2")),
+        ocr,
+    ))
 }
 
 /// A header or footer that ends in its page number ("Gas Franchise Agreement   Page 2"),

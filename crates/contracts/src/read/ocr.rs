@@ -1,0 +1,187 @@
+//! OCR for scanned PDFs, through Debian's `pdftoppm` (poppler-utils) and `tesseract`
+//! (tesseract-ocr) run as child processes.
+//!
+//! Why external programs and not a crate: no maintained pure-Rust OCR engine reads contract
+//! scans well, and Tesseract's Rust bindings need its C++ headers at build time. The command
+//! line tools are one `apt-get install` away, their output is plain text, and when they are absent
+//! the reader still says precisely what is missing instead of failing the build.
+//!
+//! Pages are rendered at 300 dpi in grey (Tesseract's recommended input) and recognised one by
+//! one with automatic page segmentation; each page's text goes through the same header/footer and
+//! hyphenation clean-up as a text layer, so OCR'd and typeset PDFs segment alike.
+//! `PRECEDENT_OCR=off` turns OCR off (a scan is then reported as having no text layer);
+//! `PRECEDENT_OCR_LANG` picks Tesseract's language data (default `eng`).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Rendering resolution: Tesseract's accuracy drops quickly below 300 dpi on 10–12 pt type.
+const DPI: &str = "300";
+
+/// Why OCR produced no text.
+#[derive(Debug)]
+pub(crate) enum OcrFailure {
+    /// OCR is turned off, or a program is not installed: the message says which.
+    Unavailable(String),
+    /// The programs ran but failed on this file.
+    Failed(String),
+}
+
+/// Whether OCR is allowed by the environment (`PRECEDENT_OCR=off|0|false` turns it off).
+fn enabled() -> bool {
+    !matches!(
+        std::env::var("PRECEDENT_OCR")
+            .unwrap_or_default()
+            .to_ascii_lowercase()
+            .as_str(),
+        "off" | "0" | "false" | "no"
+    )
+}
+
+/// The text of each page of a PDF, recognised from its rendered images.
+pub(crate) fn recognise_pages(pdf: &[u8]) -> Result<Vec<String>, OcrFailure> {
+    if !enabled() {
+        return Err(OcrFailure::Unavailable("OCR is off (PRECEDENT_OCR)".into()));
+    }
+    let dir = ScratchDir::new().map_err(|e| OcrFailure::Failed(format!("temp dir: {e}")))?;
+    let input = dir.0.join("scan.pdf");
+    std::fs::write(&input, pdf).map_err(|e| OcrFailure::Failed(format!("temp file: {e}")))?;
+    let prefix = dir.0.join("page");
+    run(
+        Command::new("pdftoppm")
+            .args(["-r", DPI, "-gray", "-png"])
+            .arg(&input)
+            .arg(&prefix),
+        "pdftoppm",
+        "poppler-utils",
+    )?;
+    // pdftoppm names pages page-1.png .. page-N.png, zero-padded to N's width.
+    let mut images: Vec<(u32, PathBuf)> = std::fs::read_dir(&dir.0)
+        .map_err(|e| OcrFailure::Failed(format!("temp dir: {e}")))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter_map(|path| {
+            let name = path.file_name()?.to_str()?;
+            let number = name.strip_prefix("page-")?.strip_suffix(".png")?;
+            Some((number.parse().ok()?, path))
+        })
+        .collect();
+    images.sort();
+    if images.is_empty() {
+        return Err(OcrFailure::Failed("pdftoppm rendered no page".into()));
+    }
+    let lang = std::env::var("PRECEDENT_OCR_LANG").unwrap_or_else(|_| "eng".into());
+    images
+        .iter()
+        .map(|(_, image)| {
+            let out = run(
+                Command::new("tesseract")
+                    .arg(image)
+                    .arg("stdout")
+                    .args(["-l", &lang, "--psm", "3"])
+                    // One thread per page: ingest already reads files in parallel.
+                    .env("OMP_THREAD_LIMIT", "1"),
+                "tesseract",
+                "tesseract-ocr",
+            )?;
+            Ok(clean_page(&String::from_utf8_lossy(&out)))
+        })
+        .collect()
+}
+
+/// Tesseract marks page ends with a form feed and may emit ligatures and curly quotes that the
+/// rest of the pipeline (word matching, cross-references) does not expect.
+fn clean_page(text: &str) -> String {
+    text.replace('\u{c}', "")
+        .replace('\u{fb01}', "fi")
+        .replace('\u{fb02}', "fl")
+        .replace(['\u{2018}', '\u{2019}'], "'")
+        .replace(['\u{201c}', '\u{201d}'], "\"")
+}
+
+fn run(command: &mut Command, program: &str, package: &str) -> Result<Vec<u8>, OcrFailure> {
+    let output = command.output().map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            OcrFailure::Unavailable(format!(
+                "{program} is not installed (apt-get install {package})"
+            ))
+        } else {
+            OcrFailure::Failed(format!("{program}: {e}"))
+        }
+    })?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let reason = stderr.lines().last().unwrap_or("").trim();
+        return Err(OcrFailure::Failed(format!(
+            "{program} failed ({}): {reason}",
+            output.status
+        )));
+    }
+    Ok(output.stdout)
+}
+
+/// A private temporary directory removed on drop (the crate has no runtime `tempfile`
+/// dependency, and these files never outlive one read).
+struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    fn new() -> std::io::Result<ScratchDir> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let unique = format!(
+            "precedent-ocr-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = std::env::temp_dir().join(unique);
+        std::fs::create_dir(&path)?;
+        Ok(ScratchDir(path))
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Whether both OCR programs are installed (tests and `doctor`-style reports).
+pub fn ocr_available() -> bool {
+    let found = |program: &str, arg: &str| {
+        Command::new(program)
+            .arg(arg)
+            .output()
+            .map(|_| true)
+            .unwrap_or(false)
+    };
+    enabled() && found("pdftoppm", "-v") && found("tesseract", "--version")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_lose_form_feeds_and_ligatures() {
+        assert_eq!(
+            clean_page("\u{201c}Con\u{fb01}dential\u{201d} isn\u{2019}t\n\u{c}"),
+            "\"Confidential\" isn't\n"
+        );
+    }
+
+    #[test]
+    fn a_missing_program_names_its_package() {
+        match run(
+            &mut Command::new("precedent-no-such-program"),
+            "precedent-no-such-program",
+            "some-package",
+        ) {
+            Err(OcrFailure::Unavailable(message)) => {
+                assert!(
+                    message.contains("apt-get install some-package"),
+                    "{message}"
+                )
+            }
+            other => panic!("expected Unavailable, got {other:?}"),
+        }
+    }
+}
