@@ -38,41 +38,59 @@ fn enabled() -> bool {
     )
 }
 
-/// The text of each page of a PDF, recognised from its rendered images.
-pub(crate) fn recognise_pages(pdf: &[u8]) -> Result<Vec<String>, OcrFailure> {
+/// The text of pages of a PDF, recognised from their rendered images: every page (`None`), or
+/// the given 1-based page numbers, in that order.
+pub(crate) fn recognise_pages(
+    pdf: &[u8],
+    pages: Option<&[usize]>,
+) -> Result<Vec<String>, OcrFailure> {
     if !enabled() {
         return Err(OcrFailure::Unavailable("OCR is off (PRECEDENT_OCR)".into()));
     }
     let dir = ScratchDir::new().map_err(|e| OcrFailure::Failed(format!("temp dir: {e}")))?;
     let input = dir.0.join("scan.pdf");
     std::fs::write(&input, pdf).map_err(|e| OcrFailure::Failed(format!("temp file: {e}")))?;
-    let prefix = dir.0.join("page");
-    run(
-        Command::new("pdftoppm")
-            .args(["-r", DPI, "-gray", "-png"])
-            .arg(&input)
-            .arg(&prefix),
-        "pdftoppm",
-        "poppler-utils",
-    )?;
-    // pdftoppm names pages page-1.png .. page-N.png, zero-padded to N's width.
-    let mut images: Vec<(u32, PathBuf)> = std::fs::read_dir(&dir.0)
-        .map_err(|e| OcrFailure::Failed(format!("temp dir: {e}")))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter_map(|path| {
-            let name = path.file_name()?.to_str()?;
-            let number = name.strip_prefix("page-")?.strip_suffix(".png")?;
-            Some((number.parse().ok()?, path))
-        })
-        .collect();
-    images.sort();
+    let render = |first_last: Option<usize>, prefix: &std::path::Path| {
+        let mut command = Command::new("pdftoppm");
+        command.args(["-r", DPI, "-gray", "-png"]);
+        if let Some(page) = first_last {
+            let page = page.to_string();
+            command.args(["-f", &page, "-l", &page, "-singlefile"]);
+        }
+        run(command.arg(&input).arg(prefix), "pdftoppm", "poppler-utils")
+    };
+    let images: Vec<PathBuf> = match pages {
+        Some(pages) => pages
+            .iter()
+            .map(|&page| {
+                let prefix = dir.0.join(format!("page-{page}"));
+                render(Some(page), &prefix)?;
+                Ok(prefix.with_extension("png"))
+            })
+            .collect::<Result<_, OcrFailure>>()?,
+        None => {
+            render(None, &dir.0.join("page"))?;
+            // pdftoppm names pages page-1.png .. page-N.png, zero-padded to N's width.
+            let mut numbered: Vec<(u32, PathBuf)> = std::fs::read_dir(&dir.0)
+                .map_err(|e| OcrFailure::Failed(format!("temp dir: {e}")))?
+                .filter_map(|entry| entry.ok().map(|e| e.path()))
+                .filter_map(|path| {
+                    let name = path.file_name()?.to_str()?;
+                    let number = name.strip_prefix("page-")?.strip_suffix(".png")?;
+                    Some((number.parse().ok()?, path))
+                })
+                .collect();
+            numbered.sort();
+            numbered.into_iter().map(|(_, path)| path).collect()
+        }
+    };
     if images.is_empty() {
         return Err(OcrFailure::Failed("pdftoppm rendered no page".into()));
     }
     let lang = std::env::var("PRECEDENT_OCR_LANG").unwrap_or_else(|_| "eng".into());
     images
         .iter()
-        .map(|(_, image)| {
+        .map(|image| {
             let out = run(
                 Command::new("tesseract")
                     .arg(image)

@@ -1,6 +1,6 @@
 //! PDF text layers through `pdf-extract`. A PDF without a text layer (a scan) is recognised by
 //! OCR when `pdftoppm` and `tesseract` are installed (`super::ocr`), and is otherwise an error
-//! that says what is missing. The running headers, footers and page numbers each page repeats
+//! that says what is missing; so are the pages without text in an otherwise typeset PDF. The running headers, footers and page numbers each page repeats
 //! are dropped here, where page boundaries are still known, for both kinds of text.
 
 use std::collections::HashMap;
@@ -29,18 +29,19 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<(String, bool), ReadErro
             corrupt(path, reason.to_string())
         })?
         .map_err(|e| corrupt(path, e.to_string()))?;
-    let blank = |pages: &[String]| {
-        pages
-            .iter()
-            .all(|page| !page.chars().any(char::is_alphanumeric))
-    };
-    let (pages, ocr) = if blank(&pages) {
+    let blank = |page: &String| !page.chars().any(char::is_alphanumeric);
+    let (mut pages, mut ocr) = (pages, false);
+    let blank_pages: Vec<usize> = (0..pages.len()).filter(|&i| blank(&pages[i])).collect();
+    if blank_pages.len() == pages.len() {
         let no_text = |reason: String| ReadError::NoTextLayer {
             path: path.to_path_buf(),
             reason,
         };
-        match super::ocr::recognise_pages(bytes) {
-            Ok(pages) if !blank(&pages) => (pages, true),
+        match super::ocr::recognise_pages(bytes, None) {
+            Ok(recognised) if !recognised.iter().all(blank) => {
+                pages = recognised;
+                ocr = true;
+            }
             Ok(_) => return Err(no_text("OCR found no text in it".into())),
             Err(super::ocr::OcrFailure::Unavailable(why)) => {
                 return Err(no_text(format!("cannot OCR it: {why}")))
@@ -49,9 +50,17 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<(String, bool), ReadErro
                 return Err(no_text(format!("OCR failed: {why}")))
             }
         }
-    } else {
-        (pages, false)
-    };
+    } else if !blank_pages.is_empty() {
+        // A typeset contract with scanned pages (a signed signature page, an exhibit): those
+        // pages are recognised; if OCR is unavailable or fails, the text layer still stands.
+        let numbers: Vec<usize> = blank_pages.iter().map(|i| i + 1).collect();
+        if let Ok(recognised) = super::ocr::recognise_pages(bytes, Some(&numbers)) {
+            for (&i, text) in blank_pages.iter().zip(recognised) {
+                ocr |= !blank(&text);
+                pages[i] = text;
+            }
+        }
+    }
     let text = strip_running_lines(&pages);
     Ok((
         super::tidy_rendered(&HYPHENATED.replace_all(&text, "$1$2")),
