@@ -393,6 +393,12 @@ fn api_over_loopback_on_acord() {
             std::fs::read(contract_fixture("franchise.pdf")).expect("fixture"),
             "pdf",
         ),
+        // Page images only: read by OCR (setup installs tesseract and pdftoppm).
+        (
+            "franchise-scanned.pdf",
+            std::fs::read(contract_fixture("franchise-scanned.pdf")).expect("fixture"),
+            "pdf",
+        ),
     ];
     for (name, bytes, format) in &uploads {
         let reply = upload(&review_url, &rate, name, bytes);
@@ -400,6 +406,7 @@ fn api_over_loopback_on_acord() {
         let review = reply.json();
         assert_eq!(review["contract"], *name);
         assert_eq!(review["format"], *format);
+        assert_eq!(review["ocr"], *name == "franchise-scanned.pdf", "{name}");
         let text: Vec<char> = review["text"].as_str().expect("text").chars().collect();
         assert!(
             review["sections"].as_array().is_some_and(|s| s.len() >= 8),
