@@ -373,7 +373,8 @@ async function runReview() {
   try {
     const r = await api("POST", "/v1/review", form, true);
     renderReview(r);
-    setStatus("review-status", `${r.findings.length} clauses found in ${file.name}`);
+    const ocr = r.ocr ? " (text recognised by OCR from the scanned pages: check wording against the scan)" : "";
+    setStatus("review-status", `${r.findings.length} clauses found in ${file.name}${ocr}`);
   } catch (e) {
     setStatus("review-status", e.message, true);
   }
