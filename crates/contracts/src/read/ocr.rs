@@ -12,11 +12,15 @@
 //! `PRECEDENT_OCR=off` turns OCR off (a scan is then reported as having no text layer);
 //! `PRECEDENT_OCR_LANG` picks Tesseract's language data (default `eng`).
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// Rendering resolution: Tesseract's accuracy drops quickly below 300 dpi on 10–12 pt type.
 const DPI: &str = "300";
+
+/// Time allowed to recognise one page (about 2.3 s is usual) and to render one page.
+const PAGE_LIMIT: Duration = Duration::from_secs(120);
 
 /// Why OCR produced no text.
 #[derive(Debug)]
@@ -57,7 +61,19 @@ pub(crate) fn recognise_pages(
             let page = page.to_string();
             command.args(["-f", &page, "-l", &page, "-singlefile"]);
         }
-        run(command.arg(&input).arg(prefix), "pdftoppm", "poppler-utils")
+        // A whole document gets the per-page allowance for each of up to 500 pages.
+        let limit = if first_last.is_some() {
+            PAGE_LIMIT
+        } else {
+            PAGE_LIMIT * 500
+        };
+        run(
+            command.arg(&input).arg(prefix),
+            "pdftoppm",
+            "poppler-utils",
+            limit,
+            &dir.0.join("pdftoppm.log"),
+        )
     };
     let images: Vec<PathBuf> = match pages {
         Some(pages) => pages
@@ -91,17 +107,23 @@ pub(crate) fn recognise_pages(
     images
         .iter()
         .map(|image| {
-            let out = run(
+            // Tesseract writes OUTBASE.txt.
+            let base = image.with_extension("");
+            run(
                 Command::new("tesseract")
                     .arg(image)
-                    .arg("stdout")
+                    .arg(&base)
                     .args(["-l", &lang, "--psm", "3"])
                     // One thread per page: ingest already reads files in parallel.
                     .env("OMP_THREAD_LIMIT", "1"),
                 "tesseract",
                 "tesseract-ocr",
+                PAGE_LIMIT,
+                &base.with_extension("log"),
             )?;
-            Ok(clean_page(&String::from_utf8_lossy(&out)))
+            let text = std::fs::read(base.with_extension("txt"))
+                .map_err(|e| OcrFailure::Failed(format!("tesseract output: {e}")))?;
+            Ok(clean_page(&String::from_utf8_lossy(&text)))
         })
         .collect()
 }
@@ -116,25 +138,51 @@ fn clean_page(text: &str) -> String {
         .replace(['\u{201c}', '\u{201d}'], "\"")
 }
 
-fn run(command: &mut Command, program: &str, package: &str) -> Result<Vec<u8>, OcrFailure> {
-    let output = command.output().map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            OcrFailure::Unavailable(format!(
-                "{program} is not installed (apt-get install {package})"
-            ))
-        } else {
-            OcrFailure::Failed(format!("{program}: {e}"))
+/// Runs an OCR program to completion within `limit`, its output going to files (no pipe can
+/// fill up and stall it) and its stderr to `log`; a program that overruns is killed, so one
+/// pathological page cannot hang a whole ingest.
+fn run(
+    command: &mut Command,
+    program: &str,
+    package: &str,
+    limit: Duration,
+    log: &Path,
+) -> Result<(), OcrFailure> {
+    let failed = |what: String| OcrFailure::Failed(format!("{program}: {what}"));
+    let stderr = std::fs::File::create(log).map_err(|e| failed(format!("log file: {e}")))?;
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                OcrFailure::Unavailable(format!(
+                    "{program} is not installed (apt-get install {package})"
+                ))
+            } else {
+                failed(e.to_string())
+            }
+        })?;
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(failed(format!("stopped after {} s", limit.as_secs())));
+            }
+            Err(e) => return Err(failed(e.to_string())),
         }
-    })?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let reason = stderr.lines().last().unwrap_or("").trim();
-        return Err(OcrFailure::Failed(format!(
-            "{program} failed ({}): {reason}",
-            output.status
-        )));
+    };
+    if !status.success() {
+        let stderr = std::fs::read_to_string(log).unwrap_or_default();
+        let reason = stderr.lines().last().unwrap_or("").trim().to_owned();
+        return Err(failed(format!("failed ({status}): {reason}")));
     }
-    Ok(output.stdout)
+    Ok(())
 }
 
 /// A private temporary directory removed on drop (the crate has no runtime `tempfile`
@@ -188,10 +236,13 @@ mod tests {
 
     #[test]
     fn a_missing_program_names_its_package() {
+        let dir = ScratchDir::new().expect("scratch dir");
         match run(
             &mut Command::new("precedent-no-such-program"),
             "precedent-no-such-program",
             "some-package",
+            PAGE_LIMIT,
+            &dir.0.join("log"),
         ) {
             Err(OcrFailure::Unavailable(message)) => {
                 assert!(
@@ -200,6 +251,40 @@ mod tests {
                 )
             }
             other => panic!("expected Unavailable, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_program_that_overruns_is_stopped() {
+        let dir = ScratchDir::new().expect("scratch dir");
+        let started = Instant::now();
+        match run(
+            Command::new("sleep").arg("30"),
+            "sleep",
+            "coreutils",
+            Duration::from_millis(300),
+            &dir.0.join("log"),
+        ) {
+            Err(OcrFailure::Failed(message)) => {
+                assert!(message.contains("stopped after"), "{message}")
+            }
+            other => panic!("expected a timeout, got {other:?}"),
+        }
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_failing_program_reports_its_last_stderr_line() {
+        let dir = ScratchDir::new().expect("scratch dir");
+        match run(
+            Command::new("sh").args(["-c", "echo first >&2; echo 'bad page' >&2; exit 3"]),
+            "sh",
+            "dash",
+            PAGE_LIMIT,
+            &dir.0.join("log"),
+        ) {
+            Err(OcrFailure::Failed(message)) => assert!(message.contains("bad page"), "{message}"),
+            other => panic!("expected a failure, got {other:?}"),
         }
     }
 }
