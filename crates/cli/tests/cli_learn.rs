@@ -281,7 +281,7 @@ fn train_cross_validate_eval_search_and_refusals() {
     // A model directory from another format version is refused, not misread.
     let manifest_path = model.join("manifest.json");
     let manifest = std::fs::read_to_string(&manifest_path).expect("manifest");
-    let old = manifest.replace("\"format_version\":2", "\"format_version\":1");
+    let old = manifest.replace("\"format_version\":3", "\"format_version\":2");
     assert_ne!(old, manifest, "manifest layout changed: {manifest}");
     std::fs::write(&manifest_path, old).expect("write");
     let mut args = vec!["eval"];
@@ -291,7 +291,7 @@ fn train_cross_validate_eval_search_and_refusals() {
     let out = precedent(&args, cwd);
     assert!(!out.status.success());
     assert!(
-        text(&out).1.contains("format version 1"),
+        text(&out).1.contains("format version 2"),
         "{}",
         text(&out).1
     );

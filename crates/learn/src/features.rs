@@ -12,7 +12,7 @@ use precedent_library::Library;
 use precedent_vectors::RowSet;
 
 use crate::clause_types::{ClauseTypeReader, LibraryClauseTypes};
-use crate::memory::{dot, RatingMemory};
+use crate::memory::{dot, normalize, RatingMemory};
 use crate::LearnError;
 
 /// Feature names, in vector order. Stored in a model directory and checked on load, so a model
@@ -48,6 +48,10 @@ pub const NUM_FEATURES: usize = 24;
 
 /// How sharply similar training queries dominate the vote (softmax temperature on cosine).
 const QUERY_TEMPERATURE: f32 = 0.05;
+/// Clauses whose mean embedding is added to a query's own before it votes (see
+/// [`FeatureExtractor::vote_vector`]): chosen before measuring; 5, 20 and 40 were within noise
+/// of it over three fold seeds, 10 the steadiest (BENCHMARKS.md).
+const VOTE_FEEDBACK_CLAUSES: usize = 10;
 /// Temperature of the clause-category posterior from centroid cosines.
 const CENTROID_TEMPERATURE: f32 = 0.05;
 /// Depth of the full-library lists that ranks and BM25 scores come from.
@@ -75,6 +79,8 @@ pub struct FeatureExtractor {
     profiles: Vec<OnceLock<Arc<ClauseProfile>>>,
     /// Clauses' CUAD types, for queries that name one ([`crate::clause_types`]).
     clause_types: Option<LibraryClauseTypes>,
+    /// The memory queries' vote vectors ([`FeatureExtractor::vote_vector`]), computed on first use.
+    memory_vote_vectors: OnceLock<Vec<Vec<f32>>>,
 }
 
 /// The query-independent side of a clause's features.
@@ -164,6 +170,7 @@ impl FeatureExtractor {
             query_category,
             profiles,
             clause_types: None,
+            memory_vote_vectors: OnceLock::new(),
         }
     }
 
@@ -231,15 +238,24 @@ impl FeatureExtractor {
     /// Returns also the per-memory-query weights (normalised) and cosines (`None` for the query
     /// itself) used by the rating features.
     fn query_votes(&self, query: &QueryInput) -> (Vec<f32>, Vec<f32>, Vec<Option<f32>>) {
+        let memory_vectors = self.memory_vote_vectors.get_or_init(|| {
+            self.memory
+                .queries
+                .iter()
+                .map(|q| self.vote_vector(&q.embedding))
+                .collect()
+        });
+        let own = self.vote_vector(&query.embedding);
         let sims: Vec<Option<f32>> = self
             .memory
             .queries
             .iter()
-            .map(|q| {
+            .zip(memory_vectors)
+            .map(|(q, v)| {
                 if query.id.as_deref() == Some(q.id.as_str()) {
                     None // leave-one-query-out while training
                 } else {
-                    Some(dot(&query.embedding, &q.embedding))
+                    Some(dot(&own, v))
                 }
             })
             .collect();
@@ -267,6 +283,32 @@ impl FeatureExtractor {
             categories.iter_mut().for_each(|p| *p /= mass);
         }
         (categories, weights, sims)
+    }
+
+    /// The vector a query votes with in the rating memory: its embedding moved towards the
+    /// mean of the [`VOTE_FEEDBACK_CLAUSES`] clauses nearest to it in the library
+    /// (pseudo-relevance feedback, weight 1). Short queries embed noisily ("as is clause",
+    /// "Insurance"); the clauses they retrieve say more about what they ask, so two queries
+    /// that retrieve the same clauses vote for each other. Falls back to the embedding itself
+    /// when the library has no vectors. Reads no rating, so it leaks nothing into CV.
+    fn vote_vector(&self, embedding: &[f32]) -> Vec<f32> {
+        let mut out = embedding.to_vec();
+        let Ok(Some(vectors)) = self.library.vectors() else {
+            return out;
+        };
+        let Ok(hits) = vectors.search(embedding, VOTE_FEEDBACK_CLAUSES) else {
+            return out;
+        };
+        let mut mean = vec![0f32; out.len()];
+        for hit in &hits {
+            if let Some(v) = vectors.vector(hit.row) {
+                mean.iter_mut().zip(&v).for_each(|(m, x)| *m += x);
+            }
+        }
+        normalize(&mut mean);
+        out.iter_mut().zip(&mean).for_each(|(o, m)| *o += m);
+        normalize(&mut out);
+        out
     }
 
     /// For a query that constrains its answers beyond their topic, whether each row's clause

@@ -23,7 +23,7 @@ use crate::LearnError;
 
 pub const MODEL_FORMAT: &str = "precedent-learned-ranker";
 /// Bumped whenever features, memory or ranker layout change; older directories are refused.
-pub const MODEL_FORMAT_VERSION: u32 = 2;
+pub const MODEL_FORMAT_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModelManifest {
