@@ -223,6 +223,11 @@ struct SearchArgs {
     /// Show which stage found each hit and the per-stage scores.
     #[arg(long)]
     explain: bool,
+    /// Show word-for-word copies of a clause as hits of their own. By default a copy (same
+    /// words, case, punctuation and spacing aside) is folded into the first hit with its words
+    /// and listed there ("copies").
+    #[arg(long)]
+    keep_duplicates: bool,
     #[command(flatten)]
     filter: filters::FilterArgs,
 }
@@ -477,17 +482,41 @@ fn search(args: SearchArgs) -> Result<()> {
         }
         None => None,
     };
+    let fetch = if args.keep_duplicates {
+        args.k
+    } else {
+        precedent_library::fetch_for_folding(args.k)
+    };
     let hits = precedent_library::filtered_search_where(
         &library,
         &filter,
         members.as_ref().map(|m| |row: u32| m.contains(&row)),
-        args.k,
+        fetch,
         |n| pipeline.search(&args.query, n),
         |hit| hit.row,
     )?;
+    let hits: Vec<precedent_library::Folded<precedent_rank::Hit>> = if args.keep_duplicates {
+        hits.into_iter()
+            .map(|hit| precedent_library::Folded {
+                hit,
+                copies: Vec::new(),
+            })
+            .collect()
+    } else {
+        precedent_library::fold_duplicates(&library, hits, args.k, |hit| hit.row)?
+    };
     let mut results = Vec::with_capacity(hits.len());
-    for (i, hit) in hits.iter().enumerate() {
+    for (i, folded) in hits.iter().enumerate() {
+        let hit = &folded.hit;
         let clause = library.store().clause(hit.row)?;
+        let mut copies = Vec::with_capacity(folded.copies.len());
+        for &row in &folded.copies {
+            let copy = library.store().clause(row)?;
+            copies.push(serde_json::json!({
+                "id": copy.id,
+                "citation": precedent_contracts::library_docs::citation(&copy.metadata),
+            }));
+        }
         results.push(serde_json::json!({
             "rank": i + 1,
             "id": clause.id,
@@ -496,6 +525,7 @@ fn search(args: SearchArgs) -> Result<()> {
             "text": clause.text,
             "metadata": clause.metadata,
             "stages": hit.stages,
+            "copies": copies,
         }));
     }
     if args.json {
@@ -520,7 +550,8 @@ fn search(args: SearchArgs) -> Result<()> {
         }
         return Ok(());
     }
-    for (result, hit) in results.iter().zip(&hits) {
+    for (result, folded) in results.iter().zip(&hits) {
+        let hit = &folded.hit;
         let text = result["text"].as_str().unwrap_or_default();
         let shown = if args.full {
             text.to_owned()
@@ -535,6 +566,18 @@ fn search(args: SearchArgs) -> Result<()> {
         );
         if let Some(cite) = precedent_contracts::library_docs::citation(&result["metadata"]) {
             println!("     [{cite}]");
+        }
+        if !folded.copies.is_empty() {
+            let copies: Vec<String> = result["copies"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| match c["citation"].as_str() {
+                    Some(cite) => format!("{} [{cite}]", c["id"].as_str().unwrap_or_default()),
+                    None => c["id"].as_str().unwrap_or_default().to_owned(),
+                })
+                .collect();
+            println!("     same words also in: {}", copies.join(", "));
         }
         if args.explain {
             let found_by: Vec<String> = hit

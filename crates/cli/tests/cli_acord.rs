@@ -200,6 +200,46 @@ fn index_search_and_add() {
         dir.path(),
     );
     assert!(out.status.success());
+
+    // A word-for-word copy (other case, spacing, punctuation) is folded into the first hit
+    // with its words and listed there; --keep-duplicates shows it as a hit of its own.
+    let copy = dir.path().join("copy.jsonl");
+    std::fs::write(
+        &copy,
+        "{\"_id\": \"new-2\", \"text\": \"ZANZIBAR arbitration shall be final  and binding\"}\n",
+    )
+    .expect("write");
+    let out = precedent(
+        &["index", "--corpus", s(&copy), "--index", s(&lib), "--add"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let search = |extra: &[&str]| {
+        let mut args = vec!["search", "--index", s(&lib), "Zanzibar", "--json"];
+        args.extend(extra);
+        let out = precedent(&args, dir.path());
+        assert!(out.status.success(), "{}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        json["hits"].as_array().cloned().unwrap_or_default()
+    };
+    let folded = search(&[]);
+    assert_eq!(folded.len(), 1, "{folded:?}");
+    let ids = [
+        folded[0]["id"].clone(),
+        folded[0]["copies"][0]["id"].clone(),
+    ];
+    assert!(
+        ids.contains(&"new-1".into()) && ids.contains(&"new-2".into()),
+        "{folded:?}"
+    );
+    let kept = search(&["--keep-duplicates"]);
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(kept
+        .iter()
+        .all(|h| h["copies"].as_array().is_some_and(Vec::is_empty)));
+    let out = precedent(&["search", "--index", s(&lib), "Zanzibar"], dir.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("same words also in: new-"), "{text}");
 }
 
 #[test]

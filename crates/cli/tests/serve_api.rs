@@ -127,6 +127,37 @@ fn api_over_loopback_on_acord() {
         .filter_map(|h| h["clause"]["id"].as_str())
         .collect();
     assert_eq!(api_ids, cli_ids);
+    // ACORD holds "13.1 Todos's Duty to Indemnify" twice (b0af77c86f, and 7e0917ea6a with
+    // doubled quotes): one hit carries the other as a copy, unless keep_duplicates.
+    let todos = json!({"query": "Todos Duty to Indemnify Reseller", "k": 5});
+    let folded = call("POST", &url("/v1/search"), Some(&read), Some(&todos)).json();
+    let folded = folded["hits"].as_array().expect("hits");
+    assert_eq!(folded.len(), 5);
+    let todos_hit = folded
+        .iter()
+        .find(|h| h["clause"]["id"] == "b0af77c86f" || h["clause"]["id"] == "7e0917ea6a")
+        .expect("the Todos clause among the hits");
+    let pair = [
+        todos_hit["clause"]["id"].clone(),
+        todos_hit["copies"][0].clone(),
+    ];
+    assert!(
+        pair.contains(&"b0af77c86f".into()) && pair.contains(&"7e0917ea6a".into()),
+        "{todos_hit}"
+    );
+    let kept =
+        json!({"query": "Todos Duty to Indemnify Reseller", "k": 5, "keep_duplicates": true});
+    let kept = call("POST", &url("/v1/search"), Some(&read), Some(&kept)).json();
+    let kept_ids: Vec<&str> = kept["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .filter_map(|h| h["clause"]["id"].as_str())
+        .collect();
+    assert!(
+        kept_ids.contains(&"b0af77c86f") && kept_ids.contains(&"7e0917ea6a"),
+        "{kept_ids:?}"
+    );
     // And a sensible one: as ACORD scores it (unjudged clauses dropped), the first judged hit
     // is a 3+ star clause.
     let judged = qrels

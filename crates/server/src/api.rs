@@ -2,7 +2,7 @@
 //! and the handlers. Handlers validate, authorize, then run engine work on the blocking pool
 //! behind a semaphore sized to the cores, so a burst of searches queues instead of thrashing.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use axum::extract::{Path, Query, State};
@@ -200,6 +200,10 @@ pub struct SearchHit {
     /// Where the query's terms occur in `clause.text`.
     pub highlights: Vec<Span>,
     pub clause: ClauseView,
+    /// Ids of lower-ranked clauses with the same words (case, punctuation and spacing aside),
+    /// folded into this hit instead of shown as hits of their own: the same boilerplate in
+    /// other contracts. Empty with `keep_duplicates`.
+    pub copies: Vec<String>,
 }
 
 /// How often a value occurs among the top candidates.
@@ -242,6 +246,10 @@ pub struct SearchRequest {
     pub rerank: bool,
     #[serde(default)]
     pub filters: Filter,
+    /// Return word-for-word copies of a clause as hits of their own instead of folding them
+    /// into the first hit with their words (`copies`).
+    #[serde(default)]
+    pub keep_duplicates: bool,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -271,6 +279,9 @@ pub struct SimilarRequest {
     pub pipeline: Option<String>,
     #[serde(default)]
     pub filters: Filter,
+    /// As in `SearchRequest`.
+    #[serde(default)]
+    pub keep_duplicates: bool,
 }
 
 /// One side of a comparison: a clause of the library or pasted text.
@@ -507,7 +518,9 @@ fn facet_list(counts: BTreeMap<String, usize>) -> Vec<FacetValue> {
 }
 
 /// Ranks with `pipeline`, keeps hits that pass `filters` (fetching deeper until `k` pass or
-/// the library is exhausted), skips `exclude`, and counts facets over the top candidates.
+/// the library is exhausted), skips `exclude`, folds word-for-word copies into the first hit
+/// with their words unless `keep_duplicates` ([`precedent_library::fold_duplicates`]), and
+/// counts facets over the top candidates.
 fn ranked_hits(
     service: &LibraryService,
     pipeline: &precedent_rank::Pipeline,
@@ -515,13 +528,16 @@ fn ranked_hits(
     k: usize,
     filter: &Filter,
     exclude: Option<u32>,
+    keep_duplicates: bool,
 ) -> Result<(Vec<SearchHit>, Facets), Problem> {
     let library_len = service.library.len();
     let filtered = !filter.is_empty();
     let mut depth = if filtered {
         (k * 20).max(FACET_DEPTH * 2)
-    } else {
+    } else if keep_duplicates {
         k.max(FACET_DEPTH) + usize::from(exclude.is_some())
+    } else {
+        precedent_library::fetch_for_folding(k).max(FACET_DEPTH) + usize::from(exclude.is_some())
     }
     .min(library_len.max(1));
     let terms = service.library.lexical().query_terms(query);
@@ -533,7 +549,8 @@ fn ranked_hits(
         let exhausted = hits.len() < depth || depth >= library_len.min(MAX_FILTER_DEPTH);
         let mut facet_counts: [BTreeMap<String, usize>; 4] = Default::default();
         let mut facet_candidates = 0;
-        let mut out = Vec::with_capacity(k);
+        let mut out: Vec<SearchHit> = Vec::with_capacity(k);
+        let mut first_with: HashMap<String, usize> = HashMap::new();
         for (i, hit) in hits.iter().enumerate() {
             if Some(hit.row) == exclude {
                 continue;
@@ -560,7 +577,18 @@ fn ranked_hits(
                     count_facet(&mut facet_counts[3], p);
                 }
             }
-            if out.len() < k && (!filtered || filter.matches(&view.metadata)) {
+            if !filtered || filter.matches(&view.metadata) {
+                let key = (!keep_duplicates).then(|| precedent_library::duplicate_key(&view.text));
+                if let Some(&at) = key.as_ref().and_then(|key| first_with.get(key)) {
+                    out[at].copies.push(view.id);
+                    continue;
+                }
+                if out.len() >= k {
+                    continue;
+                }
+                if let Some(key) = key {
+                    first_with.insert(key, out.len());
+                }
                 out.push(SearchHit {
                     rank: out.len() + 1,
                     score: hit.score,
@@ -575,6 +603,7 @@ fn ranked_hits(
                         .collect(),
                     highlights: highlight_spans(service, &view.text, &terms),
                     clause: view,
+                    copies: Vec::new(),
                 });
             }
         }
@@ -620,9 +649,10 @@ pub async fn search(
     let started = Instant::now();
     let svc = service.clone();
     let query = request.query.clone();
+    let keep_duplicates = request.keep_duplicates;
     let pipe = pipeline.clone();
     let (hits, facets) = run_blocking(&state, move || {
-        ranked_hits(&svc, &pipe, &query, k, &filter, None)
+        ranked_hits(&svc, &pipe, &query, k, &filter, None, keep_duplicates)
     })
     .await?;
     Ok(Json(SearchResponse {
@@ -676,8 +706,9 @@ pub async fn similar(
     let svc = service.clone();
     let pipe = pipeline.clone();
     let query = text.clone();
+    let keep_duplicates = request.keep_duplicates;
     let (hits, facets) = run_blocking(&state, move || {
-        ranked_hits(&svc, &pipe, &query, k, &filter, exclude)
+        ranked_hits(&svc, &pipe, &query, k, &filter, exclude, keep_duplicates)
     })
     .await?;
     Ok(Json(SearchResponse {

@@ -192,6 +192,10 @@ function renderHit(hit) {
       ...c.clause_types.slice(0, 4).map((t) => el("span", { class: "chip", text: t.category })),
       el("span", { class: "score", title: stages, text: `score ${hit.score.toFixed(3)} · ${stages}` })),
     text,
+    ...(hit.copies && hit.copies.length
+      ? [el("p", { class: "copies", title: hit.copies.join(", "),
+          text: `Same words in ${hit.copies.length} more clause${hit.copies.length > 1 ? "s" : ""}: ${hit.copies.slice(0, 5).join(", ")}${hit.copies.length > 5 ? ", …" : ""}` })]
+      : []),
     el("div", { class: "hit-actions" }, contextButton, copyButton, compareButton, similarButton, starWidget(c.id)),
     context);
   li.addEventListener("keydown", (event) => {
