@@ -299,6 +299,17 @@ fn api_over_loopback_on_acord() {
         Some(&json!({"clause_id": top_id, "text": "both"})),
     )
     .assert_problem(400);
+    // A word-for-word copy of the source clause is not a similar clause.
+    let like_todos = json!({"clause_id": "b0af77c86f", "k": 5});
+    let like_todos = call("POST", &url("/v1/similar"), Some(&read), Some(&like_todos)).json();
+    let like_ids: Vec<&str> = like_todos["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .filter_map(|h| h["clause"]["id"].as_str())
+        .collect();
+    assert_eq!(like_ids.len(), 5, "{like_todos}");
+    assert!(!like_ids.contains(&"7e0917ea6a"), "{like_ids:?}");
 
     // Compare two clauses word by word; the ops spell both texts.
     let second_id = hits[1]["clause"]["id"].as_str().expect("id");

@@ -518,7 +518,7 @@ fn facet_list(counts: BTreeMap<String, usize>) -> Vec<FacetValue> {
 }
 
 /// Ranks with `pipeline`, keeps hits that pass `filters` (fetching deeper until `k` pass or
-/// the library is exhausted), skips `exclude`, folds word-for-word copies into the first hit
+/// the library is exhausted), skips `exclude` (and, when folding, its copies), folds word-for-word copies into the first hit
 /// with their words unless `keep_duplicates` ([`precedent_library::fold_duplicates`]), and
 /// counts facets over the top candidates.
 fn ranked_hits(
@@ -541,6 +541,14 @@ fn ranked_hits(
     }
     .min(library_len.max(1));
     let terms = service.library.lexical().query_terms(query);
+    // Copies of the excluded clause (a /v1/similar source) are not "similar clauses" either.
+    let excluded_key = match exclude {
+        Some(row) if !keep_duplicates => {
+            let doc = service.library.store().clause(row).map_err(engine_error)?;
+            Some(precedent_library::duplicate_key(&doc.text))
+        }
+        _ => None,
+    };
     loop {
         let hits: Vec<Hit> = pipeline.search(query, depth).map_err(|e| match e {
             precedent_rank::RankError::EmptyQuery => Problem::bad_request("the query is empty"),
@@ -579,6 +587,9 @@ fn ranked_hits(
             }
             if !filtered || filter.matches(&view.metadata) {
                 let key = (!keep_duplicates).then(|| precedent_library::duplicate_key(&view.text));
+                if key.is_some() && key == excluded_key {
+                    continue;
+                }
                 if let Some(&at) = key.as_ref().and_then(|key| first_with.get(key)) {
                     out[at].copies.push(view.id);
                     continue;
