@@ -49,7 +49,7 @@ pub const NUM_FEATURES: usize = 24;
 /// How sharply similar training queries dominate the vote (softmax temperature on cosine).
 const QUERY_TEMPERATURE: f32 = 0.05;
 /// Clauses whose mean embedding is added to a query's own before it votes (see
-/// [`FeatureExtractor::vote_vector`]): chosen before measuring; 5, 20 and 40 were within noise
+/// [`vote_vector`]): chosen before measuring; 5, 20 and 40 were within noise
 /// of it over three fold seeds, 10 the steadiest (BENCHMARKS.md).
 const VOTE_FEEDBACK_CLAUSES: usize = 10;
 /// Temperature of the clause-category posterior from centroid cosines.
@@ -79,7 +79,7 @@ pub struct FeatureExtractor {
     profiles: Vec<OnceLock<Arc<ClauseProfile>>>,
     /// Clauses' CUAD types, for queries that name one ([`crate::clause_types`]).
     clause_types: Option<LibraryClauseTypes>,
-    /// The memory queries' vote vectors ([`FeatureExtractor::vote_vector`]), computed on first use.
+    /// The memory queries' vote vectors ([`vote_vector`]), computed on first use.
     memory_vote_vectors: OnceLock<Vec<Vec<f32>>>,
 }
 
@@ -235,17 +235,29 @@ impl FeatureExtractor {
     }
 
     /// Category posterior of the query: similarity-weighted vote of the memory queries.
+    /// `nearest` are the library rows nearest to the query's embedding, best first (the head of
+    /// the dense list `extract` already has), for its vote vector.
     /// Returns also the per-memory-query weights (normalised) and cosines (`None` for the query
     /// itself) used by the rating features.
-    fn query_votes(&self, query: &QueryInput) -> (Vec<f32>, Vec<f32>, Vec<Option<f32>>) {
+    fn query_votes(
+        &self,
+        query: &QueryInput,
+        nearest: &[precedent_vectors::Neighbor],
+        vectors: &dyn precedent_vectors::VectorIndex,
+    ) -> (Vec<f32>, Vec<f32>, Vec<Option<f32>>) {
         let memory_vectors = self.memory_vote_vectors.get_or_init(|| {
             self.memory
                 .queries
                 .iter()
-                .map(|q| self.vote_vector(&q.embedding))
+                .map(|q| {
+                    let nearest = vectors
+                        .search(&q.embedding, VOTE_FEEDBACK_CLAUSES)
+                        .unwrap_or_default();
+                    vote_vector(&q.embedding, &nearest, vectors)
+                })
                 .collect()
         });
-        let own = self.vote_vector(&query.embedding);
+        let own = vote_vector(&query.embedding, nearest, vectors);
         let sims: Vec<Option<f32>> = self
             .memory
             .queries
@@ -283,32 +295,6 @@ impl FeatureExtractor {
             categories.iter_mut().for_each(|p| *p /= mass);
         }
         (categories, weights, sims)
-    }
-
-    /// The vector a query votes with in the rating memory: its embedding moved towards the
-    /// mean of the [`VOTE_FEEDBACK_CLAUSES`] clauses nearest to it in the library
-    /// (pseudo-relevance feedback, weight 1). Short queries embed noisily ("as is clause",
-    /// "Insurance"); the clauses they retrieve say more about what they ask, so two queries
-    /// that retrieve the same clauses vote for each other. Falls back to the embedding itself
-    /// when the library has no vectors. Reads no rating, so it leaks nothing into CV.
-    fn vote_vector(&self, embedding: &[f32]) -> Vec<f32> {
-        let mut out = embedding.to_vec();
-        let Ok(Some(vectors)) = self.library.vectors() else {
-            return out;
-        };
-        let Ok(hits) = vectors.search(embedding, VOTE_FEEDBACK_CLAUSES) else {
-            return out;
-        };
-        let mut mean = vec![0f32; out.len()];
-        for hit in &hits {
-            if let Some(v) = vectors.vector(hit.row) {
-                mean.iter_mut().zip(&v).for_each(|(m, x)| *m += x);
-            }
-        }
-        normalize(&mut mean);
-        out.iter_mut().zip(&mean).for_each(|(o, m)| *o += m);
-        normalize(&mut out);
-        out
     }
 
     /// For a query that constrains its answers beyond their topic, whether each row's clause
@@ -487,7 +473,7 @@ impl FeatureExtractor {
             .windows(2)
             .map(|w| bigram_key(&w[0], &w[1]))
             .collect();
-        let (p_category, weights, sims) = self.query_votes(query);
+        let (p_category, weights, sims) = self.query_votes(query, &dense_list, vectors);
         let n_categories = self.memory.categories.len();
         let classifier = self.memory.classifier_for(query.id.as_deref());
         let query_types = self
@@ -611,6 +597,28 @@ impl FeatureExtractor {
         }
         Ok(out)
     }
+}
+
+/// The vector a query votes with in the rating memory: its embedding moved towards the mean of
+/// the first [`VOTE_FEEDBACK_CLAUSES`] of `nearest`, the library clauses nearest to it
+/// (pseudo-relevance feedback, weight 1). Short queries embed noisily ("as is clause",
+/// "Insurance"); the clauses they retrieve say more about what they ask, so two queries that
+/// retrieve the same clauses vote for each other. Reads no rating, so it leaks nothing into CV.
+fn vote_vector(
+    embedding: &[f32],
+    nearest: &[precedent_vectors::Neighbor],
+    vectors: &dyn precedent_vectors::VectorIndex,
+) -> Vec<f32> {
+    let mut mean = vec![0f32; embedding.len()];
+    for hit in nearest.iter().take(VOTE_FEEDBACK_CLAUSES) {
+        if let Some(v) = vectors.vector(hit.row) {
+            mean.iter_mut().zip(&v).for_each(|(m, x)| *m += x);
+        }
+    }
+    normalize(&mut mean);
+    let mut out: Vec<f32> = embedding.iter().zip(&mean).map(|(e, m)| e + m).collect();
+    normalize(&mut out);
+    out
 }
 
 fn ratio(x: f32, top: f32) -> f32 {
