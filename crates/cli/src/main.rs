@@ -497,10 +497,7 @@ fn search(args: SearchArgs) -> Result<()> {
     )?;
     let hits: Vec<precedent_library::Folded<precedent_rank::Hit>> = if args.keep_duplicates {
         hits.into_iter()
-            .map(|hit| precedent_library::Folded {
-                hit,
-                copies: Vec::new(),
-            })
+            .map(precedent_library::Folded::alone)
             .collect()
     } else {
         precedent_library::fold_duplicates(&library, hits, args.k, |hit| hit.row)?

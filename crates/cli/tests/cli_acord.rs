@@ -173,10 +173,13 @@ fn index_search_and_add() {
         "{\"_id\": \"new-1\", \"text\": \"Zanzibar arbitration shall be final and binding.\"}\n",
     )
     .expect("write");
-    let out = precedent(
-        &["index", "--corpus", s(&extra), "--index", s(&lib), "--add"],
-        dir.path(),
-    );
+    let add = |corpus: &Path| {
+        precedent(
+            &["index", "--corpus", s(corpus), "--index", s(&lib), "--add"],
+            dir.path(),
+        )
+    };
+    let out = add(&extra);
     assert!(out.status.success(), "{}", stderr(&out));
     let out = precedent(
         &["search", "--index", s(&lib), "Zanzibar", "--json"],
@@ -184,10 +187,7 @@ fn index_search_and_add() {
     );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(json["hits"][0]["id"], "new-1");
-    let out = precedent(
-        &["index", "--corpus", s(&extra), "--index", s(&lib), "--add"],
-        dir.path(),
-    );
+    let out = add(&extra);
     assert!(!out.status.success());
     assert!(
         stderr(&out).contains("already in the library"),
@@ -209,10 +209,7 @@ fn index_search_and_add() {
         "{\"_id\": \"new-2\", \"text\": \"ZANZIBAR arbitration shall be final  and binding\"}\n",
     )
     .expect("write");
-    let out = precedent(
-        &["index", "--corpus", s(&copy), "--index", s(&lib), "--add"],
-        dir.path(),
-    );
+    let out = add(&copy);
     assert!(out.status.success(), "{}", stderr(&out));
     let search = |extra: &[&str]| {
         let mut args = vec!["search", "--index", s(&lib), "Zanzibar", "--json"];

@@ -148,12 +148,7 @@ fn api_over_loopback_on_acord() {
     let kept =
         json!({"query": "Todos Duty to Indemnify Reseller", "k": 5, "keep_duplicates": true});
     let kept = call("POST", &url("/v1/search"), Some(&read), Some(&kept)).json();
-    let kept_ids: Vec<&str> = kept["hits"]
-        .as_array()
-        .expect("hits")
-        .iter()
-        .filter_map(|h| h["clause"]["id"].as_str())
-        .collect();
+    let kept_ids = hit_ids(&kept);
     assert!(
         kept_ids.contains(&"b0af77c86f") && kept_ids.contains(&"7e0917ea6a"),
         "{kept_ids:?}"
@@ -281,12 +276,7 @@ fn api_over_loopback_on_acord() {
     );
     assert_eq!(similar.status, 200, "{}", similar.body);
     let similar = similar.json();
-    let ids: Vec<&str> = similar["hits"]
-        .as_array()
-        .expect("hits")
-        .iter()
-        .filter_map(|h| h["clause"]["id"].as_str())
-        .collect();
+    let ids = hit_ids(&similar);
     assert_eq!(ids.len(), 5);
     assert!(!ids.contains(&top_id.as_str()));
     let draft = json!({"text": "This Agreement shall be governed by the laws of the State of New York.", "k": 3});
@@ -302,12 +292,7 @@ fn api_over_loopback_on_acord() {
     // A word-for-word copy of the source clause is not a similar clause.
     let like_todos = json!({"clause_id": "b0af77c86f", "k": 5});
     let like_todos = call("POST", &url("/v1/similar"), Some(&read), Some(&like_todos)).json();
-    let like_ids: Vec<&str> = like_todos["hits"]
-        .as_array()
-        .expect("hits")
-        .iter()
-        .filter_map(|h| h["clause"]["id"].as_str())
-        .collect();
+    let like_ids = hit_ids(&like_todos);
     assert_eq!(like_ids.len(), 5, "{like_todos}");
     assert!(!like_ids.contains(&"7e0917ea6a"), "{like_ids:?}");
 
@@ -842,4 +827,14 @@ fn serves_a_new_generation_without_a_restart() {
         Some(&json!({"query": query, "clause_id": "new-1", "stars": 5})),
     );
     assert_eq!(rated.status, 201, "{}", rated.body);
+}
+
+/// The clause ids of a search or similar reply's hits, in rank order.
+fn hit_ids(reply: &serde_json::Value) -> Vec<&str> {
+    reply["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .filter_map(|h| h["clause"]["id"].as_str())
+        .collect()
 }

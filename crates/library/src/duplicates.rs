@@ -28,11 +28,69 @@ pub fn duplicate_key(text: &str) -> String {
     key
 }
 
+/// Where a hit goes on a result page that folds copies ([`CopyFolder::place`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// A wording not on the page yet: a hit of its own.
+    New,
+    /// A copy of the page's hit at this index: fold it in there.
+    CopyOf(usize),
+    /// A copy of the wording the page must not show (a `similar` search's source clause).
+    Skip,
+}
+
+/// The wordings already on a result page, for folding copies as hits arrive in rank order.
+/// The CLI folds a finished hit list ([`fold_duplicates`]); the server folds while it filters
+/// and counts facets, so both take their decisions here.
+#[derive(Debug, Default)]
+pub struct CopyFolder {
+    first_with: HashMap<String, usize>,
+    skip: Option<String>,
+}
+
+impl CopyFolder {
+    /// A folder that also drops copies of `text` (the clause a page is "similar to").
+    pub fn skipping(text: &str) -> Self {
+        CopyFolder {
+            first_with: HashMap::new(),
+            skip: Some(duplicate_key(text)),
+        }
+    }
+
+    /// Where the next hit, with clause `text`, goes. `page_len` is the number of hits on the
+    /// page so far and `k` the page size: a new wording is recorded as the hit at `page_len`
+    /// only while the page has room; a copy of a hit already on the page is folded in even
+    /// when the page is full.
+    pub fn place(&mut self, text: &str, page_len: usize, k: usize) -> Placement {
+        let key = duplicate_key(text);
+        if self.skip.as_ref() == Some(&key) {
+            return Placement::Skip;
+        }
+        if let Some(&at) = self.first_with.get(&key) {
+            return Placement::CopyOf(at);
+        }
+        if page_len < k {
+            self.first_with.insert(key, page_len);
+        }
+        Placement::New
+    }
+}
+
 /// A hit and the rows of the lower-ranked copies folded into it (in rank order).
 #[derive(Debug, Clone)]
 pub struct Folded<H> {
     pub hit: H,
     pub copies: Vec<u32>,
+}
+
+impl<H> Folded<H> {
+    /// A hit with no copies folded into it.
+    pub fn alone(hit: H) -> Self {
+        Folded {
+            hit,
+            copies: Vec::new(),
+        }
+    }
 }
 
 /// Folds each hit whose clause text is a copy of a higher-ranked hit's ([`duplicate_key`]) into
@@ -45,18 +103,14 @@ pub fn fold_duplicates<H>(
     row_of: impl Fn(&H) -> u32,
 ) -> Result<Vec<Folded<H>>, LibraryError> {
     let mut out: Vec<Folded<H>> = Vec::with_capacity(k.min(hits.len()));
-    let mut first_with: HashMap<String, usize> = HashMap::new();
+    let mut folder = CopyFolder::default();
     for hit in hits {
         let row = row_of(&hit);
-        let key = duplicate_key(&library.store().clause(row)?.text);
-        if let Some(&at) = first_with.get(&key) {
-            out[at].copies.push(row);
-        } else if out.len() < k {
-            first_with.insert(key, out.len());
-            out.push(Folded {
-                hit,
-                copies: Vec::new(),
-            });
+        let text = library.store().clause(row)?.text;
+        match folder.place(&text, out.len(), k) {
+            Placement::CopyOf(at) => out[at].copies.push(row),
+            Placement::New if out.len() < k => out.push(Folded::alone(hit)),
+            Placement::New | Placement::Skip => {}
         }
     }
     Ok(out)

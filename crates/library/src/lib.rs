@@ -34,7 +34,9 @@ use precedent_formats::CorpusDoc;
 use precedent_text::AnalyzerConfig;
 use serde::{Deserialize, Serialize};
 
-pub use duplicates::{duplicate_key, fetch_for_folding, fold_duplicates, Folded};
+pub use duplicates::{
+    duplicate_key, fetch_for_folding, fold_duplicates, CopyFolder, Folded, Placement,
+};
 pub use filter::{filtered_search, filtered_search_where, BadDate, Filter};
 pub use lexical::LexicalIndex;
 pub use lock::WriteLock;

@@ -2,14 +2,14 @@
 //! and the handlers. Handlers validate, authorize, then run engine work on the blocking pool
 //! behind a semaphore sized to the cores, so a burst of searches queues instead of thrashing.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use precedent_library::Filter;
+use precedent_library::{CopyFolder, Filter, Placement};
 use precedent_rank::Hit;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -518,9 +518,9 @@ fn facet_list(counts: BTreeMap<String, usize>) -> Vec<FacetValue> {
 }
 
 /// Ranks with `pipeline`, keeps hits that pass `filters` (fetching deeper until `k` pass or
-/// the library is exhausted), skips `exclude` (and, when folding, its copies), folds word-for-word copies into the first hit
-/// with their words unless `keep_duplicates` ([`precedent_library::fold_duplicates`]), and
-/// counts facets over the top candidates.
+/// the library is exhausted), skips `exclude` (and, when folding, its copies), folds
+/// word-for-word copies into the first hit with their words unless `keep_duplicates`
+/// ([`CopyFolder`]), and counts facets over the top candidates.
 fn ranked_hits(
     service: &LibraryService,
     pipeline: &precedent_rank::Pipeline,
@@ -542,11 +542,15 @@ fn ranked_hits(
     .min(library_len.max(1));
     let terms = service.library.lexical().query_terms(query);
     // Copies of the excluded clause (a /v1/similar source) are not "similar clauses" either.
-    let excluded_key = match exclude {
-        Some(row) if !keep_duplicates => {
-            let doc = service.library.store().clause(row).map_err(engine_error)?;
-            Some(precedent_library::duplicate_key(&doc.text))
-        }
+    let excluded_text = match exclude {
+        Some(row) if !keep_duplicates => Some(
+            service
+                .library
+                .store()
+                .clause(row)
+                .map_err(engine_error)?
+                .text,
+        ),
         _ => None,
     };
     loop {
@@ -558,7 +562,11 @@ fn ranked_hits(
         let mut facet_counts: [BTreeMap<String, usize>; 4] = Default::default();
         let mut facet_candidates = 0;
         let mut out: Vec<SearchHit> = Vec::with_capacity(k);
-        let mut first_with: HashMap<String, usize> = HashMap::new();
+        let mut folder = (!keep_duplicates).then(|| {
+            excluded_text
+                .as_deref()
+                .map_or_else(CopyFolder::default, CopyFolder::skipping)
+        });
         for (i, hit) in hits.iter().enumerate() {
             if Some(hit.row) == exclude {
                 continue;
@@ -586,19 +594,17 @@ fn ranked_hits(
                 }
             }
             if !filtered || filter.matches(&view.metadata) {
-                let key = (!keep_duplicates).then(|| precedent_library::duplicate_key(&view.text));
-                if key.is_some() && key == excluded_key {
-                    continue;
-                }
-                if let Some(&at) = key.as_ref().and_then(|key| first_with.get(key)) {
-                    out[at].copies.push(view.id);
-                    continue;
-                }
-                if out.len() >= k {
-                    continue;
-                }
-                if let Some(key) = key {
-                    first_with.insert(key, out.len());
+                let placement = folder
+                    .as_mut()
+                    .map_or(Placement::New, |f| f.place(&view.text, out.len(), k));
+                match placement {
+                    Placement::CopyOf(at) => {
+                        out[at].copies.push(view.id);
+                        continue;
+                    }
+                    Placement::Skip => continue,
+                    Placement::New if out.len() >= k => continue,
+                    Placement::New => {}
                 }
                 out.push(SearchHit {
                     rank: out.len() + 1,
