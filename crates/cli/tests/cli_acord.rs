@@ -201,12 +201,13 @@ fn index_search_and_add() {
     );
     assert!(out.status.success());
 
-    // A word-for-word copy (other case, spacing, punctuation) is folded into the first hit
-    // with its words and listed there; --keep-duplicates shows it as a hit of its own.
+    // A word-for-word copy (other case, spacing, punctuation, pieces joined with ACORD's
+    // omission mark) is folded into the first hit with its words and listed there;
+    // --keep-duplicates shows it as a hit of its own.
     let copy = dir.path().join("copy.jsonl");
     std::fs::write(
         &copy,
-        "{\"_id\": \"new-2\", \"text\": \"ZANZIBAR arbitration shall be final  and binding\"}\n",
+        "{\"_id\": \"new-2\", \"text\": \"ZANZIBAR arbitration shall be final.<omitted>and  binding\"}\n",
     )
     .expect("write");
     let out = add(&copy);

@@ -11,13 +11,20 @@ use std::collections::HashMap;
 
 use crate::{Library, LibraryError};
 
+/// The mark that joins the pieces of a clause cut from separate places (ACORD's corpus, CUAD's
+/// spans, and our own segmenter when it attaches a cross-referenced section).
+const OMISSION_MARK: &str = "<omitted>";
+
 /// What two clauses must share to be copies of each other: their words, lowercased, with
 /// punctuation, quoting and spacing ignored (so `""Claim""` and `"Claim"` agree, and a line
-/// break inside a sentence does not matter).
+/// break inside a sentence does not matter). The omission mark is not a word of the clause: ACORD
+/// holds ~230 clauses twice, once whole and once as the same sentences joined with `<omitted>`,
+/// and a reader sees the same wording in both.
 pub fn duplicate_key(text: &str) -> String {
     let mut key = String::with_capacity(text.len());
     for word in text
-        .split(|c: char| !c.is_alphanumeric())
+        .split(OMISSION_MARK)
+        .flat_map(|piece| piece.split(|c: char| !c.is_alphanumeric()))
         .filter(|w| !w.is_empty())
     {
         if !key.is_empty() {
@@ -137,5 +144,18 @@ mod tests {
             duplicate_key("shall not exceed $2,000,000")
         );
         assert_eq!(duplicate_key("  ...  "), "");
+    }
+
+    #[test]
+    fn keys_ignore_the_omission_mark_but_not_the_word() {
+        // ACORD's 156b6b3c16 and 4a71d57466: one clause, once joined with the mark.
+        assert_eq!(
+            duplicate_key("or services.<omitted>If FMI enters"),
+            duplicate_key("or services. If FMI enters")
+        );
+        assert_ne!(
+            duplicate_key("the rest is omitted here"),
+            duplicate_key("the rest is here")
+        );
     }
 }
