@@ -2,7 +2,10 @@
 //! `cargo run --release -p precedent-cuad --example stack [CACHE_FILE]`. The first run fits the
 //! 15 first stages of a nested 5-fold CV (~15 min) and caches their logits; later runs only refit
 //! second stages. Folds are `contract index % 5`; `SHUFFLE_SEED=n` permutes the contracts first
-//! (another fold assignment: use new cache files for it).
+//! (another fold assignment: use new cache files for it). `DENSE=1` gives the trees the
+//! sentence-embedding classifier's nested logits (`precedent_cuad::dense`; vectors from the
+//! `embed_sentences` example's cache, `DENSE_VECTORS`, default `/tmp/cuad-sentence-emb.bin`;
+//! its logits cached in `DENSE_CACHE`, default beside `CACHE_FILE` as `.dense`).
 use std::io::{Read, Write};
 
 use precedent_cuad::clause_classifier::ClassifierOptions;
@@ -115,6 +118,20 @@ fn stack_options() -> StackOptions {
     }
 }
 
+/// The sentence-embedding classifier's options: the default, or
+/// `DENSE_OPTIONS=epochs,learning_rate,l2,positive_weight`.
+fn dense_options() -> precedent_cuad::dense::DenseOptions {
+    let mut o = precedent_cuad::dense::DenseOptions::default();
+    if let Ok(v) = std::env::var("DENSE_OPTIONS") {
+        let p: Vec<f32> = v.split(',').map(|x| x.parse().unwrap()).collect();
+        o.epochs = p[0] as usize;
+        o.learning_rate = p[1];
+        o.l2 = p[2];
+        o.positive_weight = p[3];
+    }
+    o
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let cache = args
@@ -126,12 +143,15 @@ fn main() {
         .expect("no CUAD folder (set PRECEDENT_CUAD_DIR or run beside shared/data/cuad)");
     let d = precedent_cuad::load(&dir).unwrap();
     let mut contracts: Vec<&_> = d.contracts.iter().collect();
+    // Each contract's index in CUAD's order (the sentence-vector cache's key).
+    let mut original: Vec<usize> = (0..contracts.len()).collect();
     if let Ok(seed) = std::env::var("SHUFFLE_SEED") {
         // Another fold assignment: every fold function takes contract `i` into fold `i % folds`
         // of this order, so permuting the contracts first keeps them all consistent (the
         // caches then belong to this seed: give them new names).
         let order = precedent_cuad::typer::shuffled(contracts.len(), seed.parse().unwrap());
         contracts = order.iter().map(|&i| contracts[i as usize]).collect();
+        original = order.iter().map(|&i| i as usize).collect();
     }
     let prepared = prepare(&contracts);
     let logits = read_fold_logits(&cache, prepared.len(), folds).unwrap_or_else(|| {
@@ -147,6 +167,76 @@ fn main() {
         write_fold_logits(&cache, &l);
         l
     });
+    let dense = std::env::var("DENSE").is_ok().then(|| {
+        let dense_cache = std::env::var("DENSE_CACHE")
+            .unwrap_or(format!("{}.dense", cache.trim_end_matches(".bin")));
+        read_fold_logits(&dense_cache, prepared.len(), folds).unwrap_or_else(|| {
+            let t = std::time::Instant::now();
+            let path =
+                std::env::var("DENSE_VECTORS").unwrap_or("/tmp/cuad-sentence-emb.bin".into());
+            let sentences =
+                precedent_cuad::dense::SentenceCache::load(std::path::Path::new(&path)).unwrap();
+            let vectors: Vec<Vec<f32>> = prepared
+                .iter()
+                .zip(&original)
+                .map(|(p, &o)| {
+                    let s = &sentences.contracts[o];
+                    assert_eq!(
+                        s.candidates,
+                        p.candidates.len(),
+                        "vectors of another candidate set"
+                    );
+                    precedent_cuad::dense::candidate_vectors(&p.candidates, s, sentences.dim)
+                })
+                .collect();
+            eprintln!("candidate vectors in {:?}", t.elapsed());
+            let options = dense_options();
+            let l = precedent_cuad::eval::fold_dense_logits(
+                &prepared,
+                &vectors,
+                sentences.dim,
+                folds,
+                &options,
+                |d, n| eprintln!("dense fit {d}/{n} {:?}", t.elapsed()),
+            );
+            write_fold_logits(&dense_cache, &l);
+            l
+        })
+    });
+    if let (Some(dense), Ok(_)) = (&dense, std::env::var("DENSE_ONLY")) {
+        // The dense classifier alone, as if it were the first stage (no clause cache needed).
+        let alone: Vec<Logits> = dense
+            .outer
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .map(|l| l.map(|z| 1.0 / (1.0 + (-z).exp())))
+                    .collect()
+            })
+            .collect();
+        for top_n in [20, 50] {
+            let q = questions(
+                &contracts,
+                &prepared,
+                &alone,
+                &Selection {
+                    top_n,
+                    max_overlap: Some(0.5),
+                },
+            );
+            let (p, _, m, _) = score_questions(&q);
+            println!(
+                "dense classifier alone top {top_n}: pooled AUPR {:.1} P@80R {:.1} P@90R {:.1} maxR {:.1} | mean AUPR {:.1} P@80R {:.1}",
+                100.0 * p.aupr,
+                100.0 * p.precision_at_80_recall,
+                100.0 * p.precision_at_90_recall,
+                100.0 * p.max_recall,
+                100.0 * m.aupr,
+                100.0 * m.precision_at_80_recall
+            );
+        }
+        return;
+    }
     // The single-clause classifier's nested logits of every candidate, cached beside.
     let clause_cache = std::env::var("CLAUSE_CACHE")
         .unwrap_or(format!("{}.clause", cache.trim_end_matches(".bin")));
@@ -242,6 +332,7 @@ fn main() {
                 bits: &p.bits,
                 clause: Some(c),
                 sections: Some(&p.sections),
+                dense: None,
             })
             .collect();
         let mut stage = precedent_cuad::stack::SecondStage::train(
@@ -342,6 +433,7 @@ fn main() {
             &prepared,
             &logits,
             Some(&clause),
+            dense.as_ref(),
             folds,
             &stack_options(),
             &selections,

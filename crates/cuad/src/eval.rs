@@ -23,6 +23,7 @@ use crate::clause_classifier::{
     training_examples, ClassifierOptions, ClauseClassifier, LabelledClause,
 };
 use crate::dataset::{CuadContract, CuadDataset};
+use crate::dense::{DenseClassifier, DenseOptions};
 use crate::novelty::{Novelty, NoveltyOptions, Ranked};
 use crate::stack::{SecondStage, StackInput, StackOptions};
 use crate::typer::{prepare, ClauseTyper, Prepared, TrainOptions, N_CATEGORIES};
@@ -245,6 +246,7 @@ pub fn stacked_novelty(
         prepared,
         logits,
         clause,
+        None,
         folds,
         options,
         std::slice::from_ref(selection),
@@ -257,13 +259,15 @@ pub fn stacked_novelty(
 pub type PerContract<T> = Vec<Vec<T>>;
 
 /// [`stacked_novelty`] for several selections (e.g. top 20 and top 50) at once: the second
-/// stages are fitted once per outer fold, the novelty step once per fold and selection.
+/// stages are fitted once per outer fold, the novelty step once per fold and selection. `dense`:
+/// the sentence-embedding classifier's nested logits ([`fold_dense_logits`]) for the trees.
 #[allow(clippy::too_many_arguments)]
 pub fn stacked_novelty_selections(
     contracts: &[&CuadContract],
     prepared: &[Prepared],
     logits: &FoldLogits,
     clause: Option<&FoldLogits>,
+    dense: Option<&FoldLogits>,
     folds: usize,
     options: &StackOptions,
     selections: &[Selection],
@@ -276,6 +280,7 @@ pub fn stacked_novelty_selections(
         let training: Vec<usize> = (0..prepared.len())
             .filter(|&ci| fold_of(ci) != f && logits.inner[ci][f].is_some())
             .filter(|&ci| clause.is_none_or(|c| c.inner[ci][f].is_some()))
+            .filter(|&ci| dense.is_none_or(|d| d.inner[ci][f].is_some()))
             .collect();
         let inputs: Vec<StackInput> = training
             .iter()
@@ -285,6 +290,7 @@ pub fn stacked_novelty_selections(
                 bits: &prepared[ci].bits,
                 clause: clause.and_then(|c| c.inner[ci][f].as_deref()),
                 sections: Some(&prepared[ci].sections),
+                dense: dense.and_then(|d| d.inner[ci][f].as_deref()),
             })
             .collect();
         let stage = SecondStage::train(&inputs, options, &format!("cv outer fold {f}"));
@@ -308,7 +314,9 @@ pub fn stacked_novelty_selections(
         for (ci, p) in prepared.iter().enumerate() {
             if fold_of(ci) == f {
                 let c = clause.map(|c| c.outer[ci].as_slice());
-                scores[ci] = stage.apply(&p.candidates, &logits.outer[ci], c, Some(&p.sections));
+                let d = dense.map(|d| d.outer[ci].as_slice());
+                scores[ci] =
+                    stage.apply_dense(&p.candidates, &logits.outer[ci], c, Some(&p.sections), d);
                 for ((selection, model), chosen) in
                     selections.iter().zip(&models).zip(chosen.iter_mut())
                 {
@@ -501,6 +509,39 @@ pub fn fold_clause_logits(
     }
 }
 
+/// The sentence-embedding classifier's logits ([`crate::dense`]) of every candidate, nested like
+/// [`fold_clause_logits`]: each contract is scored by classifiers fitted on the candidates (and
+/// their labels) of other contracts only. `vectors[c]`: contract `c`'s candidate vectors
+/// ([`crate::dense::candidate_vectors`]), `dim` floats per candidate.
+pub fn fold_dense_logits(
+    prepared: &[Prepared],
+    vectors: &[Vec<f32>],
+    dim: usize,
+    folds: usize,
+    options: &DenseOptions,
+    progress: impl FnMut(usize, usize),
+) -> FoldLogits {
+    let fit = |excluded: &[usize]| {
+        let train: Vec<(&[f32], &[u64])> = prepared
+            .iter()
+            .zip(vectors)
+            .enumerate()
+            .filter(|(ci, _)| !excluded.contains(&(ci % folds)))
+            .map(|(_, (p, v))| (v.as_slice(), p.bits.as_slice()))
+            .collect();
+        DenseClassifier::train(&train, dim, options)
+    };
+    nest(
+        prepared.len(),
+        folds,
+        true,
+        fit,
+        |model: &DenseClassifier, ci| model.logits(&vectors[ci]),
+        |_, _| {},
+        progress,
+    )
+}
+
 /// The fold structure shared by the nested cross-validations: `fit(excluded_folds)` makes a
 /// model, `score(model, contract)` its per-candidate output for one contract. Per outer fold `f`
 /// one model without `f` scores `f`'s contracts (`outer`); nested, one model per pair `{f, g}`
@@ -576,6 +617,7 @@ pub fn stacked_scores(
                     bits: &p.bits,
                     clause,
                     sections: Some(&p.sections),
+                    dense: None,
                 })
             })
             .collect();
@@ -700,6 +742,7 @@ pub fn cross_validate(
                     bits: &p.bits,
                     clause: Some(c),
                     sections: Some(&p.sections),
+                    dense: None,
                 })
                 .collect();
             let mut all = SecondStage::train(

@@ -7,6 +7,7 @@ pub mod candidates;
 pub mod categories;
 pub mod clause_classifier;
 pub mod dataset;
+pub mod dense;
 pub mod eval;
 pub mod features;
 pub mod labels;

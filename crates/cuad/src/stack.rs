@@ -112,6 +112,9 @@ struct ContractView<'a> {
     /// Per candidate: (best category, best logit, second-best logit).
     top_categories: Vec<(usize, f32, f32)>,
     clause: Option<ClauseView<'a>>,
+    /// The sentence-embedding classifier's logits ([`crate::dense`]), seen like the clause
+    /// classifier's.
+    dense: Option<ClauseView<'a>>,
     /// Per candidate: what its section's heading and parent heading name, and (for the context
     /// features) its section.
     sections: Option<&'a Sections>,
@@ -264,6 +267,7 @@ impl<'a> ContractView<'a> {
         logits: &'a [[f32; N_CATEGORIES]],
         clause: Option<&'a [[f32; N_CATEGORIES]]>,
         sections: Option<&'a Sections>,
+        dense: Option<&'a [[f32; N_CATEGORIES]]>,
     ) -> Self {
         let sections = sections.filter(|s| s.section.len() == candidates.len());
         let mut order: Vec<usize> = (0..candidates.len()).collect();
@@ -283,7 +287,7 @@ impl<'a> ContractView<'a> {
         let positives = count_per_category(logits, |_, z| z > 0.0);
         let near_best = count_per_category(logits, |k, z| clip(z) >= best[k] - 1.0);
         let length = candidates.iter().map(|c| c.span.end).max().unwrap_or(0);
-        let clause = clause.map(|logits| {
+        let view_of = |logits: &'a [[f32; N_CATEGORIES]]| {
             let (ranks, best, _) = rank_by_category(logits);
             ClauseView {
                 logits,
@@ -292,7 +296,9 @@ impl<'a> ContractView<'a> {
                 positives: count_per_category(logits, |_, z| z > 0.0),
                 top_categories: top_categories(logits),
             }
-        });
+        };
+        let clause = clause.map(view_of);
+        let dense = dense.filter(|d| d.len() == candidates.len()).map(view_of);
         ContractView {
             candidates,
             logits,
@@ -304,6 +310,7 @@ impl<'a> ContractView<'a> {
             length,
             top_categories: top_categories(logits),
             clause,
+            dense,
             sections,
             neighbours,
             section_best,
@@ -390,6 +397,14 @@ impl<'a> ContractView<'a> {
 /// of its section (6).
 pub const TREE_DIM: usize = 30;
 
+/// Trees fitted with the sentence-embedding classifier's logits ([`crate::dense`]) read 5 more
+/// features after [`TREE_DIM`]: its logit for the category, the gap to the contract's best, that
+/// best, the log rank, and the margin over the candidate's best other category. Why: every other
+/// feature is bag-of-words, and what is left at 80% recall is clauses sharing the category's
+/// vocabulary.
+pub const DENSE_TREE_DIM: usize = 5;
+const FULL_TREE_DIM: usize = TREE_DIM + DENSE_TREE_DIM;
+
 impl ContractView<'_> {
     /// Whether candidate `i` is among the contract's best `top` for category `k` by the first
     /// stage or by the clause classifier: the rows the trees are fitted on and re-score.
@@ -397,11 +412,11 @@ impl ContractView<'_> {
         self.ranks[i][k] < top || self.clause.as_ref().is_some_and(|c| c.ranks[i][k] < top)
     }
 
-    fn dense(&self, i: usize, k: usize, prior: f32, linear: f32) -> [f32; TREE_DIM] {
+    fn dense(&self, i: usize, k: usize, prior: f32, linear: f32) -> [f32; FULL_TREE_DIM] {
         let z = clip(self.logits[i][k]);
         let top = self.top_categories[i].0;
         let other = best_other(self.top_categories[i], k);
-        let mut x = [0f32; TREE_DIM];
+        let mut x = [0f32; FULL_TREE_DIM];
         x[..10].copy_from_slice(&[
             z,
             z - self.best[k],
@@ -460,6 +475,20 @@ impl ContractView<'_> {
             x[27] = of(next);
             x[29] = section_max(&self.section_best_clause, section, i, k);
         }
+        // A semantic view: does the embedding of the candidate read like the category's clauses?
+        match &self.dense {
+            Some(d) => {
+                let zd = clip(d.logits[i][k]);
+                x[TREE_DIM..].copy_from_slice(&[
+                    zd,
+                    zd - d.best[k],
+                    d.best[k],
+                    (1.0 + d.ranks[i][k] as f32).ln(),
+                    zd - best_other(d.top_categories[i], k),
+                ]);
+            }
+            None => x[TREE_DIM..].fill(-LOGIT_CLIP),
+        }
         x
     }
 }
@@ -489,6 +518,9 @@ pub struct StackInput<'a> {
     /// The contract's sections ([`Sections::of`]); `None` leaves the heading and section
     /// features out.
     pub sections: Option<&'a Sections>,
+    /// The sentence-embedding classifier's logits ([`crate::dense`]), out-of-fold like
+    /// `clause`; the trees read them only when every training contract has them.
+    pub dense: Option<&'a [[f32; N_CATEGORIES]]>,
 }
 
 /// Training settings of the second stage.
@@ -611,9 +643,14 @@ impl SecondStage {
                 "second-stage trees with {} category priors, expected {N_CATEGORIES}",
                 trees.prior.len()
             );
-            trees.model.validate(TREE_DIM)?;
+            let dim = trees.model.dim;
+            anyhow::ensure!(
+                dim == TREE_DIM || dim == FULL_TREE_DIM,
+                "second-stage trees over {dim} features, expected {TREE_DIM} or {FULL_TREE_DIM}"
+            );
+            trees.model.validate(dim)?;
             if let Some(rank) = &trees.rank {
-                rank.validate(TREE_DIM)?;
+                rank.validate(dim)?;
             }
         }
         Ok(stage)
@@ -631,8 +668,13 @@ impl SecondStage {
         let per_contract: Vec<Vec<Row>> = inputs
             .par_iter()
             .map(|input| {
-                let view =
-                    ContractView::new(input.candidates, input.logits, input.clause, input.sections);
+                let view = ContractView::new(
+                    input.candidates,
+                    input.logits,
+                    input.clause,
+                    input.sections,
+                    None,
+                );
                 let mut rows = Vec::new();
                 let mut buffer = Vec::new();
                 for i in 0..input.candidates.len() {
@@ -688,7 +730,7 @@ impl SecondStage {
         if folds < 2 {
             return inputs
                 .par_iter()
-                .map(|i| self.apply(i.candidates, i.logits, i.clause, i.sections))
+                .map(|i| self.apply_dense(i.candidates, i.logits, i.clause, i.sections, i.dense))
                 .collect();
         }
         let mut out = vec![Vec::new(); inputs.len()];
@@ -704,7 +746,12 @@ impl SecondStage {
                 .par_iter()
                 .enumerate()
                 .filter(|(j, _)| j % folds == f)
-                .map(|(j, i)| (j, stage.apply(i.candidates, i.logits, i.clause, i.sections)))
+                .map(|(j, i)| {
+                    (
+                        j,
+                        stage.apply_dense(i.candidates, i.logits, i.clause, i.sections, i.dense),
+                    )
+                })
                 .collect();
             for (j, s) in scored {
                 out[j] = s;
@@ -735,12 +782,22 @@ impl SecondStage {
         prior
             .iter_mut()
             .for_each(|p| *p /= inputs.len().max(1) as f32);
+        let width = if !inputs.is_empty() && inputs.iter().all(|i| i.dense.is_some()) {
+            FULL_TREE_DIM
+        } else {
+            TREE_DIM
+        };
         let per_contract: Vec<Vec<TreeRow>> = inputs
             .par_iter()
             .enumerate()
             .map(|(ci, input)| {
-                let view =
-                    ContractView::new(input.candidates, input.logits, input.clause, input.sections);
+                let view = ContractView::new(
+                    input.candidates,
+                    input.logits,
+                    input.clause,
+                    input.sections,
+                    input.dense,
+                );
                 let mut buffer = Vec::new();
                 let mut rows = Vec::new();
                 for i in 0..input.candidates.len() {
@@ -750,7 +807,7 @@ impl SecondStage {
                         }
                         let z = self.linear(&view, i, k, &mut buffer);
                         rows.push((
-                            view.dense(i, k, p, z).to_vec(),
+                            view.dense(i, k, p, z)[..width].to_vec(),
                             (input.bits[i] >> k) & 1 == 1,
                             z,
                             (ci * N_CATEGORIES + k) as u32,
@@ -793,7 +850,20 @@ impl SecondStage {
         clause: Option<&[[f32; N_CATEGORIES]]>,
         sections: Option<&Sections>,
     ) -> Vec<[f32; N_CATEGORIES]> {
-        let view = ContractView::new(candidates, logits, clause, sections);
+        self.apply_dense(candidates, logits, clause, sections, None)
+    }
+
+    /// [`Self::apply`] with the sentence-embedding classifier's logits for trees fitted with
+    /// them (without, their features read as missing).
+    pub fn apply_dense(
+        &self,
+        candidates: &[Candidate],
+        logits: &[[f32; N_CATEGORIES]],
+        clause: Option<&[[f32; N_CATEGORIES]]>,
+        sections: Option<&Sections>,
+        dense: Option<&[[f32; N_CATEGORIES]]>,
+    ) -> Vec<[f32; N_CATEGORIES]> {
+        let view = ContractView::new(candidates, logits, clause, sections, dense);
         let mut buffer = Vec::new();
         (0..candidates.len())
             .map(|i| {
@@ -803,13 +873,14 @@ impl SecondStage {
                     *o = match &self.trees {
                         Some(t) if view.in_top(i, k, t.stage.top) => {
                             let x = view.dense(i, k, t.prior[k], z);
+                            let x = &x[..t.model.dim.min(FULL_TREE_DIM)];
                             let offset = if t.stage.from_linear { z } else { 0.0 };
                             let m = match &t.rank {
                                 Some(rank) => {
                                     let w = t.stage.rank_weight;
-                                    (1.0 - w) * t.model.margin(&x) + w * rank.margin(&x)
+                                    (1.0 - w) * t.model.margin(x) + w * rank.margin(x)
                                 }
-                                None => t.model.margin(&x),
+                                None => t.model.margin(x),
                             };
                             sigmoid(offset + m)
                         }
@@ -861,6 +932,7 @@ mod tests {
                 bits,
                 clause: None,
                 sections: None,
+                dense: None,
             })
             .collect();
         let stage = SecondStage::train(&inputs, &StackOptions::default(), "synthetic");
@@ -922,6 +994,7 @@ mod tests {
                 bits,
                 clause: Some(clause),
                 sections: None,
+                dense: None,
             })
             .collect();
         let stage = SecondStage::train(&inputs, &StackOptions::default(), "synthetic");
@@ -971,7 +1044,7 @@ mod tests {
         };
         let first = with([(names, 6.0), (during, 2.0), (applies, 4.0)]);
         let clause = with([(names, 5.0), (during, 1.5), (applies, 0.5)]);
-        let view = ContractView::new(&cands, &first, Some(&clause), Some(&sections));
+        let view = ContractView::new(&cands, &first, Some(&clause), Some(&sections), None);
         let x = view.dense(applies, exclusivity, 0.1, 0.0);
         assert_eq!((x[22], x[23]), (1.0, 0.0), "9.2 names Exclusivity");
         assert_eq!(
@@ -986,7 +1059,7 @@ mod tests {
         let x = view.dense(during, exclusivity, 0.1, 0.0);
         assert_eq!((x[25], x[28]), (4.0, 4.0));
         // Without sections: no heading, no section; the neighbours stay.
-        let blind = ContractView::new(&cands, &first, Some(&clause), None);
+        let blind = ContractView::new(&cands, &first, Some(&clause), None, None);
         let x = blind.dense(applies, exclusivity, 0.1, 0.0);
         assert_eq!((x[22], x[23], x[24]), (0.0, 0.0, 2.0));
         assert_eq!((x[28], x[29]), (-LOGIT_CLIP, -LOGIT_CLIP));
@@ -1032,6 +1105,7 @@ mod tests {
                 bits,
                 clause: None,
                 sections: Some(sections),
+                dense: None,
             })
             .collect();
         let stage = SecondStage::train(&inputs, &StackOptions::default(), "synthetic");
@@ -1047,6 +1121,69 @@ mod tests {
         }
         let blind = stage.apply(&candidates, &first_stage, None, None);
         assert!((blind[0][k] - blind[1][k]).abs() < 0.2, "{blind:?}");
+    }
+
+    /// Where only the sentence-embedding classifier tells two tied candidates apart, trees
+    /// fitted with its logits follow it; the trees then have the extra features, and a stage
+    /// fitted without them keeps main's width.
+    #[test]
+    fn trees_read_the_dense_classifier() {
+        let candidates: Vec<Candidate> = (0..3).map(sentence).collect();
+        let first_stage: Vec<[f32; N_CATEGORIES]> = [1.0f32, 1.0, -4.0]
+            .iter()
+            .map(|&z| {
+                let mut l = [-8.0; N_CATEGORIES];
+                l[0] = z;
+                l
+            })
+            .collect();
+        let dense_for = |right: usize| -> Vec<[f32; N_CATEGORIES]> {
+            (0..3)
+                .map(|i| {
+                    let mut l = [-5.0; N_CATEGORIES];
+                    l[0] = if i == right { 2.0 } else { -2.0 };
+                    l
+                })
+                .collect()
+        };
+        let contracts: Vec<(Vec<[f32; N_CATEGORIES]>, Vec<u64>)> = (0..300)
+            .map(|c| {
+                let right = c % 2;
+                let mut bits = vec![0u64; 3];
+                bits[right] = 1;
+                (dense_for(right), bits)
+            })
+            .collect();
+        let inputs: Vec<StackInput> = contracts
+            .iter()
+            .map(|(dense, bits)| StackInput {
+                candidates: &candidates,
+                logits: &first_stage,
+                bits,
+                clause: None,
+                sections: None,
+                dense: Some(dense),
+            })
+            .collect();
+        let stage = SecondStage::train(&inputs, &StackOptions::default(), "synthetic");
+        let trees = stage.trees.as_ref().expect("trees");
+        assert_eq!(trees.model.dim, FULL_TREE_DIM);
+        for right in 0..2 {
+            let d = dense_for(right);
+            let scores = stage.apply_dense(&candidates, &first_stage, None, None, Some(&d));
+            assert!(
+                scores[right][0] > 0.5 && scores[1 - right][0] < 0.5,
+                "right {right}: {:?}",
+                scores.iter().map(|s| s[0]).collect::<Vec<_>>()
+            );
+        }
+        let plain: Vec<StackInput> = inputs
+            .iter()
+            .map(|i| StackInput { dense: None, ..*i })
+            .collect();
+        let stage = SecondStage::train(&plain, &StackOptions::default(), "synthetic");
+        assert_eq!(stage.trees.as_ref().map(|t| t.model.dim), Some(TREE_DIM));
+        assert!(SecondStage::from_json(&stage.to_json()).is_ok());
     }
 
     #[test]

@@ -89,7 +89,7 @@ impl EmbeddingCache {
         opts: &EmbedOptions,
         progress: &dyn Fn(usize),
     ) -> Result<(Vec<Vec<f32>>, CacheStats), ModelError> {
-        let tag = opts.policy.tag();
+        let tag = opts.tag();
         let ns_name = format!("{}-{}", embedder.fingerprint(), tag);
         let ns_dir = self.root.join(&ns_name);
         let dim = embedder.dim();

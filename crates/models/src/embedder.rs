@@ -49,6 +49,20 @@ pub struct EmbedOptions {
     /// Upper bound on `batch * padded_len`. Short texts then go in bigger batches
     /// (fewer, larger matmuls) while long ones stay within memory/cache budgets.
     pub max_batch_tokens: usize,
+    /// A window shorter than the model's (special tokens included), e.g. 128 for bulk
+    /// embedding of many sentences: attention cost grows with the square of the length, and
+    /// a sentence's gist is in its first tokens. `None`: the model's own window.
+    pub max_tokens: Option<usize>,
+}
+
+impl EmbedOptions {
+    /// Part of embedding-cache keys: the long-text policy and, when set, the shorter window.
+    pub fn tag(&self) -> String {
+        match self.max_tokens {
+            Some(m) => format!("{}-max{m}", self.policy.tag()),
+            None => self.policy.tag(),
+        }
+    }
 }
 
 impl Default for EmbedOptions {
@@ -57,6 +71,7 @@ impl Default for EmbedOptions {
             policy: LongTextPolicy::Truncate,
             batch_size: 64,
             max_batch_tokens: 4096,
+            max_tokens: None,
         }
     }
 }
@@ -250,7 +265,17 @@ impl Embedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let window = self.max_tokens - self.prefix.len() - self.suffix.len();
+        let frame = self.prefix.len() + self.suffix.len();
+        let max_tokens = opts
+            .max_tokens
+            .unwrap_or(self.max_tokens)
+            .min(self.max_tokens);
+        if max_tokens <= frame {
+            return Err(ModelError::InvalidOptions(format!(
+                "max_tokens {max_tokens} leaves no room for text"
+            )));
+        }
+        let window = max_tokens - frame;
         let stride = match opts.policy {
             LongTextPolicy::Truncate => None,
             LongTextPolicy::ChunkMean { overlap_tokens } => {

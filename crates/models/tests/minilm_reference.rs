@@ -127,3 +127,29 @@ fn empty_input_gives_empty_output() {
     let emb = load_default();
     assert!(emb.embed(&[]).unwrap().is_empty());
 }
+
+/// A shorter window (`EmbedOptions::max_tokens`) reads only the first tokens: two texts that
+/// differ after them get the same vector, which the model's full window tells apart.
+#[test]
+fn shorter_window_truncates() {
+    let emb = load_default();
+    let head = "The Licensee shall maintain comprehensive general liability insurance with \
+                reputable insurers throughout the term of this Agreement";
+    let a = format!("{head} and for two years after it ends.");
+    let b = format!("{head}, naming the Licensor as an additional insured party.");
+    let short = EmbedOptions {
+        max_tokens: Some(16),
+        ..EmbedOptions::default()
+    };
+    let cut = emb.embed_with(&[&a, &b], &short, &|_| {}).unwrap();
+    assert!(cosine(&cut[0], &cut[1]) > 0.9999);
+    let full = emb.embed(&[&a, &b]).unwrap();
+    assert!(cosine(&full[0], &full[1]) < 0.99);
+    // The window is capped at the model's, and must leave room for text.
+    let tiny = EmbedOptions {
+        max_tokens: Some(2),
+        ..EmbedOptions::default()
+    };
+    assert!(emb.embed_with(&[&a], &tiny, &|_| {}).is_err());
+    assert_ne!(short.tag(), EmbedOptions::default().tag());
+}

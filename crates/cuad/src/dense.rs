@@ -1,0 +1,459 @@
+//! A semantic view of the candidates for the second stage: sentence-embedding vectors (MiniLM,
+//! computed outside this crate) and a per-category logistic regression over them.
+//!
+//! Why: every other signal of the typer is bag-of-words, and the false positives left at 80%
+//! recall are other clauses sharing a category's vocabulary. An embedding sees paraphrase and
+//! word order the hashed n-grams do not, so its per-category logit may separate "a clause about
+//! exclusivity" from "a clause using the word exclusive".
+//!
+//! Only sentence candidates are embedded (a contract has ~549 candidates, of which the sentences
+//! are a minority, and the transformer is the cost): every other candidate gets the normalised
+//! mean of the vectors of the sentences its span overlaps (windows, paragraphs, titles), or of
+//! the sentence it sits in (pieces, dates).
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use rayon::prelude::*;
+
+use crate::candidates::{Candidate, Kind};
+use crate::typer::{shuffled, N_CATEGORIES};
+
+/// The embedded sentences of one contract: candidate indices (of [`Kind::Sentence`] candidates)
+/// and their vectors, `dim` floats each, in the same order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SentenceVectors {
+    pub candidates: usize,
+    pub indices: Vec<u32>,
+    pub vectors: Vec<f32>,
+}
+
+/// Sentence vectors of a corpus of contracts, as cached on disk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SentenceCache {
+    pub dim: usize,
+    /// Model window the sentences were truncated to (special tokens included).
+    pub max_tokens: usize,
+    pub contracts: Vec<SentenceVectors>,
+}
+
+const MAGIC: &[u8; 8] = b"CUADSEMB";
+const CACHE_VERSION: u32 = 1;
+
+fn read_u64(r: &mut impl Read) -> Result<u64> {
+    let mut b = [0u8; 8];
+    r.read_exact(&mut b)?;
+    Ok(u64::from_le_bytes(b))
+}
+
+fn read_u32(r: &mut impl Read) -> Result<u32> {
+    let mut b = [0u8; 4];
+    r.read_exact(&mut b)?;
+    Ok(u32::from_le_bytes(b))
+}
+
+impl SentenceCache {
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+        out.write_all(MAGIC)?;
+        out.write_all(&CACHE_VERSION.to_le_bytes())?;
+        out.write_all(&(self.dim as u32).to_le_bytes())?;
+        out.write_all(&(self.max_tokens as u32).to_le_bytes())?;
+        out.write_all(&(self.contracts.len() as u64).to_le_bytes())?;
+        for c in &self.contracts {
+            out.write_all(&(c.candidates as u64).to_le_bytes())?;
+            out.write_all(&(c.indices.len() as u64).to_le_bytes())?;
+            for i in &c.indices {
+                out.write_all(&i.to_le_bytes())?;
+            }
+            for v in &c.vectors {
+                out.write_all(&v.to_le_bytes())?;
+            }
+        }
+        out.flush()?;
+        Ok(())
+    }
+
+    pub fn load(path: &Path) -> Result<Self> {
+        let mut r = std::io::BufReader::new(
+            std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?,
+        );
+        let mut magic = [0u8; 8];
+        r.read_exact(&mut magic)?;
+        if &magic != MAGIC || read_u32(&mut r)? != CACHE_VERSION {
+            bail!(
+                "{} is not a sentence-vector cache of this version",
+                path.display()
+            );
+        }
+        let dim = read_u32(&mut r)? as usize;
+        let max_tokens = read_u32(&mut r)? as usize;
+        let n = read_u64(&mut r)? as usize;
+        let mut contracts = Vec::with_capacity(n);
+        for _ in 0..n {
+            let candidates = read_u64(&mut r)? as usize;
+            let m = read_u64(&mut r)? as usize;
+            let mut idx = vec![0u8; m * 4];
+            r.read_exact(&mut idx)?;
+            let mut vec_bytes = vec![0u8; m * dim * 4];
+            r.read_exact(&mut vec_bytes)?;
+            let indices: Vec<u32> = idx
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            if indices.iter().any(|&i| i as usize >= candidates) {
+                bail!("{}: candidate index out of range", path.display());
+            }
+            let vectors = vec_bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            contracts.push(SentenceVectors {
+                candidates,
+                indices,
+                vectors,
+            });
+        }
+        Ok(SentenceCache {
+            dim,
+            max_tokens,
+            contracts,
+        })
+    }
+}
+
+fn normalize(v: &mut [f32]) {
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if n > 0.0 {
+        v.iter_mut().for_each(|x| *x /= n);
+    }
+}
+
+/// Every candidate's vector (`candidates.len() * dim` floats, row per candidate) from the
+/// vectors of the contract's sentence candidates: a sentence keeps its own; any other candidate
+/// gets the normalised mean of the sentences its span overlaps, or of those overlapping its
+/// context when its span overlaps none (a title between sentences); zeros when there is none.
+pub fn candidate_vectors(
+    candidates: &[Candidate],
+    sentences: &SentenceVectors,
+    dim: usize,
+) -> Vec<f32> {
+    // Sentence spans sorted by start (they do not overlap one another), with their rows.
+    let mut spans: Vec<(usize, usize, usize)> = sentences
+        .indices
+        .iter()
+        .enumerate()
+        .filter_map(|(row, &ci)| {
+            let c = candidates.get(ci as usize)?;
+            Some((c.span.start, c.span.end, row))
+        })
+        .collect();
+    spans.sort_unstable();
+    let overlapping = |start: usize, end: usize| {
+        let first = spans.partition_point(|s| s.1 <= start);
+        spans[first..]
+            .iter()
+            .take_while(move |s| s.0 < end)
+            .map(|s| s.2)
+    };
+    let mut out = vec![0f32; candidates.len() * dim];
+    let mut own = vec![None; candidates.len()];
+    for (row, &ci) in sentences.indices.iter().enumerate() {
+        if let Some(o) = own.get_mut(ci as usize) {
+            *o = Some(row);
+        }
+    }
+    out.par_chunks_mut(dim.max(1))
+        .zip(candidates.par_iter())
+        .zip(own.par_iter())
+        .for_each(|((v, c), own)| {
+            if let Some(row) = own {
+                v.copy_from_slice(&sentences.vectors[row * dim..(row + 1) * dim]);
+                return;
+            }
+            let mut n = 0;
+            for row in overlapping(c.span.start, c.span.end) {
+                n += 1;
+                v.iter_mut()
+                    .zip(&sentences.vectors[row * dim..(row + 1) * dim])
+                    .for_each(|(a, b)| *a += b);
+            }
+            if n == 0 {
+                for row in overlapping(c.context.start, c.context.end.max(c.context.start + 1)) {
+                    v.iter_mut()
+                        .zip(&sentences.vectors[row * dim..(row + 1) * dim])
+                        .for_each(|(a, b)| *a += b);
+                }
+            }
+            normalize(v);
+        });
+    out
+}
+
+/// The sentence candidates whose text a contract's vectors are made of.
+pub fn sentence_indices(candidates: &[Candidate]) -> Vec<u32> {
+    candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.kind == Kind::Sentence)
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
+/// Fitting options of [`DenseClassifier`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct DenseOptions {
+    pub epochs: usize,
+    pub learning_rate: f32,
+    /// L2 penalty on the weights (not the bias), per example seen, scaled by the learning rate.
+    pub l2: f32,
+    /// Weight of a positive example: candidates matching a category are ~0.1-1% of all, and
+    /// without some up-weighting the weights stay near zero for the rare categories.
+    pub positive_weight: f32,
+    pub seed: u64,
+}
+
+impl Default for DenseOptions {
+    fn default() -> Self {
+        DenseOptions {
+            epochs: 4,
+            learning_rate: 0.05,
+            l2: 1e-5,
+            positive_weight: 5.0,
+            seed: 42,
+        }
+    }
+}
+
+/// One logistic regression per category over a candidate's embedding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DenseClassifier {
+    pub dim: usize,
+    /// The training rows' mean vector, subtracted before the weights: sentence embeddings share
+    /// a large common direction, and centring them makes SGD converge in a few epochs.
+    pub mean: Vec<f32>,
+    /// `N_CATEGORIES` rows of `dim` weights.
+    pub weights: Vec<f32>,
+    pub bias: [f32; N_CATEGORIES],
+}
+
+/// Categories fitted together in one pass over the rows (a row's vector stays in cache while
+/// they update); the groups run in parallel.
+const CATEGORY_GROUP: usize = 7;
+
+impl DenseClassifier {
+    /// Fits on `(vectors, bits)` of the training contracts: rows of `dim` floats and per row the
+    /// categories it matches. Plain SGD with a linearly decaying rate over a fixed shuffle per
+    /// epoch: the data are dense, centred and of unit scale, so nothing fancier is needed.
+    pub fn train(data: &[(&[f32], &[u64])], dim: usize, options: &DenseOptions) -> Self {
+        let n: usize = data.iter().map(|(_, b)| b.len()).sum();
+        let mut mean = vec![0f32; dim];
+        for (vectors, _) in data {
+            for x in vectors.chunks_exact(dim.max(1)) {
+                mean.iter_mut().zip(x).for_each(|(m, v)| *m += v);
+            }
+        }
+        mean.iter_mut().for_each(|m| *m /= n.max(1) as f32);
+        let mut rows: Vec<(u32, u32)> = Vec::with_capacity(n);
+        for (ci, (_, bits)) in data.iter().enumerate() {
+            rows.extend((0..bits.len() as u32).map(|r| (ci as u32, r)));
+        }
+        let order: Vec<Vec<(u32, u32)>> = (0..options.epochs as u64)
+            .map(|e| {
+                let perm = shuffled(rows.len(), options.seed.wrapping_add(e));
+                perm.iter().map(|&i| rows[i as usize]).collect()
+            })
+            .collect();
+        let groups: Vec<(usize, usize)> = (0..N_CATEGORIES)
+            .step_by(CATEGORY_GROUP)
+            .map(|k| (k, (k + CATEGORY_GROUP).min(N_CATEGORIES)))
+            .collect();
+        let fitted: Vec<(Vec<f32>, Vec<f32>)> = groups
+            .par_iter()
+            .map(|&(from, to)| {
+                let m = to - from;
+                // Start from the (weighted) base rates so early updates do not go to the bias.
+                let mut bias: Vec<f32> = (from..to)
+                    .map(|k| {
+                        let pos = data
+                            .iter()
+                            .flat_map(|(_, bits)| bits.iter())
+                            .filter(|&&x| x >> k & 1 == 1)
+                            .count() as f32;
+                        let w = options.positive_weight * pos;
+                        let rate =
+                            ((w + 0.5) / (w + (n as f32 - pos) + 1.0)).clamp(1e-6, 1.0 - 1e-6);
+                        (rate / (1.0 - rate)).ln()
+                    })
+                    .collect();
+                let mut weights = vec![0f32; m * dim];
+                let mut x = vec![0f32; dim];
+                let total = (n * options.epochs).max(1) as f32;
+                let mut step = 0usize;
+                for epoch in &order {
+                    for &(ci, r) in epoch {
+                        let (vectors, bits) = data[ci as usize];
+                        let r = r as usize;
+                        x.iter_mut()
+                            .zip(&vectors[r * dim..(r + 1) * dim])
+                            .zip(&mean)
+                            .for_each(|((x, v), m)| *x = v - m);
+                        let y = bits[r];
+                        // Linear decay to a tenth of the rate: SGD settles without a schedule.
+                        let lr = options.learning_rate * (1.0 - 0.9 * step as f32 / total);
+                        step += 1;
+                        let shrink = 1.0 - lr * options.l2;
+                        for (j, k) in (from..to).enumerate() {
+                            let w = &mut weights[j * dim..(j + 1) * dim];
+                            let z = bias[j] + dot(w, &x);
+                            let p = 1.0 / (1.0 + (-z).exp());
+                            let g = if y >> k & 1 == 1 {
+                                (p - 1.0) * options.positive_weight
+                            } else {
+                                p
+                            } * lr;
+                            bias[j] -= g;
+                            w.iter_mut()
+                                .zip(&x)
+                                .for_each(|(wi, xi)| *wi = *wi * shrink - g * xi);
+                        }
+                    }
+                }
+                (weights, bias)
+            })
+            .collect();
+        let mut weights = Vec::with_capacity(N_CATEGORIES * dim);
+        let mut bias = [0f32; N_CATEGORIES];
+        for (&(from, _), (w, b)) in groups.iter().zip(fitted) {
+            weights.extend(w);
+            bias[from..from + b.len()].copy_from_slice(&b);
+        }
+        DenseClassifier {
+            dim,
+            mean,
+            weights,
+            bias,
+        }
+    }
+
+    /// Per-category logits of each row of `vectors`.
+    pub fn logits(&self, vectors: &[f32]) -> Vec<[f32; N_CATEGORIES]> {
+        vectors
+            .par_chunks(self.dim.max(1))
+            .map(|v| {
+                let x: Vec<f32> = v.iter().zip(&self.mean).map(|(v, m)| v - m).collect();
+                let mut out = [0f32; N_CATEGORIES];
+                for (k, o) in out.iter_mut().enumerate() {
+                    *o = self.bias[k] + dot(&self.weights[k * self.dim..(k + 1) * self.dim], &x);
+                }
+                out
+            })
+            .collect()
+    }
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    // Eight accumulators so the compiler vectorises the sum.
+    let mut acc = [0f32; 8];
+    let mut ca = a.chunks_exact(8);
+    let mut cb = b.chunks_exact(8);
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    acc.iter().sum::<f32>() + tail
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cand(kind: Kind, start: usize, end: usize) -> Candidate {
+        Candidate {
+            kind,
+            span: start..end,
+            context: start..end,
+        }
+    }
+
+    #[test]
+    fn windows_average_their_sentences_and_pieces_take_theirs() {
+        let candidates = vec![
+            cand(Kind::Sentence, 0, 10),
+            cand(Kind::Sentence, 11, 20),
+            cand(Kind::Window2, 0, 20),
+            Candidate {
+                kind: Kind::Piece,
+                span: 12..15,
+                context: 11..20,
+            },
+            cand(Kind::Title, 30, 35),
+        ];
+        let s = SentenceVectors {
+            candidates: 5,
+            indices: vec![0, 1],
+            vectors: vec![1.0, 0.0, 0.0, 1.0],
+        };
+        let v = candidate_vectors(&candidates, &s, 2);
+        assert_eq!(&v[0..2], &[1.0, 0.0]);
+        assert_eq!(&v[2..4], &[0.0, 1.0]);
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        assert!((v[4] - h).abs() < 1e-6 && (v[5] - h).abs() < 1e-6);
+        assert_eq!(&v[6..8], &[0.0, 1.0]);
+        assert_eq!(&v[8..10], &[0.0, 0.0]);
+    }
+
+    #[test]
+    fn cache_round_trips() {
+        let c = SentenceCache {
+            dim: 2,
+            max_tokens: 128,
+            contracts: vec![SentenceVectors {
+                candidates: 3,
+                indices: vec![0, 2],
+                vectors: vec![0.5, -0.5, 1.0, 0.0],
+            }],
+        };
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("c.bin");
+        c.save(&path).expect("save");
+        assert_eq!(SentenceCache::load(&path).expect("load"), c);
+    }
+
+    #[test]
+    fn learns_a_separable_category() {
+        // Category 3 is the first coordinate's sign.
+        let mut vectors = Vec::new();
+        let mut bits = Vec::new();
+        for i in 0..400 {
+            let a = (i as f32 * 0.37).sin();
+            let b = (i as f32 * 0.11).cos();
+            let n = (a * a + b * b).sqrt().max(1e-3);
+            vectors.extend([a / n, b / n]);
+            bits.push(if a > 0.2 { 1u64 << 3 } else { 0 });
+        }
+        // Few rows: more epochs, and no up-weighting (it would move the decision point).
+        let options = DenseOptions {
+            epochs: 40,
+            learning_rate: 0.5,
+            positive_weight: 1.0,
+            ..DenseOptions::default()
+        };
+        let m = DenseClassifier::train(&[(&vectors, &bits)], 2, &options);
+        let l = m.logits(&vectors);
+        let right = l
+            .iter()
+            .zip(&bits)
+            .filter(|(l, &b)| (l[3] > 0.0) == (b != 0))
+            .count();
+        assert!(right > 360, "{right} of 400");
+    }
+}
