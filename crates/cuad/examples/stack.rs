@@ -6,6 +6,10 @@
 //! sentence-embedding classifier's nested logits (`precedent_cuad::dense`; vectors from the
 //! `embed_sentences` example's cache, `DENSE_VECTORS`, default `/tmp/cuad-sentence-emb.bin`;
 //! its logits cached in `DENSE_CACHE`, default beside `CACHE_FILE` as `.dense`).
+//! `TYPER_L2=x` / `TYPER_EPOCHS=n` fit
+//! the first stages with other options (new cache files again); `FIRST=only` prints the first
+//! stage alone without needing the classifier's cache, and `NESTED=0` fits only the 5 outer
+//! first stages for such a screen.
 use std::io::{Read, Write};
 
 use precedent_cuad::clause_classifier::ClassifierOptions;
@@ -156,11 +160,21 @@ fn main() {
     let prepared = prepare(&contracts);
     let logits = read_fold_logits(&cache, prepared.len(), folds).unwrap_or_else(|| {
         let t = std::time::Instant::now();
+        // `TYPER_L2` / `TYPER_EPOCHS`: other first-stage options (give the cache a new name).
+        let defaults = TrainOptions::default();
+        let options = TrainOptions {
+            l2: std::env::var("TYPER_L2").map_or(defaults.l2, |v| v.parse().unwrap()),
+            epochs: std::env::var("TYPER_EPOCHS").map_or(defaults.epochs, |v| v.parse().unwrap()),
+            ..defaults
+        };
+        eprintln!("first stage: {options:?}");
         let (l, _) = fold_logits(
             &prepared,
             folds,
-            &TrainOptions::default(),
-            true,
+            &options,
+            // `NESTED=0`: the 5 outer fits only, enough for `FIRST=only` screens (such a cache
+            // cannot feed a second stage).
+            std::env::var("NESTED").as_deref() != Ok("0"),
             |_, _| {},
             |d, n| eprintln!("fit {d}/{n} {:?}", t.elapsed()),
         );
@@ -237,22 +251,6 @@ fn main() {
         }
         return;
     }
-    // The single-clause classifier's nested logits of every candidate, cached beside.
-    let clause_cache = std::env::var("CLAUSE_CACHE")
-        .unwrap_or(format!("{}.clause", cache.trim_end_matches(".bin")));
-    let clause = read_fold_logits(&clause_cache, prepared.len(), folds).unwrap_or_else(|| {
-        let t = std::time::Instant::now();
-        let l = fold_clause_logits(
-            &contracts,
-            &prepared,
-            folds,
-            &ClassifierOptions::for_second_stage(),
-            |d, n| eprintln!("clause fit {d}/{n} {:?}", t.elapsed()),
-        )
-        .unwrap();
-        write_fold_logits(&clause_cache, &l);
-        l
-    });
     let overlap: Option<f64> = std::env::var("OVERLAP").ok().and_then(|v| v.parse().ok());
     let overlap = overlap.map_or(Some(0.9), |o| (o < 1.0).then_some(o));
     let report = |name: &str, scores: &Vec<Logits>, top_n: usize| {
@@ -300,7 +298,27 @@ fn main() {
         for top_n in [20, 50] {
             report("first stage", &first, top_n);
         }
+        if std::env::var("FIRST").as_deref() == Ok("only") {
+            // Screening first stages without the classifier's cache.
+            return;
+        }
     }
+    // The single-clause classifier's nested logits of every candidate, cached beside.
+    let clause_cache = std::env::var("CLAUSE_CACHE")
+        .unwrap_or(format!("{}.clause", cache.trim_end_matches(".bin")));
+    let clause = read_fold_logits(&clause_cache, prepared.len(), folds).unwrap_or_else(|| {
+        let t = std::time::Instant::now();
+        let l = fold_clause_logits(
+            &contracts,
+            &prepared,
+            folds,
+            &ClassifierOptions::for_second_stage(),
+            |d, n| eprintln!("clause fit {d}/{n} {:?}", t.elapsed()),
+        )
+        .unwrap();
+        write_fold_logits(&clause_cache, &l);
+        l
+    });
     let variants: Vec<(String, StackOptions)> = std::env::var("VARIANTS")
         .ok()
         .map(|v| {

@@ -34,6 +34,10 @@ pub struct TrainOptions {
     pub epochs: usize,
     pub learning_rate: f32,
     pub seed: u64,
+    /// L2 penalty, applied as the clause classifier applies it: to the weights an example
+    /// touches, when it touches them. Models saved before the field existed had none.
+    #[serde(default)]
+    pub l2: f32,
 }
 
 impl Default for TrainOptions {
@@ -42,6 +46,7 @@ impl Default for TrainOptions {
             epochs: 4,
             learning_rate: 0.3,
             seed: 42,
+            l2: 0.0,
         }
     }
 }
@@ -170,10 +175,10 @@ impl ClauseTyper {
                             continue;
                         }
                         for (&i, &v) in x.indices.iter().zip(&x.values) {
-                            let gi = g * v;
-                            let acc = &mut g2[i as usize];
-                            *acc += gi * gi;
-                            w[i as usize] -= options.learning_rate * gi / (acc.sqrt() + 1e-6);
+                            let i = i as usize;
+                            let gi = g * v + options.l2 * w[i];
+                            g2[i] += gi * gi;
+                            w[i] -= options.learning_rate * gi / (g2[i].sqrt() + 1e-6);
                         }
                     }
                 }
