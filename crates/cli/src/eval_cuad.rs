@@ -483,7 +483,7 @@ fn clause_scores_cv(
     started: Instant,
 ) -> Result<ClauseScores> {
     use precedent_cuad::clause_classifier::ClassifierOptions;
-    use precedent_cuad::eval::{fold_clause_logits, fold_logits, stacked_scores};
+    use precedent_cuad::eval::{confidences, fold_clause_logits, fold_logits, stacked_scores};
     use precedent_cuad::typer::prepare;
     use rayon::prelude::*;
 
@@ -541,15 +541,7 @@ fn clause_scores_cv(
             &StackOptions::default(),
         )
     } else {
-        logits
-            .outer
-            .iter()
-            .map(|c| {
-                c.iter()
-                    .map(|l| l.map(|z| 1.0 / (1.0 + (-z).exp())))
-                    .collect()
-            })
-            .collect()
+        confidences(&logits.outer)
     };
     let per_contract: ClauseScores = contracts
         .par_iter()

@@ -14,8 +14,8 @@ use std::io::{Read, Write};
 
 use precedent_cuad::clause_classifier::ClassifierOptions;
 use precedent_cuad::eval::{
-    fold_clause_logits, fold_logits, questions, score_questions, stacked_scores, FoldLogits,
-    Selection,
+    confidences, fold_clause_logits, fold_logits, questions, score_questions, stacked_scores,
+    FoldLogits, Selection,
 };
 use precedent_cuad::stack::StackOptions;
 use precedent_cuad::typer::{prepare, TrainOptions};
@@ -219,15 +219,7 @@ fn main() {
     });
     if let (Some(dense), Ok(_)) = (&dense, std::env::var("DENSE_ONLY")) {
         // The dense classifier alone, as if it were the first stage (no clause cache needed).
-        let alone: Vec<Logits> = dense
-            .outer
-            .iter()
-            .map(|c| {
-                c.iter()
-                    .map(|l| l.map(|z| 1.0 / (1.0 + (-z).exp())))
-                    .collect()
-            })
-            .collect();
+        let alone: Vec<Logits> = confidences(&dense.outer);
         for top_n in [20, 50] {
             let q = questions(
                 &contracts,
@@ -285,15 +277,7 @@ fn main() {
             100.0 * m.precision_at_80_recall
         );
     };
-    let first: Vec<Logits> = logits
-        .outer
-        .iter()
-        .map(|c| {
-            c.iter()
-                .map(|l| l.map(|z| 1.0 / (1.0 + (-z).exp())))
-                .collect()
-        })
-        .collect();
+    let first: Vec<Logits> = confidences(&logits.outer);
     if std::env::var("FIRST").is_ok() {
         for top_n in [20, 50] {
             report("first stage", &first, top_n);

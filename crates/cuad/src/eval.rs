@@ -636,6 +636,15 @@ fn sigmoid(z: f32) -> f32 {
     1.0 / (1.0 + (-z).exp())
 }
 
+/// Per-contract logits as confidences (the sigmoid of each), for scoring one model's
+/// out-of-fold logits alone (the first stage, or a classifier as if it were one).
+pub fn confidences(logits: &[Vec<[f32; N_CATEGORIES]>]) -> Vec<Vec<[f32; N_CATEGORIES]>> {
+    logits
+        .iter()
+        .map(|c| c.iter().map(|l| l.map(sigmoid)).collect())
+        .collect()
+}
+
 /// Pooled, one-to-one and per-category scores of a set of questions.
 pub fn score_questions(
     questions: &[Vec<Question>],

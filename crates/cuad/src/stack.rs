@@ -956,12 +956,19 @@ mod tests {
         }
     }
 
-    /// Where the first stage cannot tell two candidates apart but the clause classifier can,
-    /// the second stage follows the classifier (and without its logits it could not).
-    #[test]
-    fn reads_the_clause_classifier() {
+    /// Three sentences of which the first stage ties the first two (and rules out the third),
+    /// and 300 contracts whose answer alternates between the two; each contract's second
+    /// logit set says which one it is, by `margin` against `-margin`.
+    #[allow(clippy::type_complexity)]
+    fn tied_pair(
+        margin: f32,
+    ) -> (
+        Vec<Candidate>,
+        Vec<[f32; N_CATEGORIES]>,
+        Vec<(Vec<[f32; N_CATEGORIES]>, Vec<u64>)>,
+    ) {
         let candidates: Vec<Candidate> = (0..3).map(sentence).collect();
-        let first_stage: Vec<[f32; N_CATEGORIES]> = [1.0f32, 1.0, -4.0]
+        let first_stage = [1.0f32, 1.0, -4.0]
             .iter()
             .map(|&z| {
                 let mut l = [-8.0; N_CATEGORIES];
@@ -969,23 +976,31 @@ mod tests {
                 l
             })
             .collect();
-        let clause_for = |right: usize| -> Vec<[f32; N_CATEGORIES]> {
+        let telling = |right: usize| -> Vec<[f32; N_CATEGORIES]> {
             (0..3)
                 .map(|i| {
                     let mut l = [-5.0; N_CATEGORIES];
-                    l[0] = if i == right { 3.0 } else { -3.0 };
+                    l[0] = if i == right { margin } else { -margin };
                     l
                 })
                 .collect()
         };
-        let contracts: Vec<(Vec<[f32; N_CATEGORIES]>, Vec<u64>)> = (0..300)
+        let contracts = (0..300)
             .map(|c| {
                 let right = c % 2;
                 let mut bits = vec![0u64; 3];
                 bits[right] = 1;
-                (clause_for(right), bits)
+                (telling(right), bits)
             })
             .collect();
+        (candidates, first_stage, contracts)
+    }
+
+    /// Where the first stage cannot tell two candidates apart but the clause classifier can,
+    /// the second stage follows the classifier (and without its logits it could not).
+    #[test]
+    fn reads_the_clause_classifier() {
+        let (candidates, first_stage, contracts) = tied_pair(3.0);
         let inputs: Vec<StackInput> = contracts
             .iter()
             .map(|(clause, bits)| StackInput {
@@ -999,7 +1014,7 @@ mod tests {
             .collect();
         let stage = SecondStage::train(&inputs, &StackOptions::default(), "synthetic");
         for right in 0..2 {
-            let scores = stage.apply(&candidates, &first_stage, Some(&clause_for(right)), None);
+            let scores = stage.apply(&candidates, &first_stage, Some(&contracts[right].0), None);
             let wrong = 1 - right;
             assert!(
                 scores[right][0] > 0.5 && scores[wrong][0] < 0.5 && scores[2][0] < 0.5,
@@ -1128,32 +1143,7 @@ mod tests {
     /// fitted without them keeps main's width.
     #[test]
     fn trees_read_the_dense_classifier() {
-        let candidates: Vec<Candidate> = (0..3).map(sentence).collect();
-        let first_stage: Vec<[f32; N_CATEGORIES]> = [1.0f32, 1.0, -4.0]
-            .iter()
-            .map(|&z| {
-                let mut l = [-8.0; N_CATEGORIES];
-                l[0] = z;
-                l
-            })
-            .collect();
-        let dense_for = |right: usize| -> Vec<[f32; N_CATEGORIES]> {
-            (0..3)
-                .map(|i| {
-                    let mut l = [-5.0; N_CATEGORIES];
-                    l[0] = if i == right { 2.0 } else { -2.0 };
-                    l
-                })
-                .collect()
-        };
-        let contracts: Vec<(Vec<[f32; N_CATEGORIES]>, Vec<u64>)> = (0..300)
-            .map(|c| {
-                let right = c % 2;
-                let mut bits = vec![0u64; 3];
-                bits[right] = 1;
-                (dense_for(right), bits)
-            })
-            .collect();
+        let (candidates, first_stage, contracts) = tied_pair(2.0);
         let inputs: Vec<StackInput> = contracts
             .iter()
             .map(|(dense, bits)| StackInput {
@@ -1169,8 +1159,8 @@ mod tests {
         let trees = stage.trees.as_ref().expect("trees");
         assert_eq!(trees.model.dim, FULL_TREE_DIM);
         for right in 0..2 {
-            let d = dense_for(right);
-            let scores = stage.apply_dense(&candidates, &first_stage, None, None, Some(&d));
+            let d = &contracts[right].0;
+            let scores = stage.apply_dense(&candidates, &first_stage, None, None, Some(d));
             assert!(
                 scores[right][0] > 0.5 && scores[1 - right][0] < 0.5,
                 "right {right}: {:?}",
