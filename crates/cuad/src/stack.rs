@@ -54,8 +54,9 @@ use crate::novelty::Novelty;
 use crate::sections::Sections;
 use crate::typer::{shuffled, N_CATEGORIES};
 
-/// Bumped when the features change (older weight files are refused).
-pub const SECOND_STAGE_VERSION: u32 = 5;
+/// Bumped when the features change, or the first stage it reads (older weight files are
+/// refused): 6 is fitted on the L2-regularised first stage of `TYPER_VERSION` 2.
+pub const SECOND_STAGE_VERSION: u32 = 6;
 
 /// Features owned by each category: its own Platt scaling and contract-level evidence (6), the
 /// candidate's logits for every category, and the contract's best logit for every category
@@ -1200,7 +1201,7 @@ mod tests {
         old.version = 3;
         old.trees = None;
         let refused = SecondStage::from_json(&old.to_json()).unwrap_err();
-        assert!(refused.to_string().contains("needs version 5"), "{refused}");
+        assert!(refused.to_string().contains("needs version 6"), "{refused}");
         let again = SecondStage::from_json(&stage.to_json()).unwrap();
         assert_eq!(again, stage);
         let mut wrong = stage.clone();

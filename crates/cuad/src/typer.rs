@@ -27,7 +27,7 @@ use crate::stack::SecondStage;
 pub const N_CATEGORIES: usize = CATEGORIES.len();
 
 /// Bumped whenever candidates, features or training change, so cached models are not reused.
-pub const TYPER_VERSION: u32 = 1;
+pub const TYPER_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct TrainOptions {
@@ -46,7 +46,10 @@ impl Default for TrainOptions {
             epochs: 4,
             learning_rate: 0.3,
             seed: 42,
-            l2: 0.0,
+            // Confirmed on two fold assignments (nested CV, top 20 pooled P@80R 37.4 -> 39.3 on
+            // the index folds, 36.3 -> 38.9 shuffled): unregularised, the rare categories'
+            // weights chase single contracts and the second stage has to undo it.
+            l2: 1e-4,
         }
     }
 }
