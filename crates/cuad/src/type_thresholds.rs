@@ -9,8 +9,9 @@
 //!
 //! Measured on the 398 CUAD contracts (5-fold CV, BENCHMARKS.md "Clause types stored at
 //! ingest"): one threshold for all categories, each fold's chosen on the other folds, reaches
-//! F1 56.5 (precision 70.5, recall 47.1; every fold chose 0.3); a threshold per category chosen
-//! the same way ([`GridCounts::choose`] per category) reaches only 56.0: the categories with few
+//! F1 57.2 (precision 70.9, recall 48.0; every fold chose 0.3, with the L2-regularised first
+//! stage as before it); a threshold per category chosen the same way ([`GridCounts::choose`]
+//! per category) reaches only 57.1: the categories with few
 //! annotated clauses overfit their own threshold. So one threshold is shipped; the per-category
 //! rule stays in the report as the comparison. The former 0.6 gave precision 85.5, recall 36.1.
 
