@@ -53,12 +53,6 @@ pub struct TrainArgs {
     objective: RankObjective,
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// Bagging: average this many boosted models, each fitted on a seeded share of the queries.
-    #[arg(long, default_value_t = TrainOptions::default().bags)]
-    bags: usize,
-    /// Share of the training queries each bag is fitted on.
-    #[arg(long, default_value_t = TrainOptions::default().bag_fraction)]
-    bag_fraction: f32,
     /// Library to use; by default the one `precedent eval` builds under `.precedent/eval/`.
     #[arg(long)]
     index: Option<PathBuf>,
@@ -103,8 +97,6 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         max_depth: args.depth,
         learning_rate: args.learning_rate,
         seed: args.seed,
-        bags: args.bags,
-        bag_fraction: args.bag_fraction,
         ..TrainOptions::default()
     };
     let data = TrainingData {

@@ -36,18 +36,11 @@ pub struct ModelManifest {
     pub trees: usize,
     pub max_depth: u32,
     pub learning_rate: f32,
-    /// Boosted models averaged (bagging over training queries); absent in older manifests.
-    #[serde(default = "one")]
-    pub bags: usize,
     pub training_queries: usize,
     pub training_ratings: usize,
     /// Rating files trained on (as given), for provenance.
     pub trained_on: Vec<String>,
     pub train_seconds: f64,
-}
-
-fn one() -> usize {
-    1
 }
 
 /// Options of [`train`].
@@ -63,11 +56,6 @@ pub struct TrainOptions {
     pub learning_rate: f32,
     /// Seed of the cross-validation fold assignment (tree fitting itself is deterministic).
     pub seed: u64,
-    /// Bagging: number of boosted models, each fitted on its own seeded share of the training
-    /// queries, whose scores are averaged. 1 = one model on every query.
-    pub bags: usize,
-    /// Share of the training queries each bag is fitted on (without replacement).
-    pub bag_fraction: f32,
 }
 
 impl Default for TrainOptions {
@@ -79,8 +67,6 @@ impl Default for TrainOptions {
             min_leaf: 40,
             learning_rate: 0.1,
             seed: 42,
-            bags: 1,
-            bag_fraction: 0.8,
         }
     }
 }
@@ -131,46 +117,8 @@ pub struct Ranker {
 }
 
 impl Ranker {
-    /// Fits on per-query groups of `(features, label)`: one boosted model, or with
-    /// `options.bags` > 1 the average of that many, each fitted on a seeded share of the groups.
-    ///
-    /// Why bagging: with ~45 training queries per fold, which queries a model saw moves single
-    /// queries' NDCG@5 by 10-20 points (two models of equal mean err on different queries).
-    /// Averaging models fitted on different query subsets damps that variance. The average of
-    /// additive models is one additive model, so the bags' trees are stored together with the
-    /// learning rate divided by the number of bags: the file format does not change.
+    /// Fits on per-query groups of `(features, label)`.
     pub fn fit(
-        groups: &[Vec<([f32; NUM_FEATURES], i32)>],
-        options: &TrainOptions,
-    ) -> Result<Ranker, LearnError> {
-        if options.bags <= 1 {
-            return Ranker::fit_one(groups, options);
-        }
-        if !(options.bag_fraction > 0.0 && options.bag_fraction <= 1.0) {
-            return Err(LearnError::Invalid(format!(
-                "bag fraction must be in (0, 1], got {}",
-                options.bag_fraction
-            )));
-        }
-        let take =
-            ((groups.len() as f32 * options.bag_fraction).round() as usize).clamp(1, groups.len());
-        let mut trees = Vec::with_capacity(options.trees * options.bags);
-        for bag in 0..options.bags {
-            let mut order: Vec<usize> = (0..groups.len()).collect();
-            seeded_shuffle(&mut order, BAG_SEED ^ bag as u64);
-            order.truncate(take);
-            order.sort_unstable();
-            let share: Vec<Vec<([f32; NUM_FEATURES], i32)>> =
-                order.iter().map(|&g| groups[g].clone()).collect();
-            trees.extend(Ranker::fit_one(&share, options)?.trees);
-        }
-        Ok(Ranker {
-            learning_rate: options.learning_rate / options.bags as f32,
-            trees,
-        })
-    }
-
-    fn fit_one(
         groups: &[Vec<([f32; NUM_FEATURES], i32)>],
         options: &TrainOptions,
     ) -> Result<Ranker, LearnError> {
@@ -234,25 +182,6 @@ impl Ranker {
             }
         }
         scores
-    }
-}
-
-/// Seed of the bags' query shares (fixed: training is deterministic, whatever the CV fold seed).
-const BAG_SEED: u64 = 0x5EED_BA66;
-
-/// Fisher-Yates with SplitMix64: tiny, seeded, stable across platforms and crate versions.
-pub(crate) fn seeded_shuffle<T>(items: &mut [T], seed: u64) {
-    let mut state = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    for i in (1..items.len()).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        items.swap(i, j);
     }
 }
 
@@ -364,7 +293,6 @@ pub fn train(
         trees: options.trees,
         max_depth: options.max_depth,
         learning_rate: options.learning_rate,
-        bags: options.bags.max(1),
         training_queries: rated.len(),
         training_ratings: memory.num_ratings(),
         trained_on,
