@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use precedent_contracts::{segment_text, Clause};
 use precedent_cuad::cache::{
-    find_cuad_dir, load_or_train, load_or_train_classifier, DEFAULT_CACHE, DEFAULT_CLASSIFIER_CACHE,
+    default_cache, default_classifier_cache, find_cuad_dir, load_or_train, load_or_train_classifier,
 };
 use precedent_cuad::clause_classifier::{ClassifierOptions, ClauseClassifier};
 use precedent_cuad::eval::Selection;
@@ -23,19 +23,21 @@ pub struct TyperArgs {
     #[arg(long)]
     pub typer: Option<PathBuf>,
     /// CUAD folder to train the typer from (master_clauses.csv, full_contract_txt/); default
-    /// $PRECEDENT_CUAD_DIR or shared/data/cuad beside the working directory or an ancestor.
+    /// $PRECEDENT_CUAD_DIR or shared/data/cuad beside the working directory, the executable,
+    /// or an ancestor of either.
     #[arg(long)]
     pub cuad: Option<PathBuf>,
-    /// Cache directory for trained typers.
-    #[arg(long, default_value = DEFAULT_CACHE)]
+    /// Cache directory for trained typers (default: .precedent/cache/typer in the nearest
+    /// .precedent above the working directory or the executable, else here).
+    #[arg(long, default_value_os_t = default_cache())]
     pub typer_cache: PathBuf,
     /// A single-clause classifier model file (as cached under --classifier-cache); by default
     /// the cached model trained from --cuad, trained now (about a minute) if missing. The
     /// typer's second stage reads its scores of every candidate.
     #[arg(long)]
     pub classifier: Option<PathBuf>,
-    /// Cache directory for trained clause classifiers.
-    #[arg(long, default_value = DEFAULT_CLASSIFIER_CACHE)]
+    /// Cache directory for trained clause classifiers (default: beside the typer cache).
+    #[arg(long, default_value_os_t = default_classifier_cache())]
     pub classifier_cache: PathBuf,
 }
 

@@ -229,7 +229,8 @@ pub(crate) fn load_rated(source: &RatedSource, bars: &Bars) -> Result<RatedInput
 /// ([`precedent_learn::clause_types`]): the one `review` reads too, from the CUAD folder `dir`
 /// (else the one found), loaded on the first query that names a clause type, so searches,
 /// trainings and cross-validations whose queries name none never load its 44 MB. Trained on
-/// first use (about a minute) and cached under `.precedent/cache/clause-classifier`. Without a
+/// first use (about a minute) and cached under `.precedent/cache/clause-classifier` (in the
+/// project state directory, `precedent_paths::state_path`). Without a
 /// CUAD folder it warns once and such queries rank without it.
 fn lazy_clause_type_reader(dir: Option<PathBuf>) -> Arc<dyn ClauseTypeReader> {
     Arc::new(precedent_learn::clause_types::LazyClauseTypes::new(
@@ -238,15 +239,16 @@ fn lazy_clause_type_reader(dir: Option<PathBuf>) -> Arc<dyn ClauseTypeReader> {
                 .clone()
                 .or_else(precedent_cuad::cache::find_cuad_dir)
                 .ok_or("no CUAD folder found (give --cuad DIR or set PRECEDENT_CUAD_DIR)")?;
-            let cache = precedent_cuad::cache::DEFAULT_CLASSIFIER_CACHE;
+            let cache = precedent_cuad::cache::default_classifier_cache();
             let classifier = precedent_cuad::cache::load_or_train_classifier(
                 &dir,
-                Path::new(cache),
+                &cache,
                 &precedent_cuad::clause_classifier::ClassifierOptions::for_second_stage(),
                 || {
                     eprintln!(
-                        "training the clause classifier from {} (once; cached in {cache})",
-                        dir.display()
+                        "training the clause classifier from {} (once; cached in {})",
+                        dir.display(),
+                        cache.display()
                     )
                 },
             )

@@ -395,3 +395,41 @@ fn ingest_writes_clause_types_that_search_filters_on() {
     let stderr = String::from_utf8_lossy(&parties.stderr);
     assert!(stderr.contains("--party"), "{stderr}");
 }
+
+/// A lawyer runs `review` from the folder holding the contract, outside the checkout, naming
+/// neither the CUAD data nor the model caches: the binary finds the checkout's CUAD folder and
+/// its cached typer and classifier by walking up from the executable (`precedent-paths`). Before,
+/// only the working directory's ancestors were searched, and this failed with "no CUAD data".
+#[test]
+fn review_from_a_folder_outside_the_checkout_uses_the_checkouts_data_and_models() {
+    // The clone's caches are trained (once) where the default state directory points.
+    support::typer_args();
+    let outside = tempfile::tempdir().expect("tempdir");
+    let local = "DeltathreeInc_19991102_S-1A_EX-10.19_6227850_EX-10.19_Co-Branding Agreement_ Service Agreement.txt";
+    copy_cuad(local, outside.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_precedent"))
+        .args(["review", local, "--json", "--top", "1"])
+        .current_dir(outside.path())
+        .env_remove("PRECEDENT_CUAD_DIR")
+        .output()
+        .expect("run precedent");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("review json");
+    let findings = json["findings"].as_array().expect("findings");
+    // One finding per category (--top 1), so the typer with its second stage answered.
+    assert!(findings.len() >= 30, "{json}");
+    let law = findings
+        .iter()
+        .find(|f| f["category"] == "Governing Law")
+        .expect("a governing-law finding");
+    assert!(
+        law["confidence"].as_f64().unwrap_or(0.0) > 0.5,
+        "governing law not found: {law}"
+    );
+    // Nothing was written into the lawyer's folder (the caches live in the checkout).
+    assert!(
+        !outside.path().join(".precedent").exists(),
+        "a .precedent directory was created in the working directory"
+    );
+}

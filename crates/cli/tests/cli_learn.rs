@@ -143,6 +143,25 @@ fn train_cross_validate_eval_search_and_refusals() {
         "top hit is not about liability: {top}"
     );
 
+    // Without --model-dir (and without $PRECEDENT_RANKER), the shipped ranker is the default on
+    // this library, although the working directory is outside the checkout: it is found from
+    // the executable (precedent-paths).
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&library),
+            "--json",
+            "-k",
+            "3",
+            "cap on liability equals 12 months payment",
+        ],
+        cwd,
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    let shipped: serde_json::Value = serde_json::from_str(&text(&out).0).expect("search json");
+    assert_eq!(shipped["pipeline"], "hybrid+learned", "{shipped}");
+
     // The server answers with the same learned ranking by default on this library (it holds the
     // clauses the ranker was trained on), naming the pipeline that answered.
     let key = support::create_key(&library, "read");

@@ -1,5 +1,5 @@
 //! Where the typer comes from: it is trained from the CUAD data (≈1 minute on 2 cores) the first
-//! time it is needed and cached under `.precedent/cache/typer/`, keyed by a hash of the training
+//! time it is needed and cached under `.precedent/cache/typer/` (see [`default_cache`]), keyed by a hash of the training
 //! data, the training options and [`TYPER_VERSION`]. Not committed: the weights are 43 MB.
 //! The single-clause classifier of LegalBench runs is cached the same way, under
 //! `.precedent/cache/clause-classifier/`.
@@ -16,21 +16,28 @@ use crate::clause_classifier::{
 use crate::dataset::load;
 use crate::typer::{prepare, ClauseTyper, TrainOptions, TYPER_VERSION};
 
-/// Default cache directory, relative to the working directory.
-pub const DEFAULT_CACHE: &str = ".precedent/cache/typer";
+/// Default cache directory of the typer: `.precedent/cache/typer` in the project state
+/// directory ([`precedent_paths::state_path`]: the nearest `.precedent/` above the
+/// working directory or the executable, else the working directory's).
+pub fn default_cache() -> PathBuf {
+    precedent_paths::state_path("cache/typer")
+}
 
-/// Default cache directory of the single-clause classifier (LegalBench), relative to the
-/// working directory.
-pub const DEFAULT_CLASSIFIER_CACHE: &str = ".precedent/cache/clause-classifier";
+/// Default cache directory of the single-clause classifier (LegalBench, and the typer's second
+/// stage), beside the typer's.
+pub fn default_classifier_cache() -> PathBuf {
+    precedent_paths::state_path("cache/clause-classifier")
+}
 
-/// Finds the CUAD folder: `PRECEDENT_CUAD_DIR`, else `shared/data/cuad` next to the working
-/// directory or any of its ancestors (the layout of this project's checkouts).
+/// Finds the CUAD folder: `PRECEDENT_CUAD_DIR`, else `shared/data/cuad` beside the working
+/// directory, the executable, or any of their ancestors (the layout of this project's
+/// checkouts; [`precedent_paths::search_roots`]).
 pub fn find_cuad_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("PRECEDENT_CUAD_DIR") {
         return Some(PathBuf::from(dir));
     }
-    let cwd = std::env::current_dir().ok()?;
-    cwd.ancestors()
+    precedent_paths::search_roots()
+        .into_iter()
         .map(|a| a.join("shared/data/cuad"))
         .find(|d| d.join("master_clauses.csv").is_file())
 }

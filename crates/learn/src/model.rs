@@ -488,14 +488,15 @@ pub const MIN_LIBRARY_FIT: f64 = 0.5;
 pub const SHIPPED_MODEL_DIR: &str = "models/acord-ranker";
 
 /// Where a trained model is looked for when none is named: `$PRECEDENT_RANKER`, else
-/// [`SHIPPED_MODEL_DIR`] in the current directory or any ancestor (so the CLI works from anywhere
-/// inside a checkout).
+/// [`SHIPPED_MODEL_DIR`] in the current directory, the executable's, or any of their ancestors
+/// ([`precedent_paths::search_roots`]: the CLI built in a checkout finds the checkout's
+/// model from any folder).
 pub fn default_model_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("PRECEDENT_RANKER") {
         return Some(PathBuf::from(dir));
     }
-    let cwd = std::env::current_dir().ok()?;
-    cwd.ancestors()
+    precedent_paths::search_roots()
+        .into_iter()
         .map(|a| a.join(SHIPPED_MODEL_DIR))
         .find(|d| LearnedModel::dir_exists(d))
 }

@@ -231,7 +231,7 @@ fn search_env_dir(
 }
 
 /// Candidate site-packages directories, most specific first: active virtualenvs, a
-/// project-local `.venv`, the `python3` on PATH, then common install locations.
+/// project-local `.venv` (see [`precedent_paths::search_roots`]), the `python3` on PATH, then common install locations.
 pub fn site_packages_dirs() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
@@ -239,11 +239,9 @@ pub fn site_packages_dirs() -> Vec<PathBuf> {
             push_python_libs(&PathBuf::from(prefix), &mut out);
         }
     }
-    if let Ok(cwd) = std::env::current_dir() {
-        for dir in cwd.ancestors() {
-            for venv in [".venv", "venv"] {
-                push_python_libs(&dir.join(venv), &mut out);
-            }
+    for dir in precedent_paths::search_roots() {
+        for venv in [".venv", "venv"] {
+            push_python_libs(&dir.join(venv), &mut out);
         }
     }
     out.extend(ask_python());
