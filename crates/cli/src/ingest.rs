@@ -84,7 +84,7 @@ struct FileReport {
 
 /// Every file under `dir`, sorted, hidden entries skipped; symlinked directories are not
 /// followed (no cycles).
-fn walk(dir: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn walk(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(d) = pending.pop() {

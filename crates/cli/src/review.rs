@@ -1,11 +1,11 @@
-//! `precedent review FILE...`: the CUAD clause types found in each contract, with confidence,
-//! section and character span.
+//! `precedent review FILE|FOLDER...`: the CUAD clause types found in each contract, with
+//! confidence, section and character span.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use precedent_contracts::{segment_text, Clause};
+use precedent_contracts::{segment_text, Clause, Format};
 use precedent_cuad::cache::{
     default_cache, default_classifier_cache, find_cuad_dir, load_or_train, load_or_train_classifier,
 };
@@ -96,7 +96,8 @@ impl TyperArgs {
 
 #[derive(Args)]
 pub struct ReviewArgs {
-    /// Contract files (TXT, HTML, PDF, DOCX).
+    /// Contract files (TXT, HTML, PDF, DOCX), or folders: every contract file under a folder
+    /// is reviewed (recursively, in path order; other file types there are skipped).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// One JSON object per file and line: {"contract", "findings": [{"category", "text", "start",
@@ -277,10 +278,35 @@ fn print_text(review: &ContractReview, threshold: f32) {
     }
 }
 
+/// The files to review: files as given, folders expanded to the contract files under them.
+/// A folder without any contract file is an error, so a mistyped path is not a silent no-op.
+fn contract_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let found: Vec<PathBuf> = crate::ingest::walk(path)?
+                .into_iter()
+                .filter(|f| Format::from_path(f).is_some())
+                .collect();
+            if found.is_empty() {
+                bail!(
+                    "{}: no contract files (.txt, .htm/.html, .pdf, .docx) in this folder",
+                    path.display()
+                );
+            }
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}
+
 pub fn run(args: ReviewArgs) -> Result<()> {
+    let files = contract_files(&args.files)?;
     let typer = args.typer.load()?;
     let mut failed = 0;
-    for path in &args.files {
+    for path in &files {
         let document = match read_contract(path) {
             Ok(d) => d,
             Err(e) => {
@@ -303,10 +329,7 @@ pub fn run(args: ReviewArgs) -> Result<()> {
         }
     }
     if failed > 0 {
-        bail!(
-            "{failed} of {} files could not be reviewed",
-            args.files.len()
-        );
+        bail!("{failed} of {} files could not be reviewed", files.len());
     }
     Ok(())
 }

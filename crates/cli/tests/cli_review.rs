@@ -237,6 +237,56 @@ fn review_reads_every_format_and_prints_the_documented_json() {
         assert_eq!(slice, f["text"].as_str().unwrap());
     }
 
+    // A folder is reviewed file by file, in path order; the model files beside the contracts
+    // (typer.bin, classifier.bin) are not contracts and are skipped. A folder without any
+    // contract is an error naming it.
+    let out = precedent(&[
+        "review",
+        "--typer",
+        s(&model),
+        "--classifier",
+        s(&classifier_model),
+        "--json",
+        "--top",
+        "1",
+        s(dir.path()),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let contracts: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["contract"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    let mut expected: Vec<String> = [&docx, &html, &pdf, &txt]
+        .iter()
+        .map(|p| s(p).to_owned())
+        .collect();
+    expected.sort();
+    assert_eq!(contracts, expected);
+    let no_contracts = dir.path().join("models-only");
+    std::fs::create_dir(&no_contracts).unwrap();
+    std::fs::copy(&model, no_contracts.join("typer.bin")).unwrap();
+    let out = precedent(&[
+        "review",
+        "--typer",
+        s(&model),
+        "--classifier",
+        s(&classifier_model),
+        s(&no_contracts),
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("models-only") && stderr.contains("no contract files"),
+        "{stderr}"
+    );
+
     // Text mode, and a bad file reported by name while the good one is still reviewed.
     let empty = dir.path().join("empty.txt");
     std::fs::write(&empty, "").unwrap();
