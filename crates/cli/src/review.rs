@@ -104,6 +104,10 @@ pub struct ReviewArgs {
     /// "end", "section", "confidence"}]}, with offsets in characters of the extracted text.
     #[arg(long)]
     pub json: bool,
+    /// One CSV table for all files, for due diligence over a folder: a row per contract, a
+    /// column per CUAD category holding the confidence of its best finding (details: --json).
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
     /// Candidates per category in the JSON, most confident first (0 = every candidate).
     #[arg(long, default_value_t = 20)]
     pub top: usize,
@@ -278,6 +282,23 @@ fn print_text(review: &ContractReview, threshold: f32) {
     }
 }
 
+/// A row of `review --csv`: the contract, then per CUAD category (in [`CATEGORIES`] order) the
+/// confidence of its most confident finding, empty when the category has none.
+fn matrix_row(review: &ContractReview) -> Vec<String> {
+    let mut best = [None::<f32>; CATEGORIES.len()];
+    for f in &review.findings {
+        if let Some(c) = CATEGORIES.iter().position(|&name| name == f.category) {
+            best[c] = Some(best[c].map_or(f.confidence, |b: f32| b.max(f.confidence)));
+        }
+    }
+    std::iter::once(review.contract.clone())
+        .chain(
+            best.iter()
+                .map(|b| b.map(|c| format!("{c:.3}")).unwrap_or_default()),
+        )
+        .collect()
+}
+
 /// The files to review: files as given, folders expanded to the contract files under them.
 /// A folder without any contract file is an error, so a mistyped path is not a silent no-op.
 fn contract_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
@@ -305,6 +326,14 @@ fn contract_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 pub fn run(args: ReviewArgs) -> Result<()> {
     let files = contract_files(&args.files)?;
     let typer = args.typer.load()?;
+    let mut matrix = if args.csv {
+        let mut writer = csv::Writer::from_writer(std::io::stdout());
+        writer.write_record(std::iter::once("contract").chain(CATEGORIES))?;
+        writer.flush()?;
+        Some(writer)
+    } else {
+        None
+    };
     let mut failed = 0;
     for path in &files {
         let document = match read_contract(path) {
@@ -322,7 +351,11 @@ pub fn run(args: ReviewArgs) -> Result<()> {
             args.top,
         );
         review.ocr = document.ocr;
-        if args.json {
+        if let Some(writer) = matrix.as_mut() {
+            writer.write_record(matrix_row(&review))?;
+            // Row by row, so a long folder shows progress and a later failure loses nothing.
+            writer.flush()?;
+        } else if args.json {
             println!("{}", serde_json::to_string(&review)?);
         } else {
             print_text(&review, args.threshold);

@@ -269,6 +269,36 @@ fn review_reads_every_format_and_prints_the_documented_json() {
         .collect();
     expected.sort();
     assert_eq!(contracts, expected);
+    // --csv: the same folder as one table, a row per contract and a column per category with
+    // its best finding's confidence.
+    let out = precedent(&[
+        "review",
+        "--typer",
+        s(&model),
+        "--classifier",
+        s(&classifier_model),
+        "--csv",
+        s(dir.path()),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut table = csv::Reader::from_reader(out.stdout.as_slice());
+    let header = table.headers().unwrap().clone();
+    assert_eq!(header.len(), 42);
+    assert_eq!(&header[0], "contract");
+    let law = header.iter().position(|h| h == "Governing Law").unwrap();
+    let rows: Vec<csv::StringRecord> = table.records().map(|r| r.unwrap()).collect();
+    assert_eq!(
+        rows.iter().map(|r| r[0].to_owned()).collect::<Vec<_>>(),
+        expected
+    );
+    for row in &rows {
+        let confidence: f64 = row[law].parse().unwrap();
+        assert!(confidence > 0.3, "{row:?}");
+    }
     let no_contracts = dir.path().join("models-only");
     std::fs::create_dir(&no_contracts).unwrap();
     std::fs::copy(&model, no_contracts.join("typer.bin")).unwrap();
