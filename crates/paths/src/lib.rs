@@ -37,18 +37,48 @@ pub fn search_roots() -> Vec<PathBuf> {
     roots
 }
 
-/// The project state directory `.precedent/<rel>` to use when none is given: under the nearest
-/// [`search_roots`] entry that already has a `.precedent/` directory (a checkout where setup or
-/// an earlier run created it), else under the working directory. Models trained once from
-/// shared data (the CUAD clause typer and classifier, ~2 minutes and ~90 MB together) are
-/// cached there, so running from another folder reuses them instead of training again.
+/// The project state path `.precedent/<rel>` to use when none is given, first match wins:
+///
+/// 1. `.precedent/<rel>` that already exists under a [`search_roots`] entry, nearest first
+///    (a cache trained earlier is reused wherever the command runs);
+/// 2. the `.precedent/` of the checkout the executable was built in (an ancestor of the
+///    executable holding one: setup, the quickstart and the tests create it);
+/// 3. the nearest `.precedent/` above the working directory;
+/// 4. `.precedent/<rel>` under the working directory.
+///
+/// Models trained once from shared data (the CUAD clause typer and classifier, ~2 minutes and
+/// ~90 MB together) are cached there, so running from another folder reuses them instead of
+/// training again. Rule 2 comes before rule 3 because a folder where `index` or `ingest` ran
+/// has a `.precedent/` of its own (its embedding cache): without it, every such folder would
+/// train its own copy of those models.
 pub fn state_path(rel: impl AsRef<Path>) -> PathBuf {
-    let base = search_roots()
-        .into_iter()
-        .find(|root| root.join(".precedent").is_dir())
-        .map(|root| root.join(".precedent"))
-        .unwrap_or_else(|| PathBuf::from(".precedent"));
-    base.join(rel)
+    let rel = rel.as_ref();
+    let roots = search_roots();
+    if let Some(existing) = roots
+        .iter()
+        .map(|root| root.join(".precedent").join(rel))
+        .find(|p| p.exists())
+    {
+        return existing;
+    }
+    let exe_state = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.canonicalize().ok())
+        .and_then(|exe| {
+            exe.ancestors()
+                .skip(1)
+                .map(|a| a.join(".precedent"))
+                .find(|p| p.is_dir())
+        });
+    exe_state
+        .or_else(|| {
+            roots
+                .iter()
+                .map(|root| root.join(".precedent"))
+                .find(|p| p.is_dir())
+        })
+        .unwrap_or_else(|| PathBuf::from(".precedent"))
+        .join(rel)
 }
 
 #[cfg(test)]
@@ -75,18 +105,30 @@ mod tests {
     }
 
     #[test]
-    fn state_path_is_the_nearest_existing_state_directory() {
-        // This crate's tests run in crates/paths of a checkout; the test binary lives under
-        // target/, inside the same checkout. Either way the state path ends in the asked part.
-        let p = state_path("cache/typer");
-        assert!(p.ends_with(".precedent/cache/typer"), "{p:?}");
-        if let Some(root) = search_roots()
+    fn state_path_reuses_an_existing_cache_else_the_executables_checkout() {
+        // Rule 1: a path that exists under a root is returned as is.
+        let existing = search_roots()
             .into_iter()
-            .find(|r| r.join(".precedent").is_dir())
-        {
-            assert_eq!(p, root.join(".precedent/cache/typer"));
-        } else {
-            assert_eq!(p, Path::new(".precedent/cache/typer"));
+            .find(|r| r.join(".precedent").is_dir());
+        if let Some(root) = existing {
+            let entries: Vec<_> = std::fs::read_dir(root.join(".precedent"))
+                .expect("read .precedent")
+                .filter_map(|e| e.ok())
+                .collect();
+            if let Some(entry) = entries.first() {
+                let name = entry.file_name();
+                let found = state_path(&name);
+                assert!(found.exists(), "{found:?}");
+                assert!(found.ends_with(Path::new(".precedent").join(&name)));
+            }
         }
+        // A part that exists nowhere lands in some `.precedent` directory (the checkout's, or
+        // the working directory's).
+        let fresh = state_path("no-such-cache-a8f3");
+        assert!(
+            fresh.ends_with(".precedent/no-such-cache-a8f3"),
+            "{fresh:?}"
+        );
+        assert!(!fresh.exists());
     }
 }
