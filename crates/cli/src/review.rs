@@ -27,8 +27,8 @@ pub struct TyperArgs {
     /// or an ancestor of either.
     #[arg(long)]
     pub cuad: Option<PathBuf>,
-    /// Cache directory for trained typers (default: .precedent/cache/typer in the nearest
-    /// .precedent above the working directory or the executable, else here).
+    /// Cache directory for trained typers (default: an existing .precedent/cache/typer above
+    /// the working directory or the executable, else the executable's checkout's).
     #[arg(long, default_value_os_t = default_cache())]
     pub typer_cache: PathBuf,
     /// A single-clause classifier model file (as cached under --classifier-cache); by default
@@ -287,7 +287,7 @@ fn print_text(review: &ContractReview, threshold: f32) {
 fn matrix_row(review: &ContractReview) -> Vec<String> {
     let mut best = [None::<f32>; CATEGORIES.len()];
     for f in &review.findings {
-        if let Some(c) = CATEGORIES.iter().position(|&name| name == f.category) {
+        if let Some(c) = precedent_cuad::category_index(f.category) {
             best[c] = Some(best[c].map_or(f.confidence, |b: f32| b.max(f.confidence)));
         }
     }

@@ -21,6 +21,13 @@ fn precedent(args: &[&str]) -> Output {
         .expect("run precedent")
 }
 
+/// `precedent review` with the given typer and classifier models and further arguments.
+fn review_with(typer: &Path, classifier: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["review", "--typer", s(typer), "--classifier", s(classifier)];
+    all.extend_from_slice(args);
+    precedent(&all)
+}
+
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -173,18 +180,11 @@ fn review_reads_every_format_and_prints_the_documented_json() {
     let docx = dir.path().join("contract.docx");
     write_docx(&docx, &lines);
 
-    let out = precedent(&[
-        "review",
-        "--typer",
-        s(&model),
-        "--classifier",
-        s(&classifier_model),
-        "--json",
-        s(&txt),
-        s(&html),
-        s(&pdf),
-        s(&docx),
-    ]);
+    let out = review_with(
+        &model,
+        &classifier_model,
+        &["--json", s(&txt), s(&html), s(&pdf), s(&docx)],
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -240,17 +240,11 @@ fn review_reads_every_format_and_prints_the_documented_json() {
     // A folder is reviewed file by file, in path order; the model files beside the contracts
     // (typer.bin, classifier.bin) are not contracts and are skipped. A folder without any
     // contract is an error naming it.
-    let out = precedent(&[
-        "review",
-        "--typer",
-        s(&model),
-        "--classifier",
-        s(&classifier_model),
-        "--json",
-        "--top",
-        "1",
-        s(dir.path()),
-    ]);
+    let out = review_with(
+        &model,
+        &classifier_model,
+        &["--json", "--top", "1", s(dir.path())],
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -271,15 +265,7 @@ fn review_reads_every_format_and_prints_the_documented_json() {
     assert_eq!(contracts, expected);
     // --csv: the same folder as one table, a row per contract and a column per category with
     // its best finding's confidence.
-    let out = precedent(&[
-        "review",
-        "--typer",
-        s(&model),
-        "--classifier",
-        s(&classifier_model),
-        "--csv",
-        s(dir.path()),
-    ]);
+    let out = review_with(&model, &classifier_model, &["--csv", s(dir.path())]);
     assert!(
         out.status.success(),
         "{}",
@@ -302,14 +288,7 @@ fn review_reads_every_format_and_prints_the_documented_json() {
     let no_contracts = dir.path().join("models-only");
     std::fs::create_dir(&no_contracts).unwrap();
     std::fs::copy(&model, no_contracts.join("typer.bin")).unwrap();
-    let out = precedent(&[
-        "review",
-        "--typer",
-        s(&model),
-        "--classifier",
-        s(&classifier_model),
-        s(&no_contracts),
-    ]);
+    let out = review_with(&model, &classifier_model, &[s(&no_contracts)]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -320,15 +299,7 @@ fn review_reads_every_format_and_prints_the_documented_json() {
     // Text mode, and a bad file reported by name while the good one is still reviewed.
     let empty = dir.path().join("empty.txt");
     std::fs::write(&empty, "").unwrap();
-    let out = precedent(&[
-        "review",
-        "--typer",
-        s(&model),
-        "--classifier",
-        s(&classifier_model),
-        s(&empty),
-        s(&txt),
-    ]);
+    let out = review_with(&model, &classifier_model, &[s(&empty), s(&txt)]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -1,6 +1,7 @@
 //! Where the typer comes from: it is trained from the CUAD data (≈1 minute on 2 cores) the first
-//! time it is needed and cached under `.precedent/cache/typer/` (see [`default_cache`]), keyed by a hash of the training
-//! data, the training options and [`TYPER_VERSION`]. Not committed: the weights are 43 MB.
+//! time it is needed and cached under `.precedent/cache/typer/` (see [`default_cache`]), keyed
+//! by a hash of the training data, the training options and [`TYPER_VERSION`]. Not committed:
+//! the weights are 43 MB.
 //! The single-clause classifier of LegalBench runs is cached the same way, under
 //! `.precedent/cache/clause-classifier/`.
 
@@ -16,9 +17,9 @@ use crate::clause_classifier::{
 use crate::dataset::load;
 use crate::typer::{prepare, ClauseTyper, TrainOptions, TYPER_VERSION};
 
-/// Default cache directory of the typer: `.precedent/cache/typer` in the project state
-/// directory ([`precedent_paths::state_path`]: the nearest `.precedent/` above the
-/// working directory or the executable, else the working directory's).
+/// Default cache directory of the typer: `.precedent/cache/typer` where
+/// [`precedent_paths::state_path`] puts it (an existing cache above the working directory or
+/// the executable, else the executable's checkout, else the working directory).
 pub fn default_cache() -> PathBuf {
     precedent_paths::state_path("cache/typer")
 }

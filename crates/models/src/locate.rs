@@ -231,7 +231,8 @@ fn search_env_dir(
 }
 
 /// Candidate site-packages directories, most specific first: active virtualenvs, a
-/// project-local `.venv` (see [`precedent_paths::search_roots`]), the `python3` on PATH, then common install locations.
+/// project-local `.venv` (see [`precedent_paths::search_roots`]), the `python3` on PATH, then
+/// common install locations.
 pub fn site_packages_dirs() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {

@@ -23,11 +23,7 @@ pub fn search_roots() -> Vec<PathBuf> {
     if let Ok(cwd) = std::env::current_dir() {
         roots.extend(cwd.ancestors().map(Path::to_path_buf));
     }
-    if let Some(exe_dir) = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.canonicalize().ok())
-        .and_then(|exe| exe.parent().map(Path::to_path_buf))
-    {
+    if let Some(exe_dir) = executable_dir() {
         for dir in exe_dir.ancestors() {
             if !roots.iter().any(|r| r == dir) {
                 roots.push(dir.to_path_buf());
@@ -35,6 +31,13 @@ pub fn search_roots() -> Vec<PathBuf> {
         }
     }
     roots
+}
+
+/// The directory of the running executable, symlinks resolved (a binary linked into
+/// `~/bin` still belongs to its checkout).
+fn executable_dir() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?.canonicalize().ok()?;
+    exe.parent().map(Path::to_path_buf)
 }
 
 /// The project state path `.precedent/<rel>` to use when none is given, first match wins:
@@ -61,15 +64,11 @@ pub fn state_path(rel: impl AsRef<Path>) -> PathBuf {
     {
         return existing;
     }
-    let exe_state = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.canonicalize().ok())
-        .and_then(|exe| {
-            exe.ancestors()
-                .skip(1)
-                .map(|a| a.join(".precedent"))
-                .find(|p| p.is_dir())
-        });
+    let exe_state = executable_dir().and_then(|dir| {
+        dir.ancestors()
+            .map(|a| a.join(".precedent"))
+            .find(|p| p.is_dir())
+    });
     exe_state
         .or_else(|| {
             roots
@@ -90,13 +89,7 @@ mod tests {
         let roots = search_roots();
         let cwd = std::env::current_dir().expect("cwd");
         assert_eq!(roots.first(), Some(&cwd));
-        let exe_dir = std::env::current_exe()
-            .expect("exe")
-            .canonicalize()
-            .expect("canonical")
-            .parent()
-            .expect("parent")
-            .to_path_buf();
+        let exe_dir = executable_dir().expect("executable directory");
         assert!(roots.contains(&exe_dir), "{roots:?}");
         // No directory twice: the executable's ancestors shared with the working directory's
         // are not repeated.
