@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use precedent_library::Library;
 use precedent_metrics::{mean_by_group, MeanMetrics, QueryMetrics, Scored};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::features::{
@@ -108,6 +109,9 @@ pub struct CvReport {
 
 type Group = Vec<([f32; NUM_FEATURES], i32)>;
 
+/// One fold's held-out scores: per variant, (query index, scores in rating order) pairs.
+type FoldScores = Vec<Vec<(usize, Vec<f32>)>>;
+
 /// Deterministic fold of each query: a seeded shuffle of the sorted ids, dealt round-robin.
 pub fn assign_folds(ids: &[&str], folds: usize, seed: u64) -> HashMap<String, usize> {
     let mut sorted: Vec<&str> = ids.to_vec();
@@ -152,80 +156,110 @@ fn out_of_fold(
     }
     let ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
     let fold_of = assign_folds(&ids, folds, options.seed);
-    let mut scores: Vec<HashMap<String, Vec<f32>>> = vec![HashMap::new(); variants.len()];
-    for fold in 0..folds {
-        progress(&format!("fold {}/{folds}: features", fold + 1));
-        let (train_idx, test_idx): (Vec<usize>, Vec<usize>) =
-            (0..rated.len()).partition(|&i| fold_of[&rated[i].id] != fold);
-        let train_rated: Vec<RatedQuery> = train_idx.iter().map(|&i| rated[i].clone()).collect();
-        let train_emb: Vec<Vec<f32>> = train_idx.iter().map(|&i| embeddings[i].clone()).collect();
-        let memory = Arc::new(RatingMemory::fit(
-            &train_rated,
-            &train_emb,
-            library,
-            cuad_types.cloned(),
-        )?);
-        let extractor = FeatureExtractor::new(library.clone(), memory)
-            .with_clause_types(data.clause_types.cloned());
-        let groups = |idx: &[usize]| -> Result<Vec<Group>, LearnError> {
-            idx.iter()
-                .map(|&i| {
-                    let q = &rated[i];
-                    let rows: Vec<u32> = q.ratings.iter().map(|r| r.1).collect();
-                    let input = QueryInput {
-                        id: Some(q.id.clone()),
-                        text: q.text.clone(),
-                        embedding: embeddings[i].clone(),
-                    };
-                    let f = extractor.extract(&input, &rows)?;
-                    Ok(f.into_iter().zip(q.ratings.iter().map(|r| r.2)).collect())
-                })
-                .collect()
-        };
-        let train_groups = groups(&train_idx)?;
-        let test_groups = groups(&test_idx)?;
-        let test_excluded = test_idx
-            .iter()
-            .map(|&i| {
-                let rows: Vec<u32> = rated[i].ratings.iter().map(|r| r.1).collect();
-                extractor.against_query(&rated[i].text, &rows)
-            })
-            .collect::<Result<Vec<_>, LearnError>>()?;
-        for (v, variant) in variants.iter().enumerate() {
-            let predicted: Vec<Vec<f32>> = match variant {
-                Variant::Feature { column, .. } => test_groups
-                    .iter()
-                    .map(|g| g.iter().map(|(f, _)| f[*column]).collect())
-                    .collect(),
-                Variant::Learned { name, dropped } => {
-                    progress(&format!("fold {}/{folds}: {name}", fold + 1));
-                    let blank = |g: &Group| -> Group {
-                        g.iter()
-                            .map(|(f, l)| {
-                                let mut f = *f;
-                                dropped.iter().for_each(|&c| f[c] = 0.0);
-                                (f, *l)
-                            })
-                            .collect()
-                    };
-                    let train: Vec<Group> = train_groups.iter().map(blank).collect();
-                    let ranker = Ranker::fit(&train, options)?;
-                    test_groups
-                        .iter()
-                        .zip(&test_excluded)
-                        .map(|(g, excluded)| {
-                            let f: Vec<[f32; NUM_FEATURES]> =
-                                blank(g).into_iter().map(|(f, _)| f).collect();
-                            let mut scores = ranker.predict(&f);
-                            if let Some(excluded) = excluded {
-                                demote_against_query(&mut scores, excluded, AGAINST_QUERY_DEMOTION);
-                            }
-                            scores
-                        })
-                        .collect()
-                }
+    let learned = variants
+        .iter()
+        .filter(|v| matches!(v, Variant::Learned { .. }))
+        .count();
+    progress(&format!(
+        "{folds} folds in parallel: features, then {learned} learned variant(s) each"
+    ));
+    // Folds are independent (each refits everything from its own training queries): run on
+    // every core, collected in fold order, so the result does not depend on scheduling.
+    let per_fold: Vec<FoldScores> = (0..folds)
+        .into_par_iter()
+        .map(|fold| -> Result<FoldScores, LearnError> {
+            let (train_idx, test_idx): (Vec<usize>, Vec<usize>) =
+                (0..rated.len()).partition(|&i| fold_of[&rated[i].id] != fold);
+            let train_rated: Vec<RatedQuery> =
+                train_idx.iter().map(|&i| rated[i].clone()).collect();
+            let train_emb: Vec<Vec<f32>> =
+                train_idx.iter().map(|&i| embeddings[i].clone()).collect();
+            let memory = Arc::new(RatingMemory::fit(
+                &train_rated,
+                &train_emb,
+                library,
+                cuad_types.cloned(),
+            )?);
+            let extractor = FeatureExtractor::new(library.clone(), memory)
+                .with_clause_types(data.clause_types.cloned());
+            // Queries are independent given the fold's memory: extracted on every core.
+            let groups = |idx: &[usize]| -> Result<Vec<Group>, LearnError> {
+                idx.par_iter()
+                    .map(|&i| {
+                        let q = &rated[i];
+                        let rows: Vec<u32> = q.ratings.iter().map(|r| r.1).collect();
+                        let input = QueryInput {
+                            id: Some(q.id.clone()),
+                            text: q.text.clone(),
+                            embedding: embeddings[i].clone(),
+                        };
+                        let f = extractor.extract(&input, &rows)?;
+                        Ok(f.into_iter().zip(q.ratings.iter().map(|r| r.2)).collect())
+                    })
+                    .collect()
             };
-            for (&i, s) in test_idx.iter().zip(predicted) {
+            let train_groups = groups(&train_idx)?;
+            let test_groups = groups(&test_idx)?;
+            let test_excluded = test_idx
+                .par_iter()
+                .map(|&i| {
+                    let rows: Vec<u32> = rated[i].ratings.iter().map(|r| r.1).collect();
+                    extractor.against_query(&rated[i].text, &rows)
+                })
+                .collect::<Result<Vec<_>, LearnError>>()?;
+            // The variants' tree fits are independent and each runs on one core: fitted in
+            // parallel, collected in variant order, so the result does not depend on scheduling.
+            let predicted: Vec<Vec<Vec<f32>>> = variants
+                .par_iter()
+                .map(|variant| -> Result<Vec<Vec<f32>>, LearnError> {
+                    Ok(match variant {
+                        Variant::Feature { column, .. } => test_groups
+                            .iter()
+                            .map(|g| g.iter().map(|(f, _)| f[*column]).collect())
+                            .collect(),
+                        Variant::Learned { dropped, .. } => {
+                            let blank = |g: &Group| -> Group {
+                                g.iter()
+                                    .map(|(f, l)| {
+                                        let mut f = *f;
+                                        dropped.iter().for_each(|&c| f[c] = 0.0);
+                                        (f, *l)
+                                    })
+                                    .collect()
+                            };
+                            let train: Vec<Group> = train_groups.iter().map(blank).collect();
+                            let ranker = Ranker::fit(&train, options)?;
+                            test_groups
+                                .iter()
+                                .zip(&test_excluded)
+                                .map(|(g, excluded)| {
+                                    let f: Vec<[f32; NUM_FEATURES]> =
+                                        blank(g).into_iter().map(|(f, _)| f).collect();
+                                    let mut scores = ranker.predict(&f);
+                                    if let Some(excluded) = excluded {
+                                        demote_against_query(
+                                            &mut scores,
+                                            excluded,
+                                            AGAINST_QUERY_DEMOTION,
+                                        );
+                                    }
+                                    scores
+                                })
+                                .collect()
+                        }
+                    })
+                })
+                .collect::<Result<_, LearnError>>()?;
+            Ok(predicted
+                .into_iter()
+                .map(|p| test_idx.iter().copied().zip(p).collect())
+                .collect())
+        })
+        .collect::<Result<_, LearnError>>()?;
+    let mut scores: Vec<HashMap<String, Vec<f32>>> = vec![HashMap::new(); variants.len()];
+    for fold in per_fold {
+        for (v, predicted) in fold.into_iter().enumerate() {
+            for (i, s) in predicted {
                 scores[v].insert(rated[i].id.clone(), s);
             }
         }

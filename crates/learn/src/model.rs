@@ -14,6 +14,7 @@ use std::time::Instant;
 use gbdt::config::Loss;
 use gbdt::decision_tree::{Data, DataVec, DecisionTree, TrainingCache};
 use precedent_library::{write_atomically, Library};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::category::CuadTypeProfiles;
@@ -252,7 +253,7 @@ pub fn train(
     embedder_model_id: &str,
     trained_on: Vec<String>,
     options: &TrainOptions,
-    mut progress: impl FnMut(usize, usize),
+    mut progress: impl FnMut(usize, usize) + Send,
 ) -> Result<LearnedModel, LearnError> {
     let started = Instant::now();
     let (rated, embeddings) = (data.rated, data.embeddings);
@@ -264,24 +265,32 @@ pub fn train(
     )?);
     let groups = {
         let extractor = FeatureExtractor::new(library.clone(), memory.clone());
-        let mut groups = Vec::with_capacity(rated.len());
-        for (i, (q, e)) in rated.iter().zip(embeddings).enumerate() {
-            let rows: Vec<u32> = q.ratings.iter().map(|r| r.1).collect();
-            let input = QueryInput {
-                id: Some(q.id.clone()),
-                text: q.text.clone(),
-                embedding: e.clone(),
-            };
-            let features = extractor.extract(&input, &rows)?;
-            groups.push(
-                features
-                    .into_iter()
-                    .zip(q.ratings.iter().map(|r| r.2))
-                    .collect(),
-            );
-            progress(i + 1, rated.len());
-        }
-        groups
+        // Queries are independent given the memory: extracted on every core, in rating order.
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let progress = std::sync::Mutex::new(&mut progress);
+        rated
+            .par_iter()
+            .zip(embeddings.par_iter())
+            .map(
+                |(q, e)| -> Result<Vec<([f32; NUM_FEATURES], i32)>, LearnError> {
+                    let rows: Vec<u32> = q.ratings.iter().map(|r| r.1).collect();
+                    let input = QueryInput {
+                        id: Some(q.id.clone()),
+                        text: q.text.clone(),
+                        embedding: e.clone(),
+                    };
+                    let features = extractor.extract(&input, &rows)?;
+                    let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                    if let Ok(mut report) = progress.lock() {
+                        report(n, rated.len());
+                    }
+                    Ok(features
+                        .into_iter()
+                        .zip(q.ratings.iter().map(|r| r.2))
+                        .collect())
+                },
+            )
+            .collect::<Result<Vec<_>, LearnError>>()?
     };
     let ranker = Ranker::fit(&groups, options)?;
     let manifest = ModelManifest {
