@@ -6,13 +6,18 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use precedent_cuad::cache::find_cuad_dir;
-use precedent_cuad::eval::{cross_validate, CvOptions, Scores, Selection};
+use precedent_cuad::cache::{find_cuad_dir, sentences_fingerprint};
+use precedent_cuad::dense::{
+    embed_corpus, DenseOptions, SentenceCache, SentenceEmbedder, SENTENCE_MAX_TOKENS,
+};
+use precedent_cuad::eval::{cross_validate, CvOptions, DenseCv, Scores, Selection};
 use precedent_cuad::legalbench::tune_on_dev;
 use precedent_cuad::novelty::NoveltyOptions;
 use precedent_cuad::stack::StackOptions;
 use precedent_cuad::type_thresholds::{self, GridCounts};
 use precedent_cuad::{TrainOptions, N_CATEGORIES};
+
+use crate::review::MiniLmSentences;
 
 #[derive(Args)]
 pub struct EvalCuadArgs {
@@ -51,9 +56,16 @@ pub struct EvalCuadArgs {
     #[arg(long, conflicts_with = "first_stage_only")]
     pub no_novelty: bool,
     /// Write the second stage fitted on the out-of-fold logits of all contracts (the file
-    /// shipped as crates/cuad/src/second_stage.json), with its novelty step.
+    /// shipped as crates/cuad/src/second_stage.json, or with --dense second_stage_dense.json),
+    /// with its novelty step.
     #[arg(long, conflicts_with = "first_stage_only")]
     pub second_stage_out: Option<PathBuf>,
+    /// The second stage as `review` runs it by default: its trees also read a classifier over
+    /// each candidate's MiniLM sentence vector (nested like the clause classifier). Embeds every
+    /// sentence of the contracts first (15-35 min for all 398 on 2 cores), cached under
+    /// .precedent/cache/cuad-sentences/.
+    #[arg(long, conflicts_with = "first_stage_only")]
+    pub dense: bool,
     /// With --clause-types: keep the cross-validated clause scores in FILE and reuse them when
     /// it exists (for studying threshold rules without refitting the typers).
     #[arg(long, requires = "clause_types", hide = true)]
@@ -120,6 +132,11 @@ pub fn run(args: EvalCuadArgs) -> Result<()> {
         },
         second_stage: (!args.first_stage_only).then(StackOptions::default),
         novelty: (!args.first_stage_only && !args.no_novelty).then(NoveltyOptions::default),
+        dense: if args.dense {
+            Some(sentence_vectors(&dir, &data)?)
+        } else {
+            None
+        },
     };
     let report = cross_validate(&data, &options, |done, total| {
         eprintln!(
@@ -136,6 +153,11 @@ pub fn run(args: EvalCuadArgs) -> Result<()> {
         (Some(_), Some(_)) => "typer with its second stage and novelty step (nested CV)",
         (Some(_), None) => "typer with its second stage (nested CV)",
         _ => "first stage only",
+    };
+    let stages = if options.dense.is_some() {
+        format!("{stages}, sentence-embedding view")
+    } else {
+        stages.to_owned()
     };
     println!(
         "CUAD {}-fold contract-level CV, {} contracts, top {} predictions per question, {stages}",
@@ -179,6 +201,60 @@ pub fn run(args: EvalCuadArgs) -> Result<()> {
             .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
+}
+
+/// The contracts' sentence vectors for `--dense`: from the cache when this data, model and
+/// window were embedded before, else embedded now (with progress) and cached.
+fn sentence_vectors(dir: &Path, data: &precedent_cuad::CuadDataset) -> Result<DenseCv> {
+    let embedder = MiniLmSentences(
+        precedent_models::Embedder::load_default()
+            .context("--dense needs the MiniLM model (scripts/setup.sh installs it)")?,
+    );
+    let model = embedder.model_id().to_owned();
+    let key = sentences_fingerprint(dir, &model, SENTENCE_MAX_TOKENS, data.contracts.len())?;
+    let path =
+        precedent_paths::state_path("cache/cuad-sentences").join(format!("sentences-{key}.bin"));
+    let cached = path
+        .is_file()
+        .then(|| SentenceCache::load(&path))
+        .and_then(|r| {
+            r.map_err(|e| eprintln!("ignoring {}: {e:#}", path.display()))
+                .ok()
+        });
+    let sentences = match cached {
+        Some(s) => {
+            eprintln!("sentence vectors from {}", path.display());
+            s
+        }
+        None => {
+            let candidates: Vec<_> = data
+                .contracts
+                .iter()
+                .map(|c| precedent_cuad::candidates::candidates(&c.text))
+                .collect();
+            let corpus: Vec<(&str, &[precedent_cuad::candidates::Candidate])> = data
+                .contracts
+                .iter()
+                .zip(&candidates)
+                .map(|(c, cs)| (c.text.as_str(), cs.as_slice()))
+                .collect();
+            let started = Instant::now();
+            let s = embed_corpus(&corpus, &embedder, SENTENCE_MAX_TOKENS, |done, total| {
+                eprintln!(
+                    "embedding sentences: {done}/{total} ({:.0}s)",
+                    started.elapsed().as_secs_f64()
+                )
+            })?;
+            s.save(&path)?;
+            eprintln!("sentence vectors cached in {}", path.display());
+            s
+        }
+    };
+    Ok(DenseCv {
+        sentences,
+        model,
+        options: DenseOptions::default(),
+    })
 }
 
 /// Confidence thresholds the clause-level evaluation reports.

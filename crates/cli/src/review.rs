@@ -2,6 +2,7 @@
 //! confidence, section and character span.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -10,8 +11,10 @@ use precedent_cuad::cache::{
     default_cache, default_classifier_cache, find_cuad_dir, load_or_train, load_or_train_classifier,
 };
 use precedent_cuad::clause_classifier::{ClassifierOptions, ClauseClassifier};
+use precedent_cuad::dense::{SentenceEmbedder, SENTENCE_MAX_TOKENS};
 use precedent_cuad::eval::Selection;
 use precedent_cuad::{ClauseTyper, TrainOptions, CATEGORIES};
+use precedent_models::{EmbedOptions, Embedder};
 use serde::Serialize;
 
 /// Where the clause typer and the single-clause classifier its second stage reads come from
@@ -41,13 +44,55 @@ pub struct TyperArgs {
     pub classifier_cache: PathBuf,
 }
 
+/// MiniLM as the typer's sentence embedder: the sentence-embedding view of `review` (and of
+/// `eval-cuad --dense`).
+pub struct MiniLmSentences(pub Embedder);
+
+impl SentenceEmbedder for MiniLmSentences {
+    fn embed_sentences(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let options = EmbedOptions {
+            max_tokens: Some(SENTENCE_MAX_TOKENS),
+            ..EmbedOptions::default()
+        };
+        Ok(self.0.embed_with(texts, &options, &|_| {})?)
+    }
+
+    fn dim(&self) -> usize {
+        self.0.dim()
+    }
+
+    fn model_id(&self) -> &str {
+        self.0.model_id()
+    }
+}
+
 impl TyperArgs {
-    /// The typer with the clause classifier its second stage reads.
+    /// The typer with the clause classifier its second stage reads: word features only (what
+    /// `ingest` types clauses with, and `review --fast`).
     pub fn load(&self) -> Result<ClauseTyper> {
         let classifier = self.load_classifier(&ClassifierOptions::for_second_stage())?;
         Ok(self
             .load_first_stage()?
             .with_clause_classifier(Some(classifier)))
+    }
+
+    /// The typer a review uses: [`Self::load`] plus, unless `fast`, the sentence-embedding
+    /// view (MiniLM over every sentence of the contract; ~1.5 s more for a median CUAD
+    /// contract). Without MiniLM the review goes on with word features, saying so once.
+    pub fn load_for_review(&self, fast: bool) -> Result<ClauseTyper> {
+        let mut typer = self.load()?;
+        if fast {
+            return Ok(typer);
+        }
+        let attached = Embedder::load_default()
+            .map_err(anyhow::Error::from)
+            .and_then(|e| typer.set_sentence_embedder(Arc::new(MiniLmSentences(e))));
+        if let Err(e) = attached {
+            eprintln!(
+                "warning: reviewing with word features only (as --fast): the sentence-embedding view is unavailable: {e:#}"
+            );
+        }
+        Ok(typer)
     }
 
     fn cuad_dir(&self, what: &str, flag: &str) -> Result<PathBuf> {
@@ -114,6 +159,10 @@ pub struct ReviewArgs {
     /// Text output: show findings at or above this confidence.
     #[arg(long, default_value_t = 0.5)]
     pub threshold: f32,
+    /// Word features only: skip embedding the contract's sentences with MiniLM (several times
+    /// faster; about 1 point lower precision at 80% recall in CUAD's cross-validation).
+    #[arg(long)]
+    pub fast: bool,
     #[command(flatten)]
     pub typer: TyperArgs,
 }
@@ -325,7 +374,7 @@ fn contract_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 pub fn run(args: ReviewArgs) -> Result<()> {
     let files = contract_files(&args.files)?;
-    let typer = args.typer.load()?;
+    let typer = args.typer.load_for_review(args.fast)?;
     let mut matrix = if args.csv {
         let mut writer = csv::Writer::from_writer(std::io::stdout());
         writer.write_record(std::iter::once("contract").chain(CATEGORIES))?;

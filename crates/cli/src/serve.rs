@@ -47,6 +47,10 @@ pub struct ServeArgs {
     /// CUAD data and cached if needed, about 90 s once).
     #[command(flatten)]
     typer: TyperArgs,
+    /// `POST /v1/review` with word features only, as `review --fast` (no MiniLM pass over the
+    /// contract's sentences).
+    #[arg(long)]
+    fast_review: bool,
 }
 
 /// Contract review as `precedent review --json` does it: the same typer and candidates.
@@ -72,10 +76,10 @@ impl ContractReviewer for TyperReviewer {
     }
 }
 
-fn reviewer_loader(typer: TyperArgs) -> ReviewerLoader {
+fn reviewer_loader(typer: TyperArgs, fast: bool) -> ReviewerLoader {
     Arc::new(move || {
         eprintln!("loading the clause typer for /v1/review");
-        let typer = typer.load().map_err(|e| format!("{e:#}"))?;
+        let typer = typer.load_for_review(fast).map_err(|e| format!("{e:#}"))?;
         Ok(Arc::new(TyperReviewer(typer)) as Arc<dyn ContractReviewer>)
     })
 }
@@ -118,7 +122,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         &specs,
         &models,
         &args.addr,
-        Some(reviewer_loader(args.typer.clone())),
+        Some(reviewer_loader(args.typer.clone(), args.fast_review)),
         |addr, libraries| {
             for lib in libraries {
                 eprintln!(

@@ -190,12 +190,43 @@ fn review_reads_every_format_and_prints_the_documented_json() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // By default the review reads the sentence-embedding view (MiniLM, which setup installs).
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("word features only"), "{stderr}");
     let stdout = String::from_utf8(out.stdout).unwrap();
     let reviews: Vec<serde_json::Value> = stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(reviews.len(), 4);
+    // --fast reads word features only: the same candidates, other confidences.
+    let out = review_with(&model, &classifier_model, &["--json", "--fast", s(&txt)]);
+    assert!(out.status.success());
+    let fast: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let confidences = |v: &serde_json::Value| -> Vec<(String, u64, f64)> {
+        let mut c: Vec<(String, u64, f64)> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["category"].as_str().unwrap().to_owned(),
+                    f["start"].as_u64().unwrap(),
+                    f["confidence"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        c.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        c
+    };
+    let (with_view, word_only) = (confidences(&reviews[0]), confidences(&fast));
+    assert!(
+        with_view
+            .iter()
+            .zip(&word_only)
+            .any(|(a, b)| (a.2 - b.2).abs() > 1e-4),
+        "--fast gave the same confidences"
+    );
     for (review, path) in reviews.iter().zip([&txt, &html, &pdf, &docx]) {
         assert_eq!(review["contract"], s(path));
         let findings = review["findings"].as_array().unwrap();

@@ -122,6 +122,31 @@ fn stack_options() -> StackOptions {
     }
 }
 
+/// Every contract's candidate vectors from the `embed_sentences` example's cache
+/// (`DENSE_VECTORS`), in `prepared` order (`original[i]`: contract `i`'s index in CUAD's order).
+fn all_candidate_vectors(
+    prepared: &[precedent_cuad::typer::Prepared],
+    original: &[usize],
+) -> (Vec<Vec<f32>>, usize, usize) {
+    let path = std::env::var("DENSE_VECTORS").unwrap_or("/tmp/cuad-sentence-emb.bin".into());
+    let sentences =
+        precedent_cuad::dense::SentenceCache::load(std::path::Path::new(&path)).unwrap();
+    let vectors = prepared
+        .iter()
+        .zip(original)
+        .map(|(p, &o)| {
+            let s = &sentences.contracts[o];
+            assert_eq!(
+                s.candidates,
+                p.candidates.len(),
+                "vectors of another candidate set"
+            );
+            precedent_cuad::dense::candidate_vectors(&p.candidates, s, sentences.dim)
+        })
+        .collect();
+    (vectors, sentences.dim, sentences.max_tokens)
+}
+
 /// The sentence-embedding classifier's options: the default, or
 /// `DENSE_OPTIONS=epochs,learning_rate,l2,positive_weight`.
 fn dense_options() -> precedent_cuad::dense::DenseOptions {
@@ -186,29 +211,13 @@ fn main() {
             .unwrap_or(format!("{}.dense", cache.trim_end_matches(".bin")));
         read_fold_logits(&dense_cache, prepared.len(), folds).unwrap_or_else(|| {
             let t = std::time::Instant::now();
-            let path =
-                std::env::var("DENSE_VECTORS").unwrap_or("/tmp/cuad-sentence-emb.bin".into());
-            let sentences =
-                precedent_cuad::dense::SentenceCache::load(std::path::Path::new(&path)).unwrap();
-            let vectors: Vec<Vec<f32>> = prepared
-                .iter()
-                .zip(&original)
-                .map(|(p, &o)| {
-                    let s = &sentences.contracts[o];
-                    assert_eq!(
-                        s.candidates,
-                        p.candidates.len(),
-                        "vectors of another candidate set"
-                    );
-                    precedent_cuad::dense::candidate_vectors(&p.candidates, s, sentences.dim)
-                })
-                .collect();
+            let (vectors, dim, _) = all_candidate_vectors(&prepared, &original);
             eprintln!("candidate vectors in {:?}", t.elapsed());
             let options = dense_options();
             let l = precedent_cuad::eval::fold_dense_logits(
                 &prepared,
                 &vectors,
-                sentences.dim,
+                dim,
                 folds,
                 &options,
                 |d, n| eprintln!("dense fit {d}/{n} {:?}", t.elapsed()),
@@ -324,17 +333,20 @@ fn main() {
         .unwrap_or_else(|| vec![("default".into(), stack_options())]);
     if let Ok(out) = std::env::var("WRITE_SECOND_STAGE") {
         // As `eval-cuad --second-stage-out` fits it: on the outer out-of-fold logits of all.
+        // With `DENSE=1` the trees also read the dense classifier's out-of-fold logits, and the
+        // stage carries that classifier refitted on every contract (what a review applies).
         let inputs: Vec<_> = prepared
             .iter()
+            .enumerate()
             .zip(&logits.outer)
             .zip(&clause.outer)
-            .map(|((p, l), c)| precedent_cuad::stack::StackInput {
+            .map(|(((ci, p), l), c)| precedent_cuad::stack::StackInput {
                 candidates: &p.candidates,
                 logits: l,
                 bits: &p.bits,
                 clause: Some(c),
                 sections: Some(&p.sections),
-                dense: None,
+                dense: dense.as_ref().map(|d| d.outer[ci].as_slice()),
             })
             .collect();
         let mut stage = precedent_cuad::stack::SecondStage::train(
@@ -356,6 +368,31 @@ fn main() {
             },
             &precedent_cuad::novelty::NoveltyOptions::default(),
         ));
+        if dense.is_some() {
+            let t = std::time::Instant::now();
+            let (vectors, dim, max_tokens) = all_candidate_vectors(&prepared, &original);
+            let train: Vec<(&[f32], &[u64])> = prepared
+                .iter()
+                .zip(&vectors)
+                .map(|(p, v)| (v.as_slice(), p.bits.as_slice()))
+                .collect();
+            let classifier =
+                precedent_cuad::dense::DenseClassifier::train(&train, dim, &dense_options());
+            eprintln!("dense classifier on all contracts in {:?}", t.elapsed());
+            stage.dense = Some(precedent_cuad::stack::DenseView {
+                // The embedder's full id (name and weights' revision): a review refuses others.
+                model: precedent_models::Embedder::load_default()
+                    .unwrap()
+                    .model_id()
+                    .to_owned(),
+                max_tokens,
+                classifier,
+            });
+            stage.data = format!(
+                "{}; trees also read a MiniLM sentence-embedding classifier's out-of-fold logits",
+                stage.data
+            );
+        }
         std::fs::write(out, stage.to_json()).unwrap();
         return;
     }

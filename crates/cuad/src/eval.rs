@@ -23,9 +23,9 @@ use crate::clause_classifier::{
     training_examples, ClassifierOptions, ClauseClassifier, LabelledClause,
 };
 use crate::dataset::{CuadContract, CuadDataset};
-use crate::dense::{DenseClassifier, DenseOptions};
+use crate::dense::{candidate_vectors, DenseClassifier, DenseOptions, SentenceCache};
 use crate::novelty::{Novelty, NoveltyOptions, Ranked};
-use crate::stack::{SecondStage, StackInput, StackOptions};
+use crate::stack::{DenseView, SecondStage, StackInput, StackOptions};
 use crate::typer::{prepare, ClauseTyper, Prepared, TrainOptions, N_CATEGORIES};
 
 #[derive(Debug, Clone, Serialize)]
@@ -38,6 +38,21 @@ pub struct CvOptions {
     /// With the second stage, also the novelty step after it (`None`: second-stage
     /// confidences).
     pub novelty: Option<NoveltyOptions>,
+    /// With the second stage, its trees also read the sentence-embedding view (`None`: word
+    /// features only).
+    #[serde(skip)]
+    pub dense: Option<DenseCv>,
+}
+
+/// The sentence-embedding view in a cross-validation: every contract's sentence vectors (in the
+/// dataset's order), the model that made them, and the dense classifier's options. Its
+/// classifier is nested like the clause classifier ([`fold_dense_logits`]).
+#[derive(Debug, Clone)]
+pub struct DenseCv {
+    pub sentences: SentenceCache,
+    /// The embedding model's full id, recorded in the fitted stage ([`DenseView::model`]).
+    pub model: String,
+    pub options: DenseOptions,
 }
 
 /// Which scored candidates of a (contract, category) become predictions.
@@ -339,6 +354,7 @@ impl Default for CvOptions {
             train: TrainOptions::default(),
             second_stage: Some(StackOptions::default()),
             novelty: Some(NoveltyOptions::default()),
+            dense: None,
         }
     }
 }
@@ -695,9 +711,37 @@ pub fn cross_validate(
     let fold_of = |i: usize| i % folds;
     let nested = options.second_stage.is_some();
     let first_stage_fits = folds + if nested { folds * (folds - 1) / 2 } else { 0 };
-    // The clause classifiers nest exactly as the first stages do.
+    // The clause classifiers nest exactly as the first stages do, and so do the dense ones.
     let clause_classifier_fits = if nested { first_stage_fits } else { 0 };
-    let total_fits = first_stage_fits + clause_classifier_fits;
+    let dense_fits = if nested && options.dense.is_some() {
+        first_stage_fits
+    } else {
+        0
+    };
+    let total_fits = first_stage_fits + clause_classifier_fits + dense_fits;
+    // Every contract's candidate vectors, checked against the candidates they were made for.
+    let dense_vectors: Option<Vec<Vec<f32>>> = match (&options.dense, nested) {
+        (Some(d), true) => {
+            anyhow::ensure!(
+                d.sentences.contracts.len() == prepared.len(),
+                "sentence vectors of {} contracts for {} contracts",
+                d.sentences.contracts.len(),
+                prepared.len()
+            );
+            let mut all = Vec::with_capacity(prepared.len());
+            for (ci, (p, s)) in prepared.iter().zip(&d.sentences.contracts).enumerate() {
+                anyhow::ensure!(
+                    s.candidates == p.candidates.len(),
+                    "sentence vectors of contract {ci} were made for {} candidates, it has {}",
+                    s.candidates,
+                    p.candidates.len()
+                );
+                all.push(candidate_vectors(&p.candidates, s, d.sentences.dim));
+            }
+            Some(all)
+        }
+        _ => None,
+    };
     let mut held_out_clauses = Vec::new();
     let (logits, train_seconds_per_fold) = fold_logits(
         &prepared,
@@ -731,37 +775,67 @@ pub fn cross_validate(
                 &ClassifierOptions::for_second_stage(),
                 |done, _| progress(first_stage_fits + done, total_fits),
             )?;
-            let (chosen, scores) = stacked_novelty(
+            let dense = match (&options.dense, &dense_vectors) {
+                (Some(d), Some(vectors)) => Some(fold_dense_logits(
+                    &prepared,
+                    vectors,
+                    d.sentences.dim,
+                    folds,
+                    &d.options,
+                    |done, _| {
+                        progress(first_stage_fits + clause_classifier_fits + done, total_fits)
+                    },
+                )),
+                _ => None,
+            };
+            let (mut chosen, scores) = stacked_novelty_selections(
                 &contracts,
                 &prepared,
                 &logits,
                 Some(&clause),
+                dense.as_ref(),
                 folds,
                 stack,
-                &options.selection,
+                std::slice::from_ref(&options.selection),
                 options.novelty.as_ref(),
             );
+            let chosen = chosen.pop().unwrap_or_default();
             let inputs: Vec<StackInput> = prepared
                 .iter()
+                .enumerate()
                 .zip(&logits.outer)
                 .zip(&clause.outer)
-                .map(|((p, l), c)| StackInput {
+                .map(|(((ci, p), l), c)| StackInput {
                     candidates: &p.candidates,
                     logits: l,
                     bits: &p.bits,
                     clause: Some(c),
                     sections: Some(&p.sections),
-                    dense: None,
+                    dense: dense.as_ref().map(|d| d.outer[ci].as_slice()),
                 })
                 .collect();
             let mut all = SecondStage::train(
                 &inputs,
                 stack,
                 &format!(
-                    "out-of-fold first-stage and clause-classifier logits of {} CUAD contracts ({folds}-fold)",
+                    "out-of-fold first-stage and clause-classifier{} logits of {} CUAD contracts ({folds}-fold)",
+                    if dense.is_some() { " and sentence-embedding classifier" } else { "" },
                     contracts.len()
                 ),
             );
+            // The view a review applies: the dense classifier refitted on every contract.
+            if let (Some(d), Some(vectors)) = (&options.dense, &dense_vectors) {
+                let train: Vec<(&[f32], &[u64])> = prepared
+                    .iter()
+                    .zip(vectors)
+                    .map(|(p, v)| (v.as_slice(), p.bits.as_slice()))
+                    .collect();
+                all.dense = Some(DenseView {
+                    model: d.model.clone(),
+                    max_tokens: d.sentences.max_tokens,
+                    classifier: DenseClassifier::train(&train, d.sentences.dim, &d.options),
+                });
+            }
             if let Some(novelty) = &options.novelty {
                 let all_scores = all.training_scores(&inputs);
                 let prepared: Vec<&Prepared> = prepared.iter().collect();

@@ -50,6 +50,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::boost::{BoostOptions, Boosted};
 use crate::candidates::{Candidate, Kind};
+use crate::dense::DenseClassifier;
 use crate::novelty::Novelty;
 use crate::sections::Sections;
 use crate::typer::{shuffled, N_CATEGORIES};
@@ -613,15 +614,41 @@ pub struct SecondStage {
     /// Boosted trees re-scoring each question's best candidates ([`TreeStage`]).
     #[serde(default)]
     pub trees: Option<Trees>,
+    /// The sentence-embedding view the trees read ([`crate::dense`]), fitted on all the
+    /// training contracts; `Some` exactly when the trees were fitted with its logits.
+    #[serde(default)]
+    pub dense: Option<DenseView>,
+}
+
+/// The sentence-embedding classifier a dense second stage reads, and the embedding it was fitted
+/// on (a review must embed with the same model and window, or its logits mean nothing).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DenseView {
+    /// The embedding model's name ([`crate::dense::SentenceEmbedder::model_id`]).
+    pub model: String,
+    /// Token window of the sentences ([`crate::dense::SENTENCE_MAX_TOKENS`]).
+    pub max_tokens: usize,
+    pub classifier: DenseClassifier,
 }
 
 /// The weights shipped with the typer (see the module docs for how they are made).
 const SHIPPED: &str = include_str!("second_stage.json");
 
+/// The second stage `precedent review` uses when MiniLM is at hand: the same stages fitted with
+/// the sentence-embedding view, which it carries (`DENSE=1 WRITE_SECOND_STAGE=... cargo run
+/// --release -p precedent-cuad --example stack`; BENCHMARKS.md).
+const SHIPPED_DENSE: &str = include_str!("second_stage_dense.json");
+
 impl SecondStage {
     /// The compiled-in second stage.
     pub fn shipped() -> Self {
         Self::from_json(SHIPPED).expect("second_stage.json matches this build (tested)")
+    }
+
+    /// The compiled-in second stage that reads the sentence-embedding view
+    /// ([`SecondStage::dense`] is `Some`).
+    pub fn shipped_dense() -> Self {
+        Self::from_json(SHIPPED_DENSE).expect("second_stage_dense.json matches this build (tested)")
     }
 
     /// Reads a weight file written by [`Self::to_json`], refusing other feature versions.
@@ -645,14 +672,27 @@ impl SecondStage {
                 trees.prior.len()
             );
             let dim = trees.model.dim;
+            let expected = if stage.dense.is_some() {
+                FULL_TREE_DIM
+            } else {
+                TREE_DIM
+            };
             anyhow::ensure!(
-                dim == TREE_DIM || dim == FULL_TREE_DIM,
-                "second-stage trees over {dim} features, expected {TREE_DIM} or {FULL_TREE_DIM}"
+                dim == expected,
+                "second-stage trees over {dim} features, expected {expected} ({})",
+                if stage.dense.is_some() {
+                    "with the sentence-embedding view"
+                } else {
+                    "without a sentence-embedding view"
+                }
             );
             trees.model.validate(dim)?;
             if let Some(rank) = &trees.rank {
                 rank.validate(dim)?;
             }
+        }
+        if let Some(view) = &stage.dense {
+            view.classifier.validate()?;
         }
         Ok(stage)
     }
@@ -716,6 +756,7 @@ impl SecondStage {
             weights: w,
             novelty: None,
             trees: None,
+            dense: None,
         };
         if let Some(tree_stage) = &options.trees {
             stage.trees = Some(stage.train_trees(inputs, tree_stage));
@@ -1207,5 +1248,35 @@ mod tests {
         let mut wrong = stage.clone();
         wrong.version += 1;
         assert!(SecondStage::from_json(&wrong.to_json()).is_err());
+    }
+
+    #[test]
+    fn shipped_dense_stage_carries_its_view() {
+        let stage = SecondStage::shipped_dense();
+        let view = stage.dense.as_ref().expect("shipped with its dense view");
+        assert!(
+            view.model
+                .starts_with("sentence-transformers/all-MiniLM-L6-v2@"),
+            "{}",
+            view.model
+        );
+        assert_eq!(view.max_tokens, crate::dense::SENTENCE_MAX_TOKENS);
+        assert_eq!(view.classifier.dim, 384);
+        let trees = stage.trees.as_ref().expect("shipped with its trees");
+        assert_eq!(trees.model.dim, FULL_TREE_DIM);
+        assert!(stage.novelty.is_some());
+        // Trees that read the view are refused without it, and the word-only stage with one.
+        let mut blind = stage.clone();
+        blind.dense = None;
+        let refused = SecondStage::from_json(&blind.to_json()).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("without a sentence-embedding view"),
+            "{refused}"
+        );
+        let mut plain = SecondStage::shipped();
+        plain.dense = stage.dense.clone();
+        assert!(SecondStage::from_json(&plain.to_json()).is_err());
     }
 }
