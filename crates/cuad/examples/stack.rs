@@ -135,13 +135,12 @@ fn all_candidate_vectors(
         .iter()
         .zip(original)
         .map(|(p, &o)| {
-            let s = &sentences.contracts[o];
-            assert_eq!(
-                s.candidates,
-                p.candidates.len(),
-                "vectors of another candidate set"
-            );
-            precedent_cuad::dense::candidate_vectors(&p.candidates, s, sentences.dim)
+            precedent_cuad::dense::cached_candidate_vectors(
+                &p.candidates,
+                &sentences.contracts[o],
+                sentences.dim,
+            )
+            .unwrap()
         })
         .collect();
     (vectors, sentences.dim, sentences.max_tokens)
@@ -371,23 +370,17 @@ fn main() {
         if dense.is_some() {
             let t = std::time::Instant::now();
             let (vectors, dim, max_tokens) = all_candidate_vectors(&prepared, &original);
-            let train: Vec<(&[f32], &[u64])> = prepared
-                .iter()
-                .zip(&vectors)
-                .map(|(p, v)| (v.as_slice(), p.bits.as_slice()))
-                .collect();
-            let classifier =
-                precedent_cuad::dense::DenseClassifier::train(&train, dim, &dense_options());
-            eprintln!("dense classifier on all contracts in {:?}", t.elapsed());
-            stage.dense = Some(precedent_cuad::stack::DenseView {
-                // The embedder's full id (name and weights' revision): a review refuses others.
-                model: precedent_models::Embedder::load_default()
-                    .unwrap()
-                    .model_id()
-                    .to_owned(),
+            // The embedder's full id (name and weights' revision): a review refuses others.
+            let model = precedent_models::Embedder::load_default().unwrap();
+            stage.dense = Some(precedent_cuad::eval::fit_dense_view(
+                &prepared,
+                &vectors,
+                dim,
                 max_tokens,
-                classifier,
-            });
+                model.model_id(),
+                &dense_options(),
+            ));
+            eprintln!("dense classifier on all contracts in {:?}", t.elapsed());
             stage.data = format!(
                 "{}; trees also read a MiniLM sentence-embedding classifier's out-of-fold logits",
                 stage.data

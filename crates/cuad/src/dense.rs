@@ -44,39 +44,13 @@ pub fn embed_contract(
     candidates: &[Candidate],
     embedder: &dyn SentenceEmbedder,
 ) -> Result<SentenceVectors> {
-    let indices = sentence_indices(candidates);
-    let mut distinct: HashMap<&str, usize> = HashMap::new();
-    let mut texts: Vec<&str> = Vec::new();
-    let rows: Vec<usize> = indices
-        .iter()
-        .map(|&i| {
-            let s = text.get(candidates[i as usize].span.clone()).unwrap_or("");
-            *distinct.entry(s).or_insert_with(|| {
-                texts.push(s);
-                texts.len() - 1
-            })
-        })
-        .collect();
-    let vectors = if texts.is_empty() {
-        Vec::new()
-    } else {
-        embedder.embed_sentences(&texts)?
-    };
-    let dim = embedder.dim();
-    ensure!(
-        vectors.len() == texts.len() && vectors.iter().all(|v| v.len() == dim),
-        "the sentence embedder returned {} vectors for {} sentences (expected {dim} floats each)",
-        vectors.len(),
-        texts.len()
-    );
-    Ok(SentenceVectors {
-        candidates: candidates.len(),
-        indices,
-        vectors: rows
-            .iter()
-            .flat_map(|&r| vectors[r].iter().copied())
-            .collect(),
-    })
+    let mut corpus = embed_corpus(
+        &[(text, candidates)],
+        embedder,
+        SENTENCE_MAX_TOKENS,
+        |_, _| {},
+    )?;
+    Ok(corpus.contracts.pop().unwrap_or_default())
 }
 
 /// The embedded sentences of one contract: candidate indices (of [`Kind::Sentence`] candidates)
@@ -320,6 +294,22 @@ pub fn candidate_vectors(
             normalize(v);
         });
     out
+}
+
+/// [`candidate_vectors`] from cached sentence vectors, refusing vectors that were made for
+/// another candidate set (an older cache, another contract).
+pub fn cached_candidate_vectors(
+    candidates: &[Candidate],
+    sentences: &SentenceVectors,
+    dim: usize,
+) -> Result<Vec<f32>> {
+    ensure!(
+        sentences.candidates == candidates.len(),
+        "sentence vectors made for {} candidates, the contract has {}",
+        sentences.candidates,
+        candidates.len()
+    );
+    Ok(candidate_vectors(candidates, sentences, dim))
 }
 
 /// The sentence candidates whose text a contract's vectors are made of.

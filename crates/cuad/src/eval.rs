@@ -14,6 +14,7 @@
 
 use std::time::Instant;
 
+use anyhow::Context;
 use serde::Serialize;
 
 use precedent_metrics::spans::{Matching, PrCurve, Question};
@@ -23,7 +24,7 @@ use crate::clause_classifier::{
     training_examples, ClassifierOptions, ClauseClassifier, LabelledClause,
 };
 use crate::dataset::{CuadContract, CuadDataset};
-use crate::dense::{candidate_vectors, DenseClassifier, DenseOptions, SentenceCache};
+use crate::dense::{cached_candidate_vectors, DenseClassifier, DenseOptions, SentenceCache};
 use crate::novelty::{Novelty, NoveltyOptions, Ranked};
 use crate::stack::{DenseView, SecondStage, StackInput, StackOptions};
 use crate::typer::{prepare, ClauseTyper, Prepared, TrainOptions, N_CATEGORIES};
@@ -558,6 +559,28 @@ pub fn fold_dense_logits(
     )
 }
 
+/// The dense classifier fitted on every contract's candidate vectors, with the embedding it
+/// reads: the view a dense second stage carries and a review applies.
+pub fn fit_dense_view(
+    prepared: &[Prepared],
+    vectors: &[Vec<f32>],
+    dim: usize,
+    max_tokens: usize,
+    model: &str,
+    options: &DenseOptions,
+) -> DenseView {
+    let train: Vec<(&[f32], &[u64])> = prepared
+        .iter()
+        .zip(vectors)
+        .map(|(p, v)| (v.as_slice(), p.bits.as_slice()))
+        .collect();
+    DenseView {
+        model: model.to_owned(),
+        max_tokens,
+        classifier: DenseClassifier::train(&train, dim, options),
+    }
+}
+
 /// The fold structure shared by the nested cross-validations: `fit(excluded_folds)` makes a
 /// model, `score(model, contract)` its per-candidate output for one contract. Per outer fold `f`
 /// one model without `f` scores `f`'s contracts (`outer`); nested, one model per pair `{f, g}`
@@ -728,16 +751,15 @@ pub fn cross_validate(
                 d.sentences.contracts.len(),
                 prepared.len()
             );
-            let mut all = Vec::with_capacity(prepared.len());
-            for (ci, (p, s)) in prepared.iter().zip(&d.sentences.contracts).enumerate() {
-                anyhow::ensure!(
-                    s.candidates == p.candidates.len(),
-                    "sentence vectors of contract {ci} were made for {} candidates, it has {}",
-                    s.candidates,
-                    p.candidates.len()
-                );
-                all.push(candidate_vectors(&p.candidates, s, d.sentences.dim));
-            }
+            let all = prepared
+                .iter()
+                .zip(&d.sentences.contracts)
+                .enumerate()
+                .map(|(ci, (p, s))| {
+                    cached_candidate_vectors(&p.candidates, s, d.sentences.dim)
+                        .with_context(|| format!("contract {ci}"))
+                })
+                .collect::<anyhow::Result<_>>()?;
             Some(all)
         }
         _ => None,
@@ -825,16 +847,14 @@ pub fn cross_validate(
             );
             // The view a review applies: the dense classifier refitted on every contract.
             if let (Some(d), Some(vectors)) = (&options.dense, &dense_vectors) {
-                let train: Vec<(&[f32], &[u64])> = prepared
-                    .iter()
-                    .zip(vectors)
-                    .map(|(p, v)| (v.as_slice(), p.bits.as_slice()))
-                    .collect();
-                all.dense = Some(DenseView {
-                    model: d.model.clone(),
-                    max_tokens: d.sentences.max_tokens,
-                    classifier: DenseClassifier::train(&train, d.sentences.dim, &d.options),
-                });
+                all.dense = Some(fit_dense_view(
+                    &prepared,
+                    vectors,
+                    d.sentences.dim,
+                    d.sentences.max_tokens,
+                    &d.model,
+                    &d.options,
+                ));
             }
             if let Some(novelty) = &options.novelty {
                 let all_scores = all.training_scores(&inputs);

@@ -317,34 +317,32 @@ impl ClauseTyper {
         candidates: &[Candidate],
         logits: &[[f32; N_CATEGORIES]],
     ) -> (Option<&SecondStage>, Vec<[f32; N_CATEGORIES]>) {
+        let first_stage = || logits.iter().map(|l| l.map(sigmoid)).collect();
         let (Some(stage), Some(classifier)) = (&self.second_stage, &self.clause_classifier) else {
-            return (None, logits.iter().map(|l| l.map(sigmoid)).collect());
+            return (None, first_stage());
         };
         let clause = classifier.candidate_logits(text, candidates);
         let sections = Sections::of(text, candidates);
-        let (stage, dense) = match (&stage.dense, &self.sentence_embedder) {
-            (Some(view), Some(embedder)) => {
-                match embed_contract(text, candidates, embedder.as_ref()) {
-                    Ok(sentences) => {
-                        let vectors =
-                            candidate_vectors(candidates, &sentences, view.classifier.dim);
-                        (stage, Some(view.classifier.logits(&vectors)))
-                    }
-                    // A contract MiniLM cannot read is reviewed as without it, not dropped.
-                    Err(e) => match &self.word_stage {
-                        Some(word) => {
-                            tracing::warn!("reviewing with word features only: {e:#}");
-                            (word, None)
-                        }
-                        None => return (None, logits.iter().map(|l| l.map(sigmoid)).collect()),
-                    },
+        // The sentence-embedding classifier's logits, when the stage reads them.
+        let dense = match (&stage.dense, &self.sentence_embedder) {
+            (None, _) => Ok(None),
+            (Some(view), Some(embedder)) => embed_contract(text, candidates, embedder.as_ref())
+                .map(|sentences| {
+                    let vectors = candidate_vectors(candidates, &sentences, view.classifier.dim);
+                    Some(view.classifier.logits(&vectors))
+                }),
+            (Some(_), None) => Err(anyhow::anyhow!("no sentence embedder attached")),
+        };
+        // A contract MiniLM cannot read is reviewed as without it, not dropped.
+        let (stage, dense) = match dense {
+            Ok(dense) => (stage, dense),
+            Err(e) => match &self.word_stage {
+                Some(word) => {
+                    tracing::warn!("reviewing with word features only: {e:#}");
+                    (word, None)
                 }
-            }
-            (Some(_), None) => match &self.word_stage {
-                Some(word) => (word, None),
-                None => return (None, logits.iter().map(|l| l.map(sigmoid)).collect()),
+                None => return (None, first_stage()),
             },
-            _ => (stage, None),
         };
         let scores = stage.apply_dense(
             candidates,

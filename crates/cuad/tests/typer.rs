@@ -3,11 +3,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use precedent_cuad::candidates::Candidate;
 use precedent_cuad::clause_classifier::{span_examples, ClassifierOptions, ClauseClassifier};
 use precedent_cuad::dense::{SentenceEmbedder, SENTENCE_MAX_TOKENS};
+use precedent_cuad::eval::Chosen;
 use precedent_cuad::eval::{cross_validate, CvOptions, Selection};
 use precedent_cuad::typer::prepare;
-use precedent_cuad::{category_index, load, ClauseTyper, TrainOptions};
+use precedent_cuad::{category_index, load, ClauseTyper, CuadContract, TrainOptions};
 use precedent_models::{EmbedOptions, Embedder};
 
 fn cuad_dir() -> &'static Path {
@@ -49,6 +51,24 @@ impl SentenceEmbedder for Renamed {
     fn model_id(&self) -> &str {
         "another/model"
     }
+}
+
+/// Whether the most confident of a contract's category-`k` findings overlaps its first annotation
+/// of the category.
+fn best_is_annotated(
+    c: &CuadContract,
+    candidates: &[Candidate],
+    chosen: &[Chosen],
+    k: usize,
+) -> bool {
+    let best = chosen[k]
+        .candidates
+        .iter()
+        .zip(&chosen[k].confidence)
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(&i, _)| candidates[i].span.clone());
+    let gold = c.spans_of(k).next().unwrap().span.clone().unwrap();
+    best.is_some_and(|s| s.start < gold.end && gold.start < s.end)
 }
 
 fn quick() -> TrainOptions {
@@ -143,14 +163,7 @@ fn learns_governing_law_and_round_trips() {
             assert!(chosen[k].candidates.len() <= 20);
             assert_eq!(chosen[k].candidates.len(), chosen[k].confidence.len());
         }
-        let best = chosen[law]
-            .candidates
-            .iter()
-            .zip(&chosen[law].confidence)
-            .max_by(|a, b| a.1.total_cmp(b.1))
-            .map(|(&i, _)| candidates[i].span.clone());
-        let gold = c.spans_of(law).next().unwrap().span.clone().unwrap();
-        law_found += usize::from(best.is_some_and(|s| s.start < gold.end && gold.start < s.end));
+        law_found += usize::from(best_is_annotated(c, &candidates, &chosen, law));
         let p = &chosen[parties];
         parties_before += p
             .candidates
@@ -171,16 +184,9 @@ fn learns_governing_law_and_round_trips() {
     let mut typer = typer;
     // Per contract: the Governing Law findings' confidences, and whether the best is the
     // annotated clause (one embedding pass per contract and view).
-    let law_findings = |typer: &ClauseTyper, c: &precedent_cuad::CuadContract| {
+    let law_findings = |typer: &ClauseTyper, c: &CuadContract| {
         let (candidates, chosen) = typer.findings(&c.text, &Selection::default());
-        let best = chosen[law]
-            .candidates
-            .iter()
-            .zip(&chosen[law].confidence)
-            .max_by(|a, b| a.1.total_cmp(b.1))
-            .map(|(&i, _)| candidates[i].span.clone());
-        let gold = c.spans_of(law).next().unwrap().span.clone().unwrap();
-        let found = best.is_some_and(|s| s.start < gold.end && gold.start < s.end);
+        let found = best_is_annotated(c, &candidates, &chosen, law);
         (chosen[law].confidence.clone(), found)
     };
     let sample = &held_out[..4];
