@@ -18,6 +18,7 @@ use crate::features::{
     demote_against_query, FeatureExtractor, QueryInput, AGAINST_QUERY_DEMOTION, FEATURE_NAMES,
     NUM_FEATURES,
 };
+use crate::feedback::final_scores;
 use crate::memory::{RatedQuery, RatingMemory};
 use crate::model::{Ranker, TrainOptions, TrainingData};
 use crate::LearnError;
@@ -38,8 +39,13 @@ pub const FEATURE_GROUPS: &[(&str, &[usize])] = &[
 /// One way of scoring the held-out queries.
 #[derive(Debug, Clone)]
 pub enum Variant {
-    /// The learned ranker with some feature columns blanked (empty: the full model).
-    Learned { name: String, dropped: Vec<usize> },
+    /// The learned ranker with some feature columns blanked (empty: the full model), with or
+    /// without the ranking's own feedback after the trees ([`crate::feedback`]).
+    Learned {
+        name: String,
+        dropped: Vec<usize>,
+        feedback: bool,
+    },
     /// A single feature as the score (a stage alone, e.g. BM25 or RRF).
     Feature { name: String, column: usize },
 }
@@ -71,11 +77,17 @@ impl Variant {
                 column: 14,
             },
             Variant::full(),
+            Variant::Learned {
+                name: "learned without feedback".into(),
+                dropped: Vec::new(),
+                feedback: false,
+            },
         ];
         for (group, cols) in FEATURE_GROUPS {
             v.push(Variant::Learned {
                 name: format!("learned without {group}"),
                 dropped: cols.to_vec(),
+                feedback: true,
             });
         }
         v
@@ -85,6 +97,7 @@ impl Variant {
         Variant::Learned {
             name: "learned (all features)".into(),
             dropped: Vec::new(),
+            feedback: true,
         }
     }
 }
@@ -154,6 +167,12 @@ fn out_of_fold(
             rated.len()
         )));
     }
+    let vectors = library.vectors()?.ok_or_else(|| {
+        LearnError::Invalid(format!(
+            "library {} has no clause vectors; the learned ranker needs them",
+            library.root().display()
+        ))
+    })?;
     let ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
     let fold_of = assign_folds(&ids, folds, options.seed);
     let learned = variants
@@ -200,12 +219,14 @@ fn out_of_fold(
             };
             let train_groups = groups(&train_idx)?;
             let test_groups = groups(&test_idx)?;
+            let test_rows: Vec<Vec<u32>> = test_idx
+                .iter()
+                .map(|&i| rated[i].ratings.iter().map(|r| r.1).collect())
+                .collect();
             let test_excluded = test_idx
                 .par_iter()
-                .map(|&i| {
-                    let rows: Vec<u32> = rated[i].ratings.iter().map(|r| r.1).collect();
-                    extractor.against_query(&rated[i].text, &rows)
-                })
+                .zip(&test_rows)
+                .map(|(&i, rows)| extractor.against_query(&rated[i].text, rows))
                 .collect::<Result<Vec<_>, LearnError>>()?;
             // The variants' tree fits are independent and each runs on one core: fitted in
             // parallel, collected in variant order, so the result does not depend on scheduling.
@@ -217,7 +238,9 @@ fn out_of_fold(
                             .iter()
                             .map(|g| g.iter().map(|(f, _)| f[*column]).collect())
                             .collect(),
-                        Variant::Learned { dropped, .. } => {
+                        Variant::Learned {
+                            dropped, feedback, ..
+                        } => {
                             let blank = |g: &Group| -> Group {
                                 g.iter()
                                     .map(|(f, l)| {
@@ -232,11 +255,19 @@ fn out_of_fold(
                             test_groups
                                 .iter()
                                 .zip(&test_excluded)
-                                .map(|(g, excluded)| {
+                                .zip(&test_rows)
+                                .map(|((g, excluded), rows)| {
                                     let f: Vec<[f32; NUM_FEATURES]> =
                                         blank(g).into_iter().map(|(f, _)| f).collect();
                                     let mut scores = ranker.predict(&f);
-                                    if let Some(excluded) = excluded {
+                                    if *feedback {
+                                        scores = final_scores(
+                                            &scores,
+                                            excluded.as_deref(),
+                                            rows,
+                                            vectors,
+                                        );
+                                    } else if let Some(excluded) = excluded {
                                         demote_against_query(
                                             &mut scores,
                                             excluded,

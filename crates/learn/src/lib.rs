@@ -13,6 +13,7 @@
 //!   dense (cosine), fused and rating-memory evidence.
 //! - [`Ranker`]: LambdaMART, boosted regression trees (grown by the `gbdt` crate) trained on
 //!   LambdaRank gradients per query.
+//! - [`feedback`]: after the trees, candidates resembling the ranking's own top three move up.
 //!
 //! Honesty rule: anything fitted from ratings is refit inside each cross-validation fold
 //! ([`cv`]), and while training, a query's own ratings never feed its own features
@@ -23,6 +24,7 @@ pub mod category;
 pub mod clause_types;
 pub mod cv;
 pub mod features;
+pub mod feedback;
 mod memory;
 mod model;
 mod reranker;

@@ -6,12 +6,15 @@ use precedent_library::Library;
 use precedent_models::Embedder;
 use precedent_rank::{rescore, Hit, RankError, Reranker};
 
-use crate::features::{demote_against_query, FeatureExtractor, QueryInput, AGAINST_QUERY_DEMOTION};
+use crate::features::{FeatureExtractor, QueryInput};
+use crate::feedback::final_scores;
 use crate::model::LearnedModel;
 use crate::ClauseTypeReader;
 
-/// Reorders candidates by the learned ranker's score.
+/// Reorders candidates by the learned ranker's score, the query's constraints and the ranking's
+/// own feedback ([`crate::feedback`]).
 pub struct LearnedReranker {
+    library: Arc<Library>,
     extractor: FeatureExtractor,
     model: Arc<LearnedModel>,
     embedder: Arc<Embedder>,
@@ -34,6 +37,7 @@ impl LearnedReranker {
             )));
         }
         Ok(LearnedReranker {
+            library: library.clone(),
             extractor: FeatureExtractor::new(library, model.memory.clone())
                 .with_clause_types(clause_types),
             model,
@@ -66,14 +70,17 @@ impl Reranker for LearnedReranker {
             .extractor
             .extract(&input, &rows)
             .map_err(|e| stage(e.to_string()))?;
-        let mut scores = self.model.ranker.predict(&features);
-        if let Some(excluded) = self
+        let raw = self.model.ranker.predict(&features);
+        let flagged = self
             .extractor
             .against_query(query, &rows)
+            .map_err(|e| stage(e.to_string()))?;
+        let vectors = self
+            .library
+            .vectors()
             .map_err(|e| stage(e.to_string()))?
-        {
-            demote_against_query(&mut scores, &excluded, AGAINST_QUERY_DEMOTION);
-        }
+            .ok_or_else(|| stage("the library has no clause vectors".into()))?;
+        let scores = final_scores(&raw, flagged.as_deref(), &rows, vectors);
         Ok(rescore(candidates, scores, "learned"))
     }
 }
