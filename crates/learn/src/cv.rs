@@ -14,10 +14,7 @@ use precedent_metrics::{mean_by_group, MeanMetrics, QueryMetrics, Scored};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::features::{
-    demote_against_query, FeatureExtractor, QueryInput, AGAINST_QUERY_DEMOTION, FEATURE_NAMES,
-    NUM_FEATURES,
-};
+use crate::features::{library_vectors, FeatureExtractor, QueryInput, FEATURE_NAMES, NUM_FEATURES};
 use crate::feedback::final_scores;
 use crate::memory::{RatedQuery, RatingMemory};
 use crate::model::{Ranker, TrainOptions, TrainingData};
@@ -167,12 +164,7 @@ fn out_of_fold(
             rated.len()
         )));
     }
-    let vectors = library.vectors()?.ok_or_else(|| {
-        LearnError::Invalid(format!(
-            "library {} has no clause vectors; the learned ranker needs them",
-            library.root().display()
-        ))
-    })?;
+    let vectors = library_vectors(library, "the learned ranker needs them")?;
     let ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
     let fold_of = assign_folds(&ids, folds, options.seed);
     let learned = variants
@@ -259,22 +251,12 @@ fn out_of_fold(
                                 .map(|((g, excluded), rows)| {
                                     let f: Vec<[f32; NUM_FEATURES]> =
                                         blank(g).into_iter().map(|(f, _)| f).collect();
-                                    let mut scores = ranker.predict(&f);
-                                    if *feedback {
-                                        scores = final_scores(
-                                            &scores,
-                                            excluded.as_deref(),
-                                            rows,
-                                            vectors,
-                                        );
-                                    } else if let Some(excluded) = excluded {
-                                        demote_against_query(
-                                            &mut scores,
-                                            excluded,
-                                            AGAINST_QUERY_DEMOTION,
-                                        );
-                                    }
-                                    scores
+                                    final_scores(
+                                        &ranker.predict(&f),
+                                        excluded.as_deref(),
+                                        rows,
+                                        feedback.then_some(vectors),
+                                    )
                                 })
                                 .collect()
                         }

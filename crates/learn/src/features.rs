@@ -121,6 +121,20 @@ struct ClauseProfile {
     vector: Vec<f32>,
 }
 
+/// The library's clause vectors, or an error naming the library and `why` they are needed
+/// ("the learned ranker needs them").
+pub(crate) fn library_vectors<'a>(
+    library: &'a Library,
+    why: &str,
+) -> Result<&'a dyn precedent_vectors::VectorIndex, LearnError> {
+    library.vectors()?.ok_or_else(|| {
+        LearnError::Invalid(format!(
+            "library {} has no clause vectors; {why}",
+            library.root().display()
+        ))
+    })
+}
+
 /// The per-row slot of a library-sized cache, or an error naming the row outside the library.
 pub(crate) fn row_slot<T>(slots: &[T], row: u32) -> Result<&T, LearnError> {
     slots.get(row as usize).ok_or_else(|| {
@@ -172,6 +186,11 @@ impl FeatureExtractor {
             clause_types: None,
             memory_vote_vectors: OnceLock::new(),
         }
+    }
+
+    /// The library whose clauses this extractor describes.
+    pub(crate) fn library(&self) -> &Library {
+        &self.library
     }
 
     /// Reads the CUAD types of clauses with `reader`, so that a query naming a clause type
@@ -375,12 +394,7 @@ impl FeatureExtractor {
         {
             return Ok(None);
         }
-        let vectors = self.library.vectors()?.ok_or_else(|| {
-            LearnError::Invalid(format!(
-                "library {} has no clause vectors; the learned ranker needs them",
-                self.library.root().display()
-            ))
-        })?;
+        let vectors = library_vectors(&self.library, "the learned ranker needs them")?;
         rows.iter()
             .enumerate()
             .map(|(i, &row)| {
@@ -445,12 +459,7 @@ impl FeatureExtractor {
         };
         let expanded_top = expanded.values().copied().fold(0f32, f32::max);
 
-        let vectors = library.vectors()?.ok_or_else(|| {
-            LearnError::Invalid(format!(
-                "library {} has no clause vectors; the learned ranker needs them",
-                library.root().display()
-            ))
-        })?;
+        let vectors = library_vectors(library, "the learned ranker needs them")?;
         let dense_list = vectors.search(&query.embedding, depth.min(1000))?;
         let dense_top = dense_list.first().map_or(0.0, |n| n.score);
         let dense_rank: HashMap<u32, usize> = dense_list

@@ -36,39 +36,43 @@ pub const FEEDBACK_CLAUSES: usize = 3;
 pub const FEEDBACK_WEIGHT: f32 = 7.0;
 
 /// The final scores of `rows` (a query's candidates) from the trees' scores `raw`: the demotion
-/// of clauses that go against the query (`flagged`, when the query constrains its answers),
-/// then the feedback of the ranking's own top clauses, then the demotion again.
+/// of clauses that go against the query (`flagged`, when the query constrains its answers), and
+/// with clause `vectors`, the feedback of the ranking's own top clauses, then the demotion again.
+/// Without vectors, only the demotion (the "learned without feedback" ablation).
 pub fn final_scores(
     raw: &[f32],
     flagged: Option<&[bool]>,
     rows: &[u32],
-    vectors: &dyn VectorIndex,
+    vectors: Option<&dyn VectorIndex>,
 ) -> Vec<f32> {
-    let mut scores = raw.to_vec();
-    if let Some(flagged) = flagged {
-        demote_against_query(&mut scores, flagged, AGAINST_QUERY_DEMOTION);
-    }
-    let mut order: Vec<usize> = (0..scores.len().min(rows.len())).collect();
+    let demoted = |mut scores: Vec<f32>| {
+        if let Some(flagged) = flagged {
+            demote_against_query(&mut scores, flagged, AGAINST_QUERY_DEMOTION);
+        }
+        scores
+    };
+    let scores = demoted(raw.to_vec());
+    let Some(vectors) = vectors else {
+        return scores;
+    };
+    let candidates: Vec<Option<Vec<f32>>> = rows.iter().map(|&row| vectors.vector(row)).collect();
+    let mut order: Vec<usize> = (0..scores.len().min(candidates.len())).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
     let mut exemplar = vec![0f32; vectors.dim()];
-    for &i in order.iter().take(FEEDBACK_CLAUSES) {
-        if let Some(v) = vectors.vector(rows[i]) {
-            exemplar.iter_mut().zip(&v).for_each(|(e, x)| *e += x);
-        }
+    for v in order
+        .iter()
+        .take(FEEDBACK_CLAUSES)
+        .filter_map(|&i| candidates[i].as_ref())
+    {
+        exemplar.iter_mut().zip(v).for_each(|(e, x)| *e += x);
     }
     normalize(&mut exemplar);
-    let mut scores: Vec<f32> = raw
-        .iter()
-        .zip(rows)
-        .map(|(s, &row)| {
-            let cos = vectors.vector(row).map_or(0.0, |v| dot(&v, &exemplar));
-            s + FEEDBACK_WEIGHT * cos
-        })
-        .collect();
-    if let Some(flagged) = flagged {
-        demote_against_query(&mut scores, flagged, AGAINST_QUERY_DEMOTION);
-    }
-    scores
+    demoted(
+        raw.iter()
+            .zip(&candidates)
+            .map(|(s, v)| s + FEEDBACK_WEIGHT * v.as_ref().map_or(0.0, |v| dot(v, &exemplar)))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -86,7 +90,7 @@ mod tests {
         // y, row 4 (below it) along x: the feedback lifts row 4 over row 3.
         let vectors = index(&[[1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]);
         let raw = [10.0, 9.0, 8.0, 5.0, 4.0];
-        let scores = final_scores(&raw, None, &[0, 1, 2, 3, 4], &vectors);
+        let scores = final_scores(&raw, None, &[0, 1, 2, 3, 4], Some(&vectors));
         assert!(scores[4] > scores[3], "{scores:?}");
         assert!(scores[2] > scores[4], "{scores:?}");
     }
@@ -99,7 +103,7 @@ mod tests {
         let vectors = index(&[[1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [0.0, 1.0], [1.0, 0.0]]);
         let raw = [10.0, 9.0, 8.0, 7.0, 6.9];
         let flagged = [true, false, false, false, false];
-        let scores = final_scores(&raw, Some(&flagged), &[0, 1, 2, 3, 4], &vectors);
+        let scores = final_scores(&raw, Some(&flagged), &[0, 1, 2, 3, 4], Some(&vectors));
         let lowest_other = scores[1..].iter().copied().fold(f32::INFINITY, f32::min);
         assert!(scores[0] < lowest_other, "{scores:?}");
         // Row 3 (like the exemplar) now clearly beats row 4 (unlike it).

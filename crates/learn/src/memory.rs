@@ -131,12 +131,7 @@ impl RatingMemory {
         library: &Library,
         cuad_types: Option<CuadTypeProfiles>,
     ) -> Result<RatingMemory, LearnError> {
-        let vectors = library.vectors()?.ok_or_else(|| {
-            LearnError::Invalid(format!(
-                "library {} has no clause vectors; rebuild it with vectors",
-                library.root().display()
-            ))
-        })?;
+        let vectors = crate::features::library_vectors(library, "rebuild it with vectors")?;
         let dim = vectors.dim();
         let categories: Vec<String> = rated
             .iter()

@@ -368,12 +368,7 @@ impl LearnedModel {
                 *judged.entry(id.as_str()).or_insert(false) |= *label >= 1;
             }
         }
-        let vectors = library.vectors()?.ok_or_else(|| {
-            LearnError::Invalid(format!(
-                "library {} has no clause vectors; the category filter needs them",
-                library.root().display()
-            ))
-        })?;
+        let vectors = crate::features::library_vectors(library, "the category filter needs them")?;
         let mut members = std::collections::HashSet::new();
         for row in 0..library.len() as u32 {
             let id = library.store().id(row);

@@ -6,7 +6,7 @@ use precedent_library::Library;
 use precedent_models::Embedder;
 use precedent_rank::{rescore, Hit, RankError, Reranker};
 
-use crate::features::{FeatureExtractor, QueryInput};
+use crate::features::{library_vectors, FeatureExtractor, QueryInput};
 use crate::feedback::final_scores;
 use crate::model::LearnedModel;
 use crate::ClauseTypeReader;
@@ -14,7 +14,6 @@ use crate::ClauseTypeReader;
 /// Reorders candidates by the learned ranker's score, the query's constraints and the ranking's
 /// own feedback ([`crate::feedback`]).
 pub struct LearnedReranker {
-    library: Arc<Library>,
     extractor: FeatureExtractor,
     model: Arc<LearnedModel>,
     embedder: Arc<Embedder>,
@@ -37,7 +36,6 @@ impl LearnedReranker {
             )));
         }
         Ok(LearnedReranker {
-            library: library.clone(),
             extractor: FeatureExtractor::new(library, model.memory.clone())
                 .with_clause_types(clause_types),
             model,
@@ -75,12 +73,9 @@ impl Reranker for LearnedReranker {
             .extractor
             .against_query(query, &rows)
             .map_err(|e| stage(e.to_string()))?;
-        let vectors = self
-            .library
-            .vectors()
-            .map_err(|e| stage(e.to_string()))?
-            .ok_or_else(|| stage("the library has no clause vectors".into()))?;
-        let scores = final_scores(&raw, flagged.as_deref(), &rows, vectors);
+        let vectors = library_vectors(self.extractor.library(), "the learned ranker needs them")
+            .map_err(|e| stage(e.to_string()))?;
+        let scores = final_scores(&raw, flagged.as_deref(), &rows, Some(vectors));
         Ok(rescore(candidates, scores, "learned"))
     }
 }
