@@ -112,6 +112,11 @@ struct ClauseProfile {
     limits_liability: bool,
     /// Whether the clause states a sum of money, for queries that ask for a fixed-sum cap.
     states_fixed_sum: bool,
+    /// Whether the clause sets a ceiling on liability, for queries that ask for a cap.
+    states_cap: bool,
+    /// Whether the clause names indirect, consequential... damages, for queries that ask for
+    /// their waiver.
+    names_waived_damages: bool,
     /// Whether the clause provides liquidated damages (not merely lists them in a waiver).
     liquidated_damages: bool,
     /// Distribution over CUAD types (when the memory has type profiles).
@@ -235,6 +240,8 @@ impl FeatureExtractor {
             renewal: precedent_text::Renewal::of(&text),
             limits_liability: precedent_text::limits_liability(&text),
             states_fixed_sum: precedent_text::states_fixed_sum(&text),
+            states_cap: precedent_text::states_cap(&text),
+            names_waived_damages: precedent_text::names_waived_damages(&text),
             liquidated_damages: precedent_text::provides_liquidated_damages(&text),
             terms: terms.into_iter().collect(),
             cuad_types: self
@@ -372,6 +379,8 @@ impl FeatureExtractor {
         let renewal = precedent_text::wanted_renewal(query);
         let wants_limitation = precedent_text::wants_liability_limit(query);
         let wants_fixed_cap = precedent_text::wants_fixed_cap(query);
+        let wants_cap = precedent_text::wants_cap(query);
+        let wants_waiver = precedent_text::wants_damages_waiver(query);
         let wants_liquidated = precedent_text::wants_liquidated_damages(query);
         // Per row, whether it is of none of the CUAD types the query names (if it names any).
         let other_types = match (&self.clause_types, precedent_cuad::named_in_query(query)) {
@@ -389,6 +398,8 @@ impl FeatureExtractor {
             && renewal.is_none()
             && !wants_limitation
             && !wants_fixed_cap
+            && !wants_cap
+            && !wants_waiver
             && !wants_liquidated
             && other_types.is_none()
         {
@@ -428,6 +439,8 @@ impl FeatureExtractor {
                     || renewal.is_some_and(|r| profile.renewal.goes_against(r))
                     || (wants_limitation && !profile.limits_liability)
                     || (wants_fixed_cap && !(profile.states_fixed_sum && profile.limits_liability))
+                    || (wants_cap && !profile.states_cap)
+                    || (wants_waiver && !profile.names_waived_damages)
                     || (wants_liquidated && !profile.liquidated_damages)
                     || other_types.as_ref().is_some_and(|other| other[i]))
             })

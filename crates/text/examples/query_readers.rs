@@ -39,6 +39,12 @@ fn main() -> std::io::Result<()> {
         if precedent_text::wants_fixed_cap(&query) {
             found.push("fixed-sum cap".to_owned());
         }
+        if precedent_text::wants_cap(&query) {
+            found.push("states a cap".to_owned());
+        }
+        if precedent_text::wants_damages_waiver(&query) {
+            found.push("names the waived damages".to_owned());
+        }
         if precedent_text::wants_liquidated_damages(&query) {
             found.push("liquidated damages".to_owned());
         }

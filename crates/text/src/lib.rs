@@ -25,7 +25,10 @@ pub use exclusion::{exclusions, Exclusion};
 pub use inclusion::{inclusions, Inclusion};
 pub use jargon::expand_query;
 pub use laws::{laws_named, wants_several_laws};
-pub use limitation::{limits_liability, states_fixed_sum, wants_fixed_cap, wants_liability_limit};
+pub use limitation::{
+    limits_liability, names_waived_damages, states_cap, states_fixed_sum, wants_cap,
+    wants_damages_waiver, wants_fixed_cap, wants_liability_limit,
+};
 pub use liquidated::{provides_liquidated_damages, wants_liquidated_damages};
 pub use reciprocity::{wanted_reciprocity, Reciprocity, Sharing};
 pub use renewal::{wanted_renewal, Renewal, RenewalMode};

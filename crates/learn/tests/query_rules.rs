@@ -1,0 +1,84 @@
+//! The cap and damages-waiver rules of the learned ranker
+//! (`precedent_text::limitation`), checked against lawyers' ratings in ACORD
+//! (`../shared/data/acord`): for every training query a rule reads, the clauses rated three stars
+//! or more must nearly all pass it, and the two-star clauses (the query's category, not its
+//! answer) must fail it more often, or the rule's demotion would cost more than it gains.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+fn shared() -> PathBuf {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data")).to_path_buf()
+}
+
+fn jsonl(path: &Path, value: &str) -> HashMap<String, String> {
+    let text = std::fs::read_to_string(path).expect("ACORD jsonl");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("jsonl line");
+            (
+                v["_id"].as_str().expect("_id").to_owned(),
+                v[value].as_str().expect("field").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Per rule: (queries read, relevant passing, relevant, two-star passing, two-star).
+#[derive(Debug, Default)]
+struct Tally {
+    queries: usize,
+    relevant: (usize, usize),
+    two_star: (usize, usize),
+}
+
+fn tally(wants: fn(&str) -> bool, passes: fn(&str) -> bool) -> Tally {
+    let acord = shared().join("acord");
+    let corpus = jsonl(&acord.join("corpus.jsonl"), "text");
+    let queries = jsonl(&acord.join("queries.jsonl"), "text");
+    let mut t = Tally::default();
+    for split in ["train.tsv", "valid.tsv"] {
+        let qrels = precedent_formats::read_qrels(&acord.join("qrels").join(split)).expect("qrels");
+        for (query, judged) in qrels.iter() {
+            if !wants(&queries[query]) {
+                continue;
+            }
+            t.queries += 1;
+            for (clause, &label) in judged {
+                let band = match label {
+                    0 => continue,
+                    1 => &mut t.two_star,
+                    _ => &mut t.relevant,
+                };
+                band.0 += usize::from(passes(&corpus[clause]));
+                band.1 += 1;
+            }
+        }
+    }
+    eprintln!("{t:?}");
+    t
+}
+
+fn share((passing, all): (usize, usize)) -> f64 {
+    passing as f64 / all.max(1) as f64
+}
+
+#[test]
+fn cap_queries_want_clauses_that_cap() {
+    let t = tally(precedent_text::wants_cap, precedent_text::states_cap);
+    assert!(t.queries >= 12, "{t:?}");
+    assert!(share(t.relevant) >= 0.9, "{t:?}");
+    assert!(share(t.two_star) < share(t.relevant) - 0.15, "{t:?}");
+}
+
+#[test]
+fn damages_waiver_queries_want_clauses_naming_the_damages() {
+    let t = tally(
+        precedent_text::wants_damages_waiver,
+        precedent_text::names_waived_damages,
+    );
+    assert!(t.queries >= 8, "{t:?}");
+    assert!(share(t.relevant) >= 0.97, "{t:?}");
+    assert!(share(t.two_star) < share(t.relevant) - 0.15, "{t:?}");
+}
