@@ -126,6 +126,9 @@ struct ClauseProfile {
     vector: Vec<f32>,
 }
 
+/// Whether a clause, by its profile, goes against one constraint of a query.
+type ClauseCheck = Box<dyn Fn(&ClauseProfile) -> bool + Send + Sync>;
+
 /// The library's clause vectors, or an error naming the library and `why` they are needed
 /// ("the learned ranker needs them").
 pub(crate) fn library_vectors<'a>(
@@ -341,9 +344,10 @@ impl FeatureExtractor {
     /// way than the query asks ("Renewal clause that requires notice to Renew"; see
     /// [`precedent_text::renewal`]), or it limits no liability where the query asks for
     /// limitations of liability by name, or states no sum or limits nothing where the query
-    /// asks for a fixed-sum cap ([`precedent_text::limitation`]), or provides no liquidated
-    /// damages where the query asks for them ([`precedent_text::liquidated`]), or is of none of
-    /// the CUAD clause types the query names ("Change Of Control"; [`crate::clause_types`], only
+    /// asks for a fixed-sum cap, or sets no ceiling where it asks for a cap, or names no
+    /// indirect damages where it asks for their waiver ([`precedent_text::limitation`]), or
+    /// provides no liquidated damages where the query asks for them
+    /// ([`precedent_text::liquidated`]), or is of none of the CUAD clause types the query names ("Change Of Control"; [`crate::clause_types`], only
     /// with a type reader). `None` when the query has no such constraint.
     pub fn against_query(
         &self,
@@ -370,39 +374,72 @@ impl FeatureExtractor {
             })
             .filter(|alternatives| !alternatives.is_empty())
             .collect();
-        let side = precedent_text::favoured_side(query);
+        // One check per constraint the query states: does a clause (its profile) go against it?
+        let mut checks: Vec<ClauseCheck> = Vec::new();
+        if !forms.is_empty() {
+            checks.push(Box::new(move |p| {
+                forms.iter().any(|form| match form.as_slice() {
+                    [term] => p.terms.contains(term.as_str()),
+                    _ => form
+                        .windows(2)
+                        .all(|w| p.bigrams.contains(&bigram_key(&w[0], &w[1]))),
+                })
+            }));
+        }
+        if !required.is_empty() {
+            checks.push(Box::new(move |p| {
+                required.iter().any(|alternatives| {
+                    !alternatives
+                        .iter()
+                        .any(|terms| terms.iter().all(|t| p.terms.contains(t.as_str())))
+                })
+            }));
+        }
+        if let Some(side) = precedent_text::favoured_side(query) {
+            checks.push(Box::new(move |p| p.balance.works_against(side)));
+        }
         let limits = precedent_text::required_limits(query);
-        let reciprocity = precedent_text::wanted_reciprocity(query);
-        let claim_source = precedent_text::wanted_claim_source(query);
-        let duration = precedent_text::wanted_duration(query);
-        let several_laws = precedent_text::wants_several_laws(query);
-        let renewal = precedent_text::wanted_renewal(query);
-        let wants_limitation = precedent_text::wants_liability_limit(query);
-        let wants_fixed_cap = precedent_text::wants_fixed_cap(query);
-        let wants_cap = precedent_text::wants_cap(query);
-        let wants_waiver = precedent_text::wants_damages_waiver(query);
-        let wants_liquidated = precedent_text::wants_liquidated_damages(query);
+        if !limits.is_empty() {
+            checks.push(Box::new(move |p| {
+                limits.iter().any(|l| !p.stated_limits.contains(l))
+            }));
+        }
+        if let Some(r) = precedent_text::wanted_reciprocity(query) {
+            checks.push(Box::new(move |p| p.sharing.works_against(r)));
+        }
+        if let Some(c) = precedent_text::wanted_claim_source(query) {
+            checks.push(Box::new(move |p| c.goes_against(p.third_parties)));
+        }
+        if let Some(d) = precedent_text::wanted_duration(query) {
+            checks.push(Box::new(move |p| d.goes_against(p.longest_duration)));
+        }
+        if precedent_text::wants_several_laws(query) {
+            checks.push(Box::new(|p| p.laws_named < 2));
+        }
+        if let Some(r) = precedent_text::wanted_renewal(query) {
+            checks.push(Box::new(move |p| p.renewal.goes_against(r)));
+        }
+        if precedent_text::wants_liability_limit(query) {
+            checks.push(Box::new(|p| !p.limits_liability));
+        }
+        if precedent_text::wants_fixed_cap(query) {
+            checks.push(Box::new(|p| !(p.states_fixed_sum && p.limits_liability)));
+        }
+        if precedent_text::wants_cap(query) {
+            checks.push(Box::new(|p| !p.states_cap));
+        }
+        if precedent_text::wants_damages_waiver(query) {
+            checks.push(Box::new(|p| !p.names_waived_damages));
+        }
+        if precedent_text::wants_liquidated_damages(query) {
+            checks.push(Box::new(|p| !p.liquidated_damages));
+        }
         // Per row, whether it is of none of the CUAD types the query names (if it names any).
         let other_types = match (&self.clause_types, precedent_cuad::named_in_query(query)) {
             (Some(types), named) if named != 0 => Some(types.against(rows, named)?),
             _ => None,
         };
-        if forms.is_empty()
-            && required.is_empty()
-            && side.is_none()
-            && limits.is_empty()
-            && reciprocity.is_none()
-            && claim_source.is_none()
-            && duration.is_none()
-            && !several_laws
-            && renewal.is_none()
-            && !wants_limitation
-            && !wants_fixed_cap
-            && !wants_cap
-            && !wants_waiver
-            && !wants_liquidated
-            && other_types.is_none()
-        {
+        if checks.is_empty() && other_types.is_none() {
             return Ok(None);
         }
         let vectors = library_vectors(&self.library, "the learned ranker needs them")?;
@@ -410,38 +447,7 @@ impl FeatureExtractor {
             .enumerate()
             .map(|(i, &row)| {
                 let profile = self.profile(row, vectors)?;
-                let excluded = forms.iter().any(|form| match form.as_slice() {
-                    [term] => profile.terms.contains(term.as_str()),
-                    _ => form
-                        .windows(2)
-                        .all(|w| profile.bigrams.contains(&bigram_key(&w[0], &w[1]))),
-                });
-                let lacking = required.iter().any(|alternatives| {
-                    !alternatives
-                        .iter()
-                        .any(|terms| terms.iter().all(|t| profile.terms.contains(t.as_str())))
-                });
-                let other_side = side.is_some_and(|side| profile.balance.works_against(side));
-                let unlimited = limits.iter().any(|l| !profile.stated_limits.contains(l));
-                let unshared = reciprocity.is_some_and(|r| profile.sharing.works_against(r));
-                let other_claims =
-                    claim_source.is_some_and(|c| c.goes_against(profile.third_parties));
-                let wrong_length =
-                    duration.is_some_and(|d| d.goes_against(profile.longest_duration));
-                Ok(excluded
-                    || lacking
-                    || other_side
-                    || unlimited
-                    || unshared
-                    || other_claims
-                    || wrong_length
-                    || (several_laws && profile.laws_named < 2)
-                    || renewal.is_some_and(|r| profile.renewal.goes_against(r))
-                    || (wants_limitation && !profile.limits_liability)
-                    || (wants_fixed_cap && !(profile.states_fixed_sum && profile.limits_liability))
-                    || (wants_cap && !profile.states_cap)
-                    || (wants_waiver && !profile.names_waived_damages)
-                    || (wants_liquidated && !profile.liquidated_damages)
+                Ok(checks.iter().any(|goes_against| goes_against(&profile))
                     || other_types.as_ref().is_some_and(|other| other[i]))
             })
             .collect::<Result<Vec<bool>, LearnError>>()
