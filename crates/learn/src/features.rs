@@ -102,6 +102,9 @@ struct ClauseProfile {
     /// The longest duration the clause states as a number, in months, for queries that bound
     /// the length of a covenant ("longer than 12 months").
     longest_duration: Option<f32>,
+    /// Every period the clause states, in months, for cap queries that name the period of fees
+    /// ("12 months payment").
+    periods: Vec<f32>,
     /// How many bodies of law the clause names, for queries that want several.
     laws_named: usize,
     /// How the clause renews the term, for queries that ask for automatic renewal or renewal
@@ -239,6 +242,7 @@ impl FeatureExtractor {
             .filter(|l| l.stated_in(&text))
             .collect(),
             longest_duration: precedent_text::longest_duration_months(&text),
+            periods: precedent_text::stated_periods(&text),
             laws_named: precedent_text::laws_named(&text),
             renewal: precedent_text::Renewal::of(&text),
             limits_liability: precedent_text::limits_liability(&text),
@@ -344,7 +348,8 @@ impl FeatureExtractor {
     /// way than the query asks ("Renewal clause that requires notice to Renew"; see
     /// [`precedent_text::renewal`]), or it limits no liability where the query asks for
     /// limitations of liability by name, or states no sum or limits nothing where the query
-    /// asks for a fixed-sum cap, or sets no ceiling where it asks for a cap, or names no
+    /// asks for a fixed-sum cap, or sets no ceiling where it asks for a cap, or states no period
+    /// of the length a cap query names ("12 months payment"; [`precedent_text::scope`]), or names no
     /// indirect damages where it asks for their waiver ([`precedent_text::limitation`]), or
     /// provides no liquidated damages where the query asks for them
     /// ([`precedent_text::liquidated`]), or is of none of the CUAD clause types the query names ("Change Of Control"; [`crate::clause_types`], only
@@ -427,6 +432,11 @@ impl FeatureExtractor {
         }
         if precedent_text::wants_cap(query) {
             checks.push(Box::new(|p| !p.states_cap));
+        }
+        if let Some(months) = precedent_text::wanted_cap_period(query) {
+            checks.push(Box::new(move |p| {
+                !precedent_text::states_period(&p.periods, months)
+            }));
         }
         if precedent_text::wants_damages_waiver(query) {
             checks.push(Box::new(|p| !p.names_waived_damages));

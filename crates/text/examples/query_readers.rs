@@ -42,6 +42,9 @@ fn main() -> std::io::Result<()> {
         if precedent_text::wants_cap(&query) {
             found.push("states a cap".to_owned());
         }
+        if let Some(months) = precedent_text::wanted_cap_period(&query) {
+            found.push(format!("cap period {months} months"));
+        }
         if precedent_text::wants_damages_waiver(&query) {
             found.push("names the waived damages".to_owned());
         }

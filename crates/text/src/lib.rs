@@ -33,7 +33,10 @@ pub use liquidated::{provides_liquidated_damages, wants_liquidated_damages};
 pub use reciprocity::{wanted_reciprocity, Reciprocity, Sharing};
 pub use renewal::{wanted_renewal, Renewal, RenewalMode};
 use rust_stemmers::{Algorithm, Stemmer};
-pub use scope::{longest_duration_months, required_limits, wanted_duration, DurationBound, Limit};
+pub use scope::{
+    longest_duration_months, required_limits, stated_periods, states_period, wanted_cap_period,
+    wanted_duration, DurationBound, Limit,
+};
 use serde::{Deserialize, Serialize};
 pub use stance::{favoured_side, Balance, Side};
 

@@ -304,6 +304,52 @@ pub fn longest_duration_months(text: &str) -> Option<f32> {
         })
 }
 
+/// The period of fees a cap query measures its cap by, in months ("Cap on liability equals 12
+/// months payment": 12): a duration stated in a query that asks for a cap
+/// ([`crate::wants_cap`]) and puts no bound on a covenant's length.
+///
+/// Why: caps are mostly "the fees paid or payable in the N months preceding the claim", and the
+/// lawyer who names N wants that N; every cap clause matches the rest of the query. No training
+/// query states a period (checked with `cargo run -p precedent-text --example query_readers`),
+/// so the rule is drafting knowledge, unvalidated by the CV.
+pub fn wanted_cap_period(query: &str) -> Option<f32> {
+    if !crate::wants_cap(query) || wanted_duration(query).is_some() {
+        return None;
+    }
+    let words = crate::lowercase_words(query);
+    (0..words.len()).find_map(|i| duration_at(&words, i))
+}
+
+/// Words that state a period of one year without a number ("the annual fees", "fees paid in
+/// the preceding year").
+const ONE_YEAR: &[&str] = &[
+    "annual",
+    "annually",
+    "yearly",
+    "preceding year",
+    "prior year",
+    "previous year",
+    "past year",
+];
+
+/// Every period the clause states, in months ("twelve (12) months", "12-month period", "one
+/// year"; "annual" or "the preceding year" as twelve), in text order.
+pub fn stated_periods(text: &str) -> Vec<f32> {
+    let words = crate::lowercase_words(text);
+    let mut periods: Vec<f32> = (0..words.len())
+        .filter_map(|i| duration_at(&words, i))
+        .collect();
+    if crate::contains_any_phrase(&words, ONE_YEAR) {
+        periods.push(12.0);
+    }
+    periods
+}
+
+/// Whether `periods` (from [`stated_periods`]) hold a period of `months`.
+pub fn states_period(periods: &[f32], months: f32) -> bool {
+    periods.iter().any(|d| (d - months).abs() < 0.5)
+}
+
 impl DurationBound {
     /// Whether a clause whose longest stated duration is `longest` months goes against the
     /// bound (a clause that states none never does).
@@ -319,6 +365,35 @@ impl DurationBound {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cap_period_is_read_from_cap_queries_only() {
+        assert_eq!(
+            wanted_cap_period("Cap on liability equals 12 months payment"),
+            Some(12.0)
+        );
+        assert_eq!(
+            wanted_cap_period("liability cap of one year of fees"),
+            Some(12.0)
+        );
+        assert_eq!(wanted_cap_period("cap on liability"), None);
+        assert_eq!(
+            wanted_cap_period("No-Solicit Of Employees not bound by time or longer than 12 months"),
+            None
+        );
+        let twelve = |text: &str| states_period(&stated_periods(text), 12.0);
+        assert!(twelve(
+            "shall not exceed the fees paid in the twelve (12) months preceding the claim"
+        ));
+        assert!(twelve(
+            "limited to the fees paid during the 12-month period"
+        ));
+        assert!(twelve("shall not exceed the annual fees"));
+        assert!(!twelve(
+            "shall not exceed the fees paid in the six (6) months"
+        ));
+        assert!(!twelve("shall not exceed $1,000,000"));
+    }
 
     #[test]
     fn reads_required_limits() {
