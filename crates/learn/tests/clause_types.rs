@@ -3,31 +3,16 @@
 //! clauses rated three stars or more must read as that type, and the one-star clauses (other
 //! categories) must not.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use precedent_cuad::cache::load_or_train_classifier;
 use precedent_cuad::clause_classifier::ClassifierOptions;
 use precedent_cuad::named_in_query;
 use precedent_learn::ClauseTypeReader;
 
-fn shared() -> PathBuf {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data")).to_path_buf()
-}
+mod acord;
 
-fn jsonl(path: &Path, value: &str) -> HashMap<String, String> {
-    let text = std::fs::read_to_string(path).expect("ACORD jsonl");
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("jsonl line");
-            (
-                v["_id"].as_str().expect("_id").to_owned(),
-                v[value].as_str().expect("field").to_owned(),
-            )
-        })
-        .collect()
-}
+use acord::{jsonl, shared};
 
 #[test]
 fn clauses_rated_relevant_read_as_the_type_the_query_names() {

@@ -4,26 +4,9 @@
 //! or more must nearly all pass it, and the two-star clauses (the query's category, not its
 //! answer) must fail it more often, or the rule's demotion would cost more than it gains.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+mod acord;
 
-fn shared() -> PathBuf {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data")).to_path_buf()
-}
-
-fn jsonl(path: &Path, value: &str) -> HashMap<String, String> {
-    let text = std::fs::read_to_string(path).expect("ACORD jsonl");
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("jsonl line");
-            (
-                v["_id"].as_str().expect("_id").to_owned(),
-                v[value].as_str().expect("field").to_owned(),
-            )
-        })
-        .collect()
-}
+use acord::{jsonl, shared};
 
 /// Per rule: (queries read, relevant passing, relevant, two-star passing, two-star).
 #[derive(Debug, Default)]
