@@ -296,12 +296,14 @@ pub fn wanted_duration(query: &str) -> Option<DurationBound> {
 /// The longest duration a clause states, in months ("for a period of twelve (12) months
 /// thereafter" is 12; "three years" is 36), or `None` when it states none as a number.
 pub fn longest_duration_months(text: &str) -> Option<f32> {
-    let words = crate::lowercase_words(text);
-    (0..words.len())
-        .filter_map(|i| duration_at(&words, i))
-        .fold(None, |longest: Option<f32>, d| {
-            Some(longest.map_or(d, |l| l.max(d)))
-        })
+    durations(&crate::lowercase_words(text)).fold(None, |longest: Option<f32>, d| {
+        Some(longest.map_or(d, |l| l.max(d)))
+    })
+}
+
+/// Every duration `words` state as a number, in months, in text order.
+fn durations(words: &[String]) -> impl Iterator<Item = f32> + '_ {
+    (0..words.len()).filter_map(|i| duration_at(words, i))
 }
 
 /// The period of fees a cap query measures its cap by, in months ("Cap on liability equals 12
@@ -336,9 +338,7 @@ const ONE_YEAR: &[&str] = &[
 /// year"; "annual" or "the preceding year" as twelve), in text order.
 pub fn stated_periods(text: &str) -> Vec<f32> {
     let words = crate::lowercase_words(text);
-    let mut periods: Vec<f32> = (0..words.len())
-        .filter_map(|i| duration_at(&words, i))
-        .collect();
+    let mut periods: Vec<f32> = durations(&words).collect();
     if crate::contains_any_phrase(&words, ONE_YEAR) {
         periods.push(12.0);
     }
