@@ -97,6 +97,9 @@ struct ClauseProfile {
     /// Whether the clause speaks of third parties, for indemnity queries that name whose
     /// claims they want covered.
     third_parties: bool,
+    /// Whether the clause lists the grounds it covers, for indemnity queries that want broad or
+    /// specified claims.
+    lists_grounds: bool,
     /// The limits (duration, territory) the clause states.
     stated_limits: Vec<precedent_text::Limit>,
     /// The longest duration the clause states as a number, in months, for queries that bound
@@ -234,6 +237,7 @@ impl FeatureExtractor {
             balance: precedent_text::Balance::of(&text),
             sharing: precedent_text::Sharing::of(&text),
             third_parties: precedent_text::mentions_third_parties(&text),
+            lists_grounds: precedent_text::lists_grounds(&text),
             stated_limits: [
                 precedent_text::Limit::Duration,
                 precedent_text::Limit::Territory,
@@ -414,6 +418,9 @@ impl FeatureExtractor {
         }
         if let Some(c) = precedent_text::wanted_claim_source(query) {
             checks.push(Box::new(move |p| c.goes_against(p.third_parties)));
+        }
+        if let Some(b) = precedent_text::wanted_claim_breadth(query) {
+            checks.push(Box::new(move |p| b.goes_against(p.lists_grounds)));
         }
         if let Some(d) = precedent_text::wanted_duration(query) {
             checks.push(Box::new(move |p| d.goes_against(p.longest_duration)));

@@ -1,5 +1,5 @@
-//! The cap and damages-waiver rules of the learned ranker
-//! (`precedent_text::limitation`), checked against lawyers' ratings in ACORD
+//! The cap, damages-waiver and claim-breadth rules of the learned ranker
+//! (`precedent_text::limitation`, `precedent_text::claims`), checked against lawyers' ratings in ACORD
 //! (`../shared/data/acord`): for every training query a rule reads, the clauses rated three stars
 //! or more must nearly all pass it, and the two-star clauses (the query's category, not its
 //! answer) must fail it more often, or the rule's demotion would cost more than it gains.
@@ -64,4 +64,28 @@ fn damages_waiver_queries_want_clauses_naming_the_damages() {
     assert!(t.queries >= 8, "{t:?}");
     assert!(share(t.relevant) >= 0.97, "{t:?}");
     assert!(share(t.two_star) < share(t.relevant) - 0.15, "{t:?}");
+}
+
+#[test]
+fn broad_indemnity_queries_want_clauses_without_a_list_of_grounds() {
+    use precedent_text::{lists_grounds, wanted_claim_breadth, ClaimBreadth};
+    let t = tally(
+        |q| wanted_claim_breadth(q) == Some(ClaimBreadth::Broad),
+        |c| !lists_grounds(c),
+    );
+    assert_eq!(t.queries, 1, "{t:?}");
+    assert!(share(t.relevant) >= 0.8, "{t:?}");
+    assert!(share(t.two_star) < share(t.relevant) - 0.3, "{t:?}");
+}
+
+#[test]
+fn specified_indemnity_queries_want_clauses_listing_their_grounds() {
+    use precedent_text::{lists_grounds, wanted_claim_breadth, ClaimBreadth};
+    let t = tally(
+        |q| wanted_claim_breadth(q) == Some(ClaimBreadth::Specified),
+        lists_grounds,
+    );
+    assert_eq!(t.queries, 1, "{t:?}");
+    assert!(share(t.relevant) >= 0.8, "{t:?}");
+    assert!(share(t.two_star) < share(t.relevant) - 0.3, "{t:?}");
 }

@@ -24,6 +24,9 @@ fn main() -> std::io::Result<()> {
         if let Some(c) = precedent_text::wanted_claim_source(&query) {
             found.push(format!("claims {c:?}"));
         }
+        if let Some(b) = precedent_text::wanted_claim_breadth(&query) {
+            found.push(format!("breadth {b:?}"));
+        }
         if let Some(d) = precedent_text::wanted_duration(&query) {
             found.push(format!("duration {d:?}"));
         }

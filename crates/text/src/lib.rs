@@ -20,7 +20,10 @@ pub mod renewal;
 pub mod scope;
 pub mod stance;
 
-pub use claims::{mentions_third_parties, wanted_claim_source, ClaimSource};
+pub use claims::{
+    lists_grounds, mentions_third_parties, wanted_claim_breadth, wanted_claim_source, ClaimBreadth,
+    ClaimSource,
+};
 pub use exclusion::{exclusions, Exclusion};
 pub use inclusion::{inclusions, Inclusion};
 pub use jargon::expand_query;
