@@ -100,6 +100,8 @@ struct ClauseProfile {
     /// Whether the clause lists the grounds it covers, for indemnity queries that want broad or
     /// specified claims.
     lists_grounds: bool,
+    /// Whom the clause names among those a non-solicit protects (customers, employees).
+    solicited: Vec<precedent_text::Solicited>,
     /// The limits (duration, territory) the clause states.
     stated_limits: Vec<precedent_text::Limit>,
     /// The longest duration the clause states as a number, in months, for queries that bound
@@ -238,6 +240,10 @@ impl FeatureExtractor {
             sharing: precedent_text::Sharing::of(&text),
             third_parties: precedent_text::mentions_third_parties(&text),
             lists_grounds: precedent_text::lists_grounds(&text),
+            solicited: precedent_text::Solicited::ALL
+                .into_iter()
+                .filter(|kind| kind.named_in(&text))
+                .collect(),
             stated_limits: [
                 precedent_text::Limit::Duration,
                 precedent_text::Limit::Territory,
@@ -421,6 +427,9 @@ impl FeatureExtractor {
         }
         if let Some(b) = precedent_text::wanted_claim_breadth(query) {
             checks.push(Box::new(move |p| b.goes_against(p.lists_grounds)));
+        }
+        if let Some(kind) = precedent_text::wanted_solicited(query) {
+            checks.push(Box::new(move |p| !p.solicited.contains(&kind)));
         }
         if let Some(d) = precedent_text::wanted_duration(query) {
             checks.push(Box::new(move |p| d.goes_against(p.longest_duration)));

@@ -27,6 +27,9 @@ fn main() -> std::io::Result<()> {
         if let Some(b) = precedent_text::wanted_claim_breadth(&query) {
             found.push(format!("breadth {b:?}"));
         }
+        if let Some(kind) = precedent_text::wanted_solicited(&query) {
+            found.push(format!("solicited {kind:?}"));
+        }
         if let Some(d) = precedent_text::wanted_duration(&query) {
             found.push(format!("duration {d:?}"));
         }

@@ -18,6 +18,7 @@ pub mod liquidated;
 pub mod reciprocity;
 pub mod renewal;
 pub mod scope;
+pub mod solicitation;
 pub mod stance;
 
 pub use claims::{
@@ -41,6 +42,7 @@ pub use scope::{
     wanted_duration, DurationBound, Limit,
 };
 use serde::{Deserialize, Serialize};
+pub use solicitation::{wanted_solicited, Solicited};
 pub use stance::{favoured_side, Balance, Side};
 
 /// Lowercased alphanumeric words of `text`, unstemmed: what the query-constraint readers
