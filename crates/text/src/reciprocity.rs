@@ -147,6 +147,104 @@ const NOT_A_PARTY: &[&str] = &[
     "indemnitor",
 ];
 
+/// Words between the subject of a protection and "liable" ("Neither Party shall in no event be
+/// liable", "Supplier will not be liable").
+const BEFORE_LIABLE: &[&str] = &[
+    "shall",
+    "will",
+    "would",
+    "be",
+    "not",
+    "never",
+    "in",
+    "no",
+    "event",
+    "under",
+    "any",
+    "circumstances",
+    "also",
+    "hereby",
+    "then",
+    "have",
+    "has",
+];
+
+/// Words between a possessive subject and "liability" ("each Party's total aggregate
+/// liability", "Supplier's entire liability").
+const BEFORE_LIABILITY: &[&str] = &[
+    "aggregate",
+    "total",
+    "cumulative",
+    "entire",
+    "maximum",
+    "overall",
+    "sole",
+    "collective",
+];
+
+/// Words before "party" or "parties" that make the subject both parties ("neither party shall
+/// be liable", "each party's liability").
+const BOTH_PARTIES: &[&str] = &["neither", "either", "no", "each", "both"];
+
+/// Words before "party" or "parties" that leave open which party is meant ("a party", "the
+/// party", "any party", "such party").
+const SOME_PARTY: &[&str] = &["a", "the", "any", "such", "other", "one", "that", "which"];
+
+/// Who a clause's liability protections protect: subjects of "... be liable" and possessives
+/// before "liability" ("Supplier's aggregate liability").
+#[derive(Debug, Default)]
+struct LiabilitySubjects {
+    /// Protections stated for both parties at once ("neither party shall be liable").
+    both: usize,
+    /// Distinct parties a protection names ("Licensor", "the released parties").
+    named: Vec<String>,
+}
+
+impl LiabilitySubjects {
+    fn of(words: &[String]) -> LiabilitySubjects {
+        let mut subjects = LiabilitySubjects::default();
+        for (i, w) in words.iter().enumerate() {
+            let subject_at = match w.as_str() {
+                "liable" => {
+                    let mut j = i;
+                    while j > 0 && BEFORE_LIABLE.contains(&words[j - 1].as_str()) {
+                        j -= 1;
+                    }
+                    // "shall be liable" must have skipped at least the verb.
+                    (j < i && j > 0).then(|| j - 1)
+                }
+                "liability" => {
+                    let mut j = i;
+                    while j > 0 && BEFORE_LIABILITY.contains(&words[j - 1].as_str()) {
+                        j -= 1;
+                    }
+                    (j >= 2 && words[j - 1] == "s").then(|| j - 2)
+                }
+                _ => None,
+            };
+            let Some(k) = subject_at else { continue };
+            let subject = words[k].as_str();
+            if subject == "party" || subject == "parties" {
+                match k.checked_sub(1).map(|b| words[b].as_str()) {
+                    Some(before) if BOTH_PARTIES.contains(&before) => subjects.both += 1,
+                    Some(before) if SOME_PARTY.contains(&before) => {}
+                    Some(before) => subjects.note(&format!("{before} {subject}")),
+                    None => {}
+                }
+            } else if !NOT_A_PARTY.contains(&subject) && !SOME_PARTY.contains(&subject) {
+                subjects.note(subject);
+            }
+        }
+        subjects
+    }
+
+    fn note(&mut self, name: &str) {
+        if !self.named.iter().any(|n| n == name) {
+            self.named.push(name.to_owned());
+        }
+    }
+}
+
 /// How a clause shares its obligations between the parties.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Sharing {
@@ -155,6 +253,12 @@ pub struct Sharing {
     /// Distinct parties that undertake to indemnify ("X shall indemnify", "indemnification
     /// by X"); two or more means a reciprocal indemnity.
     pub indemnitors: usize,
+    /// Liability protections stated for both parties at once ("neither party shall be
+    /// liable", "each party's aggregate liability").
+    pub protections_for_both: usize,
+    /// Distinct names of parties a liability protection protects ("Supplier shall not be
+    /// liable", "Licensor's aggregate liability").
+    pub protected_parties: usize,
 }
 
 impl Sharing {
@@ -203,17 +307,29 @@ impl Sharing {
                 }
             }
         }
+        let subjects = LiabilitySubjects::of(&words);
         Sharing {
             mutual_phrases,
             indemnitors: indemnitors.len(),
+            protections_for_both: subjects.both,
+            protected_parties: subjects.named.len(),
         }
     }
 
     /// Whether a clause with this sharing goes against a query asking for `wanted`: for a
     /// mutual query, a clause with no mutual phrase and no reciprocal indemnity; for a
     /// one-sided query, a clause with two or more mutual phrases or a reciprocal indemnity.
+    ///
+    /// A clause whose liability protections all protect both parties ("IN NO EVENT SHALL
+    /// EITHER PARTY BE LIABLE ...": one mutual phrase) is plainly mutual too; a one-sided cap
+    /// next to a mutual waiver ("Neither party shall be liable for indirect damages. Supplier's
+    /// aggregate liability shall not exceed ...") stays mixed. Two named parties protected are
+    /// not read as each side in turn: one side goes by several names ("the Released Parties"
+    /// then "Sponsor's cumulative liability"; "Dana or its ... licensors").
     pub fn works_against(&self, wanted: Reciprocity) -> bool {
-        let plainly_mutual = self.mutual_phrases >= 2 || self.indemnitors >= 2;
+        let only_both_protected = self.protections_for_both > 0 && self.protected_parties == 0;
+        let plainly_mutual =
+            self.mutual_phrases >= 2 || self.indemnitors >= 2 || only_both_protected;
         match wanted {
             Reciprocity::Mutual => self.mutual_phrases == 0 && self.indemnitors < 2,
             Reciprocity::OneSided => plainly_mutual,
@@ -293,6 +409,35 @@ mod tests {
         );
         assert_eq!(one_sided.mutual_phrases, 0);
         assert!(one_sided.works_against(Reciprocity::Mutual));
+    }
+
+    #[test]
+    fn a_protection_stated_for_both_parties_is_mutual() {
+        let waiver = Sharing::of(
+            "EXCEPT WITH RESPECT TO THE INDEMNIFICATION OBLIGATIONS SET FORTH IN SECTION 9, IN \
+             NO EVENT SHALL EITHER PARTY BE LIABLE FOR CONSEQUENTIAL, INDIRECT OR SPECIAL \
+             DAMAGES.",
+        );
+        assert_eq!(waiver.mutual_phrases, 1);
+        assert_eq!(waiver.protections_for_both, 1);
+        assert!(waiver.works_against(Reciprocity::OneSided));
+        assert!(!waiver.works_against(Reciprocity::Mutual));
+
+        let one_sided = Sharing::of(
+            "IN NO EVENT SHALL THE RELEASED PARTIES BE LIABLE FOR ANY INDIRECT DAMAGES. \
+             SPONSOR'S CUMULATIVE LIABILITY TO PARTICIPANT WILL BE LIMITED TO $1,000.",
+        );
+        assert_eq!(one_sided.protected_parties, 2);
+        assert!(!one_sided.works_against(Reciprocity::OneSided));
+
+        let mixed = Sharing::of(
+            "Neither party shall be liable for indirect damages. Supplier's aggregate \
+             liability shall not exceed the fees paid.",
+        );
+        assert_eq!(mixed.protections_for_both, 1);
+        assert_eq!(mixed.protected_parties, 1);
+        assert!(!mixed.works_against(Reciprocity::OneSided));
+        assert!(!mixed.works_against(Reciprocity::Mutual));
     }
 
     #[test]
