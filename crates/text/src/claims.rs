@@ -29,7 +29,7 @@ pub enum ClaimSource {
 /// The claim source an indemnity query names; `None` for other queries.
 pub fn wanted_claim_source(query: &str) -> Option<ClaimSource> {
     let words = crate::lowercase_words(query);
-    if !words.iter().any(|w| w.starts_with("indemn")) {
+    if !crate::mentions_indemnity(&words) {
         return None;
     }
     if crate::contains_any_phrase(&words, &["first party", "direct claims", "direct claim"]) {
@@ -70,7 +70,7 @@ impl ClaimSource {
 ///
 /// ACORD's training ratings (indemnity clauses, [`lists_grounds`]): for "first party
 /// indemnification of broad-based claims", 2 of 11 relevant clauses list their grounds against
-/// 12 of 17 two-star ones; for "... of specified claims", 7 of 8 against 12 of 25. Those are
+/// 12 of 17 two-star ones; for "... of specified claims", 8 of 8 against 12 of 25. Those are
 /// the only training queries naming a breadth (both in the valid split), so the rule is
 /// in-sample there; two test queries say "broad-based".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,7 +84,7 @@ pub enum ClaimBreadth {
 /// The breadth an indemnity query names; `None` for other queries.
 pub fn wanted_claim_breadth(query: &str) -> Option<ClaimBreadth> {
     let words = crate::lowercase_words(query);
-    if !words.iter().any(|w| w.starts_with("indemn")) {
+    if !crate::mentions_indemnity(&words) {
         return None;
     }
     let has = |forms: &[&str]| words.iter().any(|w| forms.contains(&w.as_str()));

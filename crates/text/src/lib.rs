@@ -55,6 +55,12 @@ pub(crate) fn lowercase_words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether `words` (from [`lowercase_words`]) speak of an indemnity ("indemnify",
+/// "indemnification", "indemnity"): the readers of indemnity-only constraints check it first.
+pub(crate) fn mentions_indemnity(words: &[String]) -> bool {
+    words.iter().any(|w| w.starts_with("indemn"))
+}
+
 /// Whether `words` (from [`lowercase_words`]) begin with `phrase` (lowercase words separated
 /// by single spaces).
 pub(crate) fn starts_with_phrase(words: &[String], phrase: &str) -> bool {

@@ -17,8 +17,9 @@
 //! Unlike sides ([`crate::stance`]), ACORD's training queries never name mutuality, so these
 //! thresholds are drafting knowledge that no training rating checked: a "mutual" query demotes
 //! only clauses with no sign of mutuality at all, and a "unilateral" query only clauses that are
-//! plainly mutual (two mutual phrases, or two parties undertaking the same duty), leaving the
-//! mixed cases (a one-sided cap next to a mutual damages waiver) alone.
+//! plainly mutual (two mutual phrases, two parties undertaking the same duty, or liability
+//! protections that all protect "either party"), leaving the mixed cases (a one-sided cap next
+//! to a mutual damages waiver) alone.
 
 /// What a query asks of a clause's reciprocity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -116,7 +116,7 @@ pub fn favoured_side(query: &str) -> Option<Side> {
             None
         }
     };
-    if words.iter().any(|w| w.starts_with("indemn")) {
+    if crate::mentions_indemnity(&words) {
         return None;
     }
     if !words.iter().any(|w| PROTECTION_WORDS.contains(&w.as_str())) {
