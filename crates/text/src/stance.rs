@@ -14,7 +14,7 @@
 //! out, against 2 of the 15 clauses rated three stars or more; for "buyer-favorable cap on
 //! liability clauses", none of the 6 relevant clauses is one-sided without carve-outs, while 18
 //! of the 20 two-star ones are; for "seller-favorable warranty disclaimer clauses", 2 of 12
-//! relevant and 7 of 18 two-star clauses are shared or carve exceptions out.
+//! relevant and 8 of 18 two-star clauses are shared or carve exceptions out.
 //!
 //! Indemnities are left alone: who indemnifies whom, for which claims, decides whether an
 //! indemnity favours a side, and counting mutual phrases does not read that.
@@ -84,7 +84,9 @@ const MUTUAL_PHRASES: &[&str] = &[
     "each of the parties",
 ];
 
-/// Words that carve exceptions out of a rule.
+/// Words that carve exceptions out of a rule. "Unless" conditions it the same way ("UNLESS
+/// SPECIFIED OTHERWISE HEREIN (INCLUDING ... THE BACK TO BACK WARRANTY) ... SUPPLIER DISCLAIMS",
+/// a two-star clause that topped "seller-favorable warranty disclaimer clauses" in CV).
 const CARVEOUT_PHRASES: &[&str] = &[
     "except",
     "exception",
@@ -93,6 +95,7 @@ const CARVEOUT_PHRASES: &[&str] = &[
     "shall not apply",
     "will not apply",
     "other than",
+    "unless",
 ];
 
 /// The side a query asks the clause to favour, when it is about a liability protection
