@@ -184,12 +184,12 @@ const BEFORE_LIABILITY: &[&str] = &[
 ];
 
 /// Words before "party" or "parties" that make the subject both parties ("neither party shall
-/// be liable", "each party's liability").
-const BOTH_PARTIES: &[&str] = &["neither", "either", "no", "each", "both"];
+/// be liable", "each party's liability", "in no event shall any party be liable").
+const BOTH_PARTIES: &[&str] = &["neither", "either", "no", "each", "both", "any"];
 
 /// Words before "party" or "parties" that leave open which party is meant ("a party", "the
-/// party", "any party", "such party").
-const SOME_PARTY: &[&str] = &["a", "the", "any", "such", "other", "one", "that", "which"];
+/// party", "such party").
+const SOME_PARTY: &[&str] = &["a", "the", "such", "other", "one", "that", "which"];
 
 /// Who a clause's liability protections protect: subjects of "... be liable" and possessives
 /// before "liability" ("Supplier's aggregate liability").
@@ -430,6 +430,11 @@ mod tests {
         );
         assert_eq!(one_sided.protected_parties, 2);
         assert!(!one_sided.works_against(Reciprocity::OneSided));
+
+        let any_party = Sharing::of(
+            "IN NO EVENT SHALL ANY PARTY BE LIABLE TO THE OTHER FOR ANY INDIRECT DAMAGES.",
+        );
+        assert_eq!(any_party.protections_for_both, 1);
 
         let mixed = Sharing::of(
             "Neither party shall be liable for indirect damages. Supplier's aggregate \
