@@ -240,10 +240,7 @@ impl FeatureExtractor {
             sharing: precedent_text::Sharing::of(&text),
             third_parties: precedent_text::mentions_third_parties(&text),
             lists_grounds: precedent_text::lists_grounds(&text),
-            solicited: precedent_text::Solicited::ALL
-                .into_iter()
-                .filter(|kind| kind.named_in(&text))
-                .collect(),
+            solicited: precedent_text::solicited_in(&text),
             stated_limits: [
                 precedent_text::Limit::Duration,
                 precedent_text::Limit::Territory,
@@ -359,11 +356,14 @@ impl FeatureExtractor {
     /// [`precedent_text::renewal`]), or it limits no liability where the query asks for
     /// limitations of liability by name, or states no sum or limits nothing where the query
     /// asks for a fixed-sum cap, or sets no ceiling where it asks for a cap, or states no period
-    /// of the length a cap query names ("12 months payment"; [`precedent_text::scope`]), or names no
-    /// indirect damages where it asks for their waiver ([`precedent_text::limitation`]), or
-    /// provides no liquidated damages where the query asks for them
-    /// ([`precedent_text::liquidated`]), or is of none of the CUAD clause types the query names ("Change Of Control"; [`crate::clause_types`], only
-    /// with a type reader). `None` when the query has no such constraint.
+    /// of the length a cap query names ("12 months payment"; [`precedent_text::scope`]), or
+    /// names no indirect damages where it asks for their waiver ([`precedent_text::limitation`]),
+    /// or lists its grounds where the query asks for broad-based claims (none where it asks for
+    /// specified ones; [`precedent_text::claims`]), or names no one of the kind a non-solicit
+    /// query protects ([`precedent_text::solicitation`]), or provides no liquidated damages where
+    /// the query asks for them ([`precedent_text::liquidated`]), or is of none of the CUAD clause
+    /// types the query names ("Change Of Control"; [`crate::clause_types`], only with a type
+    /// reader). `None` when the query has no such constraint.
     pub fn against_query(
         &self,
         query: &str,

@@ -1,8 +1,8 @@
 //! The cap, damages-waiver and claim-breadth rules of the learned ranker
-//! (`precedent_text::limitation`, `precedent_text::claims`), checked against lawyers' ratings in ACORD
-//! (`../shared/data/acord`): for every training query a rule reads, the clauses rated three stars
-//! or more must nearly all pass it, and the two-star clauses (the query's category, not its
-//! answer) must fail it more often, or the rule's demotion would cost more than it gains.
+//! (`precedent_text::limitation`, `precedent_text::claims`), checked against lawyers' ratings in
+//! ACORD (`../shared/data/acord`): for every training query a rule reads, the clauses rated three
+//! stars or more must nearly all pass it, and the two-star clauses (the query's category, not
+//! its answer) must fail it more often, or the rule's demotion would cost more than it gains.
 
 mod acord;
 

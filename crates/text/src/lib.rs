@@ -42,7 +42,7 @@ pub use scope::{
     wanted_duration, DurationBound, Limit,
 };
 use serde::{Deserialize, Serialize};
-pub use solicitation::{wanted_solicited, Solicited};
+pub use solicitation::{solicited_in, wanted_solicited, Solicited};
 pub use stance::{favoured_side, Balance, Side};
 
 /// Lowercased alphanumeric words of `text`, unstemmed: what the query-constraint readers

@@ -37,11 +37,23 @@ impl Solicited {
 
     /// Whether `text` (raw clause text) names someone of this kind.
     pub fn named_in(self, text: &str) -> bool {
-        let forms = self.forms();
-        crate::lowercase_words(text)
-            .iter()
-            .any(|w| forms.iter().any(|f| w.starts_with(f)))
+        self.named_in_words(&crate::lowercase_words(text))
     }
+
+    /// Whether `words` (from [`crate::lowercase_words`]) name someone of this kind.
+    fn named_in_words(self, words: &[String]) -> bool {
+        let forms = self.forms();
+        words.iter().any(|w| forms.iter().any(|f| w.starts_with(f)))
+    }
+}
+
+/// The kinds `text` (raw clause text) names, read in one pass over its words.
+pub fn solicited_in(text: &str) -> Vec<Solicited> {
+    let words = crate::lowercase_words(text);
+    Solicited::ALL
+        .into_iter()
+        .filter(|kind| kind.named_in_words(&words))
+        .collect()
 }
 
 /// Whom a non-solicitation query protects; `None` when the query is not about solicitation or
@@ -56,11 +68,7 @@ pub fn wanted_solicited(query: &str) -> Option<Solicited> {
     }
     let named: Vec<Solicited> = Solicited::ALL
         .into_iter()
-        .filter(|kind| {
-            words
-                .iter()
-                .any(|w| kind.forms().iter().any(|f| w.starts_with(f)))
-        })
+        .filter(|kind| kind.named_in_words(&words))
         .collect();
     match named.as_slice() {
         [kind] => Some(*kind),
