@@ -128,7 +128,10 @@ const NOT_PARTIES: &[&str] = &[
 /// Extracts what can be found; see [`ContractMeta`].
 pub fn extract(text: &str) -> ContractMeta {
     let head: String = text.chars().take(PREAMBLE_CHARS).collect();
-    let title = find_title(&head).or_else(|| caps_title(&head));
+    let title = find_title(&head)
+        .or_else(|| caps_title(&head))
+        .map(|t| tidy_title(&t))
+        .filter(|t| DOC_WORD.is_match(t));
     let document_type = title
         .as_deref()
         .and_then(document_type_of)
@@ -183,6 +186,57 @@ fn caps_title(head: &str) -> Option<String> {
             .collect();
         (!words.is_empty()).then(|| words.join(" "))
     })
+}
+
+/// Labels printed before a title that are not part of it ("EXECUTION COPY", rules of dashes).
+static TITLE_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:[^\w]+|(?:execution|conformed)\s+(?:copy|version)\s+|confidential\s+)+")
+        .expect("valid regex")
+});
+/// Where a title line runs on into the preamble or the parties: "COLLABORATION AGREEMENT THIS
+/// COLLABORATION AGREEMENT", "OUTSOURCING AGREEMENT BETWEEN VIRTUAL ITEM PROCESSING SYSTEMS,
+/// INC. And ...", "... AGREEMENT by and between MONSANTO COMPANY".
+static TITLE_RUN_ON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\s+(?:THIS|This|(?:(?i:by\s+and\s+)?(?i:between|among))|(?i:dated|made\s+and\s+entered))\b",
+    )
+    .expect("valid regex")
+});
+/// An all-caps title followed by the parties in mixed case ("JOINT FILING AGREEMENT OneMain
+/// Holdings, Inc"), or by a comma ("Collaboration Agreement, BII/ XENCOR").
+static TITLE_TAIL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:([^a-z]*\b(?:AGREEMENT|CONTRACT|AMENDMENT|ADDENDUM|LICENSE|LICENCE|LEASE))\s+\S*[a-z].*|(.*\b(?i:agreement|contract)),\s.*)$",
+    )
+    .expect("valid regex")
+});
+
+/// A title as CUAD's annotators read it ("Document Name"): without labels printed before it and
+/// without the preamble or parties a flattened title line runs on into. Measured against CUAD's
+/// answers by `scripts/check_contract_meta.py` (BENCHMARKS.md).
+fn tidy_title(title: &str) -> String {
+    let title = TITLE_LABEL.replace(title, "");
+    let mut title: &str = title.as_ref();
+    if let Some(m) = TITLE_RUN_ON.find(title) {
+        // Only where what is left still names the document.
+        if DOC_WORD.is_match(&title[..m.start()]) {
+            title = &title[..m.start()];
+        }
+    }
+    if let Some(c) = TITLE_TAIL.captures(title) {
+        if let Some(head) = c.get(1).or_else(|| c.get(2)) {
+            title = head.as_str();
+        }
+    }
+    // "SERVICES AGREEMENT SERVICES AGREEMENT": the title printed twice.
+    let words: Vec<&str> = title.split_whitespace().collect();
+    let half = words.len() / 2;
+    let words = if words.len() % 2 == 0 && half > 0 && words[..half] == words[half..] {
+        &words[..half]
+    } else {
+        &words[..]
+    };
+    words.join(" ")
 }
 
 static PAGE_OF: LazyLock<Regex> =
@@ -491,6 +545,53 @@ mod tests {
         assert_eq!(meta.governing_law.as_deref(), Some("New York"));
         let meta = extract("LICENSE AGREEMENT made this 1s t day of June, 2004 by Acme Corp.");
         assert_eq!(meta.date.as_deref(), Some("2004-06-01"));
+    }
+
+    #[test]
+    fn titles_lose_labels_and_what_a_flattened_title_line_runs_on_into() {
+        // Title lines of CUAD contracts (full_contract_txt), against CUAD's "Document Name".
+        for (line, title) in [
+            (
+                "COLLABORATION AGREEMENT THIS COLLABORATION AGREEMENT",
+                "COLLABORATION AGREEMENT",
+            ),
+            (
+                "OUTSOURCING AGREEMENT BETWEEN VIRTUAL ITEM PROCESSING SYSTEMS, INC. And BROKERS NATIONAL LIFE ASSURANCE COMPANY",
+                "OUTSOURCING AGREEMENT",
+            ),
+            (
+                "SECOND AMENDED AND RESTATED EXCLUSIVE AGENCY AND MARKETING AGREEMENT by and between MONSANTO COMPANY",
+                "SECOND AMENDED AND RESTATED EXCLUSIVE AGENCY AND MARKETING AGREEMENT",
+            ),
+            (
+                "- ---------------------------------------------------------------------------- CO-BRANDING AGREEMENT",
+                "CO-BRANDING AGREEMENT",
+            ),
+            (
+                "EXECUTION COPY VIDEO-ON-DEMAND CONTENT LICENSE AGREEMENT",
+                "VIDEO-ON-DEMAND CONTENT LICENSE AGREEMENT",
+            ),
+            ("SERVICES AGREEMENT SERVICES AGREEMENT", "SERVICES AGREEMENT"),
+            (
+                "JOINT FILING AGREEMENT OneMain Holdings, Inc",
+                "JOINT FILING AGREEMENT",
+            ),
+            (
+                "Collaboration Agreement, BII/ XENCOR",
+                "Collaboration Agreement",
+            ),
+            // Left alone: a title that goes on after its document word.
+            (
+                "Broker Dealer Marketing and Servicing Agreement for Variable Annuity Contracts",
+                "Broker Dealer Marketing and Servicing Agreement for Variable Annuity Contracts",
+            ),
+            (
+                "AGREEMENT AND PLAN OF MERGER",
+                "AGREEMENT AND PLAN OF MERGER",
+            ),
+        ] {
+            assert_eq!(tidy_title(line), title, "{line}");
+        }
     }
 
     #[test]
