@@ -58,18 +58,18 @@ const MONTH_RE: &str = r"(January|February|March|April|May|June|July|August|Sept
 
 static DATE_MDY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)\b{MONTH_RE}\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(\d{{4}})\b"
+        r"(?i)\b{MONTH_RE}\s+(\d{{1,2}})\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)?(?:\s*,\s*|\s+)(\d{{4}})\b"
     ))
     .expect("valid regex")
 });
 static DATE_DMY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)\b(\d{{1,2}})\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of\s+)?{MONTH_RE},?\s+(\d{{4}})\b"
+        r"(?i)\b(\d{{1,2}})\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of\s+)?{MONTH_RE}(?:\s*,\s*|\s+)(\d{{4}})\b"
     ))
     .expect("valid regex")
 });
 static DATE_NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b|\b(\d{4})-(\d{2})-(\d{2})\b")
+    Regex::new(r"\b(\d{1,2})[/-](\d{1,2})[/-](\d{4}|\d{2})\b|\b(\d{4})-(\d{2})-(\d{2})\b")
         .expect("valid regex")
 });
 static DATE_CUE: LazyLock<Regex> = LazyLock::new(|| {
@@ -374,8 +374,21 @@ fn iso(year: u32, month: u32, day: u32) -> Option<String> {
     valid.then(|| format!("{year:04}-{month:02}-{day:02}"))
 }
 
-/// All dates in `text`, with their byte positions.
+/// EDGAR page footers that CUAD's texts keep ("Source: ATN INTERNATIONAL, INC., 10-Q,
+/// 11/8/2019"): their date is the filing's, not the agreement's.
+static SOURCE_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?m)^\s*Source:[^\n]*").expect("valid regex"));
+
+/// All dates in `text`, with their byte positions (none from EDGAR "Source:" footers).
 fn dates(text: &str) -> Vec<(usize, String)> {
+    let footers: Vec<std::ops::Range<usize>> =
+        SOURCE_LINE.find_iter(text).map(|m| m.range()).collect();
+    let mut out = dates_anywhere(text);
+    out.retain(|(at, _)| !footers.iter().any(|f| f.contains(at)));
+    out
+}
+
+fn dates_anywhere(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     for c in DATE_MDY.captures_iter(text) {
         let parsed = (|| {
@@ -413,7 +426,10 @@ fn dates(text: &str) -> Vec<(usize, String)> {
                     (2, y) => 1900 + y,
                     (_, y) => y,
                 };
-                return iso(year, m.as_str().parse().ok()?, d.as_str().parse().ok()?);
+                let (m, d): (u32, u32) = (m.as_str().parse().ok()?, d.as_str().parse().ok()?);
+                // "18/9/2008", "29/3/18": day first where the first number is no month.
+                let (m, d) = if m > 12 && d <= 12 { (d, m) } else { (m, d) };
+                return iso(year, m, d);
             }
             iso(
                 c.get(4)?.as_str().parse().ok()?,
@@ -591,6 +607,30 @@ mod tests {
             ),
         ] {
             assert_eq!(tidy_title(line), title, "{line}");
+        }
+    }
+
+    #[test]
+    fn dates_as_cuad_contracts_write_them_and_not_the_filing_date() {
+        // From CUAD contracts; the "Source:" line is an EDGAR page footer with the filing date.
+        for (text, date) in [
+            (
+                "Source: WESTERN COPPER CORP, 6-K, 2/23/2006\nThis Agreement is made May 3,2006 between A and B.",
+                Some("2006-05-03"),
+            ),
+            (
+                "HOSTING AGREEMENT\nSource: PARETEUM CORP, 8-K, 10/1/2008\nDated: 18/9/2008",
+                Some("2008-09-18"),
+            ),
+            ("Effective Date: 12-23-2019", Some("2019-12-23")),
+            (
+                "SUPPLY AGREEMENT dated November 19t h, 2012",
+                Some("2012-11-19"),
+            ),
+            ("made this 19  DAY OF MAY , 2010", Some("2010-05-19")),
+            ("Source: ATN INTERNATIONAL, INC., 10-Q, 11/8/2019", None),
+        ] {
+            assert_eq!(extract(text).date.as_deref(), date, "{text}");
         }
     }
 
