@@ -79,9 +79,10 @@ static DATE_CUE: LazyLock<Regex> = LazyLock::new(|| {
 
 static LAW: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i:govern(?:ed|s)?|constru(?:ed|es)|interpret(?:ed)?|enforced)[^.;]{0,160}?",
-        r"(?i:laws?)\s+(?i:of|in)\s+(?:(?i:the)\s+)?",
-        r"(?:(?i:state|commonwealth|province|republic|kingdom|federal republic|people's republic)\s+of\s+)?",
+        r"(?i:govern(?:ed|s)?|constru(?:ed|es)|interpret(?:ed)?|enforced|controlled)[^.;]{0,160}?",
+        // "the laws, other than choice of law rules, of the State of Georgia"
+        r"(?i:laws?)(?:,[^,.;]{1,40},)?\s+(?i:of|in)\s+(?:(?i:the)\s+)?",
+        r"(?i:(?:state|commonwealth|province|republic|kingdom|federal republic|people's republic)\s+of\s+)?",
         r"([A-Z][A-Za-z]+(?:(?:\s+|-)(?:[A-Z][A-Za-z]+|and|of))*)"
     ))
     .expect("valid regex")
@@ -460,9 +461,39 @@ fn find_date(text: &str) -> Option<String> {
 }
 
 static LAW_PLACE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:State|Commonwealth|Province|Republic)\s+of\s+([A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z]+){0,3})")
+    // "State of New York", or "laws of California" (a capitalised word right after "of": "laws
+    // of the State of ..." is left to the first form).
+    Regex::new(r"(?:State|Commonwealth|Province|Republic)\s+of\s+([A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z]+){0,3})|(?i:laws)\s+of\s+([A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z]+){0,3})")
         .expect("valid regex")
 });
+/// "governed by PRC Laws", "in accordance with Swiss law": the place as an adjective.
+static LAW_ADJECTIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i:govern(?:ed|s)?|constru(?:ed|es)|interpret(?:ed)?)[^.;]{0,80}?\b(PRC|English|Swiss|French|German|Irish|Scottish|Dutch|Japanese|Chinese|Israeli|Canadian)\s+(?i:laws?)\b",
+    )
+    .expect("valid regex")
+});
+
+/// The place a law is named after, as CUAD's answers name it ("PRC" → "People's Republic of
+/// China", "Swiss" → "Switzerland").
+fn place_of(name: &str) -> String {
+    let place = match name.trim_start_matches("the ") {
+        "PRC" | "P.R.C" | "P.R.C." => "People's Republic of China",
+        "English" => "England",
+        "Swiss" => "Switzerland",
+        "French" => "France",
+        "German" => "Germany",
+        "Irish" => "Ireland",
+        "Scottish" => "Scotland",
+        "Dutch" => "Netherlands",
+        "Japanese" => "Japan",
+        "Chinese" => "China",
+        "Israeli" => "Israel",
+        "Canadian" => "Canada",
+        other => other,
+    };
+    place.to_string()
+}
 static LAW_SENTENCE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\b(govern|constru|interpret)").expect("valid regex"));
 
@@ -472,32 +503,77 @@ fn governing_place_in_sentence(text: &str) -> Option<String> {
     text.split(". ")
         .filter(|s| s.contains("law") && LAW_SENTENCE.is_match(s))
         .find_map(|s| {
-            LAW_PLACE
-                .captures(s)?
-                .get(1)
-                .map(|m| m.as_str().to_string())
+            LAW_PLACE.captures_iter(s).find_map(|c| {
+                c.get(1)
+                    .or_else(|| c.get(2))
+                    .map(|m| m.as_str().to_string())
+                    .filter(|p| {
+                        !p.starts_with("United States")
+                            && !matches!(
+                                p.split_whitespace().next(),
+                                Some("The" | "State" | "Commonwealth" | "Province" | "Republic")
+                            )
+                    })
+            })
         })
 }
 
 fn find_governing_law(text: &str) -> Option<String> {
-    let found = find_governing_law_after_verb(text);
-    match found.as_deref() {
-        // A federal-law mention ("laws of the United States") is weaker than a state's.
-        Some("United States") | None => governing_place_in_sentence(text).or(found),
+    let found = find_governing_law_after_verb(text).or_else(|| {
+        LAW_ADJECTIVE
+            .captures(text)
+            .and_then(|c| c.get(1))
+            .map(|m| m.as_str().to_string())
+    });
+    let found = match found.as_deref() {
+        // A federal-law mention ("laws of the United States [of America]") is weaker than a
+        // state's.
+        Some(f) if f.starts_with("United States") => governing_place_in_sentence(text).or(found),
+        None => governing_place_in_sentence(text),
         _ => found,
-    }
+    };
+    found.map(|f| place_of(&f))
 }
+
+/// Words that end a place named in capitals ("NEW YORK WITHOUT REGARD TO ...").
+const PLACE_ENDS: &[&str] = &[
+    "APPLICABLE",
+    "WITHOUT",
+    "EXCLUDING",
+    "EXCEPT",
+    "EXCLUSIVE",
+    "AS",
+    "IN",
+    "TO",
+    "FOR",
+    "WHICH",
+    "THAT",
+    "REGARDLESS",
+    "NOTWITHSTANDING",
+    "WITH",
+    "AND",
+    "OTHER",
+];
 
 fn find_governing_law_after_verb(text: &str) -> Option<String> {
     for c in LAW.captures_iter(text) {
         let Some(m) = c.get(1) else { continue };
-        let mut words: Vec<&str> = m.as_str().split_whitespace().collect();
+        // In an all-caps clause the capitalised run goes on past the place ("DELAWARE
+        // APPLICABLE TO CONTRACTS ..."): it ends at the first word that names no place.
+        let mut words: Vec<&str> = m
+            .as_str()
+            .split_whitespace()
+            .take_while(|w| !PLACE_ENDS.contains(w))
+            .collect();
         // "California without regard to" is cut at the first lowercase word already; trailing
         // connectives are dropped ("England and").
         while words.last().is_some_and(|w| matches!(*w, "and" | "of")) {
             words.pop();
         }
-        let place = words.join(" ");
+        let mut place = place_of(&words.join(" "));
+        if !place.chars().any(char::is_lowercase) {
+            place = title_case(&place);
+        }
         let lowered = place.to_lowercase();
         // "the laws of such jurisdiction" names no place.
         if place.is_empty() || ["this", "such", "any", "each"].contains(&lowered.as_str()) {
@@ -631,6 +707,55 @@ mod tests {
             ("Source: ATN INTERNATIONAL, INC., 10-Q, 11/8/2019", None),
         ] {
             assert_eq!(extract(text).date.as_deref(), date, "{text}");
+        }
+    }
+
+    #[test]
+    fn governing_law_places_as_cuad_names_them() {
+        // Governing-law sentences of CUAD contracts.
+        for (text, place) in [
+            (
+                "This Agreement shall be governed by PRC Laws.",
+                "People's Republic of China",
+            ),
+            (
+                "This Agreement shall be governed by the laws of the PRC, without regard to conflicts of law principles.",
+                "People's Republic of China",
+            ),
+            (
+                "This Agreement shall be governed by and construed in accordance with Swiss law.",
+                "Switzerland",
+            ),
+            (
+                "The laws of California shall govern the construction and enforceability of the Agreement.",
+                "California",
+            ),
+            (
+                "This Agreement shall be governed by and construed in accordance with the laws, other than choice of law rules, of the state of Florida.",
+                "Florida",
+            ),
+            (
+                "This AGREEMENT is controlled by the laws of the State of Texas, and venue ...",
+                "Texas",
+            ),
+            (
+                "This Distributor Agreement shall be exclusively governed, construed, enforced and controlled by the laws of the United States of America and of the State of Texas.",
+                "Texas",
+            ),
+            (
+                "THIS AGREEMENT SHALL BE GOVERNED BY THE LAWS OF THE STATE OF NEW YORK APPLICABLE TO AGREEMENTS MADE AND TO BE PERFORMED ENTIRELY WITHIN SUCH STATE.",
+                "New York",
+            ),
+            (
+                "This Agreement shall be governed by the laws of England and Wales.",
+                "England and Wales",
+            ),
+            (
+                "This Agreement is governed by the laws of The State of Florida.",
+                "Florida",
+            ),
+        ] {
+            assert_eq!(extract(text).governing_law.as_deref(), Some(place), "{text}");
         }
     }
 
