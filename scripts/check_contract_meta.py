@@ -8,7 +8,9 @@ Per field: how many contracts have an answer, how many the extractor filled, and
 - governing law: the extracted place occurs in CUAD's answer (case-insensitive), or vice versa;
 - date: the same ISO date as CUAD's Agreement Date answer (M/D/YYYY; answers with "[]" or no
   full date are skipped);
-- parties: at least one extracted party occurs in CUAD's Parties answer (case-insensitive);
+- parties: at least one extracted party occurs in CUAD's Parties answer (case-insensitive); and,
+  over all names extracted, the share that occurs in the answer (junk names such as "Delaware
+  corporation" show there);
 - document type: the extracted title equals CUAD's Document Name answer after normalising case and
   whitespace.
 """
@@ -36,6 +38,9 @@ def norm(s):
 def main():
     rows = {key(r["Filename"]): r for r in csv.DictReader(open(sys.argv[1], encoding="utf-8"))}
     stats = {f: [0, 0, 0] for f in ("governing_law", "date", "parties", "title")}
+    # Party names extracted from contracts with a Parties answer, and how many occur in it (the
+    # agreement above counts a contract once one name does, so it cannot see junk names).
+    names = [0, 0]
     for line in sys.stdin:
         item = json.loads(line)
         row = rows.get(key(item["file"]))
@@ -68,6 +73,8 @@ def main():
             if got:
                 s[1] += 1
                 s[2] += any(norm(p) in norm(parties) for p in got)
+            names[0] += len(got)
+            names[1] += sum(norm(p) in norm(parties) for p in got)
         name = row["Document Name-Answer"].strip()
         if name:
             s = stats["title"]
@@ -80,6 +87,8 @@ def main():
     for field, (answered, filled, agree) in stats.items():
         share = 100.0 * agree / answered if answered else 0.0
         print(f"{field:<14} {answered:>8} {filled:>7} {agree:>6}  {share:5.1f}%")
+    share = 100.0 * names[1] / names[0] if names[0] else 0.0
+    print(f"party names extracted {names[0]}, found in the answer {names[1]} ({share:.1f}%)")
 
 
 if __name__ == "__main__":

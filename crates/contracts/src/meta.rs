@@ -91,9 +91,21 @@ static LAW: LazyLock<Regex> = LazyLock::new(|| {
 static PARTY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"((?:[A-Z0-9][\w&'’.\-]*,?\s+){0,6}?[A-Z0-9][\w&'’.\-]*,?\s+",
-        r"(?i:inc\.?|incorporated|corp\.?|corporation|llc|l\.l\.c\.|ltd\.?|limited|l\.p\.|lp|llp|",
-        r"company|co\.|gmbh|s\.a\.|ag|plc|n\.v\.|b\.v\.|s\.p\.a\.|pty\.?\s+ltd\.?|trust|bank|university|s\.r\.l\.|sa|sas|kg|oy|ab|as|nv|bv))",
+        r"(?:(?i:inc\.?|incorporated|corp\.?|corporation|llc|l\.l\.c\.|ltd\.?|limited|l\.p\.|lp|llp|",
+        r"company|co\.|gmbh|s\.a\.|plc|n\.v\.|b\.v\.|s\.p\.a\.|pty\.?\s+ltd\.?|trust|bank|university|s\.r\.l\.)",
+        // Two- and three-letter forms only in capitals: "as", "sa" and "ag" are words too
+        // ("the Securities Exchange Act of 1934, as amended").
+        r"|AG|SA|SAS|KG|OY|AB|AS|NV|BV))",
         r"(?:\W|$)"
+    ))
+    .expect("valid regex")
+});
+/// What a capitalised run swallows before a party's name: "AND DRAGON SYSTEMS, INC.", "BY AND
+/// BETWEEN ASTELLAS PHARMA INC.", "Exhibit 10.6 Goosehead Insurance Agency, LLC", "April 7, 2020
+/// BANK OF AMERICA CORPORATION".
+static PARTY_LEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)^(?:(?:and|by\s+and\s+between|between|among|by)\s+|exhibit\s+[\w.\-]+\s+|(?:dated\s+)?(?:\d{{1,2}}\s+)?{MONTH_RE}\s+(?:\d{{1,2}},?\s+)?\d{{4}}\.?\s+)+"
     ))
     .expect("valid regex")
 });
@@ -325,11 +337,7 @@ fn find_parties(preamble: &str) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     let push = |name: &str, names: &mut Vec<String>| {
         let name = collapse(name.trim().trim_end_matches(',').trim());
-        let name = name
-            .strip_prefix("and ")
-            .or_else(|| name.strip_prefix("And "))
-            .unwrap_or(&name)
-            .to_string();
+        let name = PARTY_LEAD.replace(&name, "").to_string();
         let lowered = name.to_lowercase();
         let generic = NOT_PARTIES.contains(&lowered.as_str())
             || lowered.starts_with("the ")
@@ -340,6 +348,16 @@ fn find_parties(preamble: &str) -> Vec<String> {
     };
     for c in PARTY.captures_iter(window) {
         if let Some(m) = c.get(1) {
+            // "a Delaware corporation", "an Indiana limited liability company": what a party
+            // is, not who.
+            let before = window[..m.start()].trim_end();
+            let article = before
+                .rsplit(|c: char| !c.is_alphanumeric())
+                .next()
+                .is_some_and(|w| w.eq_ignore_ascii_case("a") || w.eq_ignore_ascii_case("an"));
+            if article {
+                continue;
+            }
             // Drop a leading "between"/"by"/"and" swallowed by the capitalised run.
             let name = m.as_str();
             let name = name.split_once(" between ").map_or(name, |(_, rest)| rest);
@@ -757,6 +775,22 @@ mod tests {
         ] {
             assert_eq!(extract(text).governing_law.as_deref(), Some(place), "{text}");
         }
+    }
+
+    #[test]
+    fn parties_without_what_they_are_or_what_the_capitals_swallowed() {
+        let meta = extract(
+            "DISTRIBUTOR AGREEMENT\n\nThis Agreement is made July 6, 2020 BY AND BETWEEN ASTELLAS PHARMA INC., a Japanese company (\"Astellas\"), and FIBROGEN, INC., a Delaware corporation (\"FibroGen\"), subject to the Securities Exchange Act of 1934, as amended.",
+        );
+        assert_eq!(
+            meta.parties,
+            [
+                "ASTELLAS PHARMA INC.",
+                "FIBROGEN, INC.",
+                "Astellas",
+                "FibroGen"
+            ]
+        );
     }
 
     #[test]
