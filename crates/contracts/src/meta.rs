@@ -244,7 +244,7 @@ fn tidy_title(title: &str) -> String {
     // "SERVICES AGREEMENT SERVICES AGREEMENT": the title printed twice.
     let words: Vec<&str> = title.split_whitespace().collect();
     let half = words.len() / 2;
-    let words = if words.len() % 2 == 0 && half > 0 && words[..half] == words[half..] {
+    let words = if words.len().is_multiple_of(2) && half > 0 && words[..half] == words[half..] {
         &words[..half]
     } else {
         &words[..]
