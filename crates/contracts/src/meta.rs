@@ -143,6 +143,7 @@ pub fn extract(text: &str) -> ContractMeta {
     let head: String = text.chars().take(PREAMBLE_CHARS).collect();
     let title = find_title(&head)
         .or_else(|| caps_title(&head))
+        .or_else(|| mixed_case_title(&head))
         .map(|t| tidy_title(&t))
         .filter(|t| DOC_WORD.is_match(t));
     let document_type = title
@@ -305,6 +306,32 @@ fn inline_document_type(head: &str) -> Option<String> {
         return None;
     }
     Some(title_case(&words.join(" ")))
+}
+
+/// Flattened filings in mixed case ("Exhibit 2.01   Strategic Alliance Agreement   This agreement
+/// is made ..."): the first capitalised run ending in "Agreement" or "Contract" near the top, as
+/// written. Only in the first 300 characters, where a title stands; further on such a run is a
+/// reference to another document.
+fn mixed_case_title(head: &str) -> Option<String> {
+    let mut end = head.len().min(300);
+    while !head.is_char_boundary(end) {
+        end -= 1;
+    }
+    INLINE_TYPE.captures_iter(&head[..end]).find_map(|c| {
+        let words: Vec<&str> = c
+            .get(1)?
+            .as_str()
+            .split_whitespace()
+            .skip_while(|w| {
+                matches!(
+                    w.to_ascii_lowercase().as_str(),
+                    "this" | "the" | "an" | "a" | "exhibit"
+                )
+            })
+            .collect();
+        // A bare "Contract" ("Contract No.: DDCX ...") names no kind of document.
+        (words.len() > 1).then(|| words.join(" "))
+    })
 }
 
 /// The text from the first mention of "between"/"by and among" (or the start) to the
@@ -791,6 +818,18 @@ mod tests {
                 "FibroGen"
             ]
         );
+    }
+
+    #[test]
+    fn a_mixed_case_title_in_a_flattened_filing() {
+        let meta = extract(
+            "Exhibit 2.01   Strategic Alliance Agreement   This agreement is made and entered into this 30th day of November, 2017 by and between Bravatek Solutions, Inc. and Acme Corp.",
+        );
+        assert_eq!(meta.title.as_deref(), Some("Strategic Alliance Agreement"));
+        let meta = extract(
+            "Contract No.: DDCX 201812130044 Exhibit 10.5 Collaboration Agreement This Collaboration Agreement is made and entered into by and between the following parties.",
+        );
+        assert_eq!(meta.title.as_deref(), Some("Collaboration Agreement"));
     }
 
     #[test]
