@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use precedent_contracts::meta::ContractMeta;
 use precedent_contracts::{segment_text, Clause, Format};
 use precedent_cuad::cache::{
     default_cache, default_classifier_cache, find_cuad_dir, load_or_train, load_or_train_classifier,
@@ -145,12 +146,14 @@ pub struct ReviewArgs {
     /// is reviewed (recursively, in path order; other file types there are skipped).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// One JSON object per file and line: {"contract", "findings": [{"category", "text", "start",
-    /// "end", "section", "confidence"}]}, with offsets in characters of the extracted text.
+    /// One JSON object per file and line: {"contract", "metadata": {"document_type", "parties",
+    /// "date", "governing_law", "title"}, "findings": [{"category", "text", "start", "end",
+    /// "section", "confidence"}]}, with offsets in characters of the extracted text.
     #[arg(long)]
     pub json: bool,
-    /// One CSV table for all files, for due diligence over a folder: a row per contract, a
-    /// column per CUAD category holding the confidence of its best finding (details: --json).
+    /// One CSV table for all files, for due diligence over a folder: a row per contract with its
+    /// title, date, governing law and parties, then a column per CUAD category holding the
+    /// confidence of its best finding (details: --json).
     #[arg(long, conflicts_with = "json")]
     pub csv: bool,
     /// Candidates per category in the JSON, most confident first (0 = every candidate).
@@ -180,6 +183,10 @@ pub struct Finding {
 #[derive(Serialize)]
 pub struct ContractReview {
     pub contract: String,
+    /// What the contract says about itself (title, document type, parties, date, governing
+    /// law; [`precedent_contracts::meta`]); filled by `review`, not by the server's reviewer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<ContractMeta>,
     /// Present (and true) only when the text was recognised by OCR from a scanned PDF.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ocr: bool,
@@ -284,6 +291,7 @@ pub fn review_text(typer: &ClauseTyper, contract: &str, text: &str, top: usize) 
     }
     ContractReview {
         contract: contract.to_owned(),
+        metadata: None,
         ocr: false,
         findings,
     }
@@ -294,6 +302,9 @@ fn print_text(review: &ContractReview, threshold: f32) {
         println!("{} (text recognised by OCR)", review.contract);
     } else {
         println!("{}", review.contract);
+    }
+    if let Some(about) = review.metadata.as_ref().and_then(describe) {
+        println!("  {about}");
     }
     let mut any = false;
     for category in CATEGORIES {
@@ -331,8 +342,41 @@ fn print_text(review: &ContractReview, threshold: f32) {
     }
 }
 
-/// A row of `review --csv`: the contract, then per CUAD category (in [`CATEGORIES`] order) the
-/// confidence of its most confident finding, empty when the category has none.
+/// One line about the contract for the text output: "LICENSE AGREEMENT · parties: Acme Corp.;
+/// Beta LLC · dated 2019-06-01 · governing law: New York" (what is found; `None` when nothing is).
+fn describe(meta: &ContractMeta) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(title) = meta.title.as_ref().or(meta.document_type.as_ref()) {
+        parts.push(title.clone());
+    }
+    if !meta.parties.is_empty() {
+        parts.push(format!("parties: {}", party_list(meta)));
+    }
+    if let Some(date) = &meta.date {
+        parts.push(format!("dated {date}"));
+    }
+    if let Some(law) = &meta.governing_law {
+        parts.push(format!("governing law: {law}"));
+    }
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
+/// The first three party names, full names first ([`ContractMeta::parties`]' order).
+fn party_list(meta: &ContractMeta) -> String {
+    meta.parties
+        .iter()
+        .take(3)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The metadata columns of `review --csv`, after the contract's path.
+const META_COLUMNS: [&str; 4] = ["title", "date", "governing_law", "parties"];
+
+/// A row of `review --csv`: the contract and its metadata ([`META_COLUMNS`]), then per CUAD
+/// category (in [`CATEGORIES`] order) the confidence of its most confident finding, empty when
+/// the category has none.
 fn matrix_row(review: &ContractReview) -> Vec<String> {
     let mut best = [None::<f32>; CATEGORIES.len()];
     for f in &review.findings {
@@ -340,12 +384,21 @@ fn matrix_row(review: &ContractReview) -> Vec<String> {
             best[c] = Some(best[c].map_or(f.confidence, |b: f32| b.max(f.confidence)));
         }
     }
-    std::iter::once(review.contract.clone())
-        .chain(
-            best.iter()
-                .map(|b| b.map(|c| format!("{c:.3}")).unwrap_or_default()),
-        )
-        .collect()
+    let meta = review.metadata.clone().unwrap_or_default();
+    let parties = party_list(&meta);
+    [
+        review.contract.clone(),
+        meta.title.or(meta.document_type).unwrap_or_default(),
+        meta.date.unwrap_or_default(),
+        meta.governing_law.unwrap_or_default(),
+        parties,
+    ]
+    .into_iter()
+    .chain(
+        best.iter()
+            .map(|b| b.map(|c| format!("{c:.3}")).unwrap_or_default()),
+    )
+    .collect()
 }
 
 /// The files to review: files as given, folders expanded to the contract files under them.
@@ -377,7 +430,11 @@ pub fn run(args: ReviewArgs) -> Result<()> {
     let typer = args.typer.load_for_review(args.fast)?;
     let mut matrix = if args.csv {
         let mut writer = csv::Writer::from_writer(std::io::stdout());
-        writer.write_record(std::iter::once("contract").chain(CATEGORIES))?;
+        writer.write_record(
+            std::iter::once("contract")
+                .chain(META_COLUMNS)
+                .chain(CATEGORIES),
+        )?;
         writer.flush()?;
         Some(writer)
     } else {
@@ -400,6 +457,7 @@ pub fn run(args: ReviewArgs) -> Result<()> {
             args.top,
         );
         review.ocr = document.ocr;
+        review.metadata = Some(precedent_contracts::meta::extract(&document.text));
         if let Some(writer) = matrix.as_mut() {
             writer.write_record(matrix_row(&review))?;
             // Row by row, so a long folder shows progress and a later failure loses nothing.

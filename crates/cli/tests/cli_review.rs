@@ -199,6 +199,13 @@ fn review_reads_every_format_and_prints_the_documented_json() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(reviews.len(), 4);
+    for review in &reviews {
+        assert_eq!(
+            review["metadata"]["title"], "DISTRIBUTION AGREEMENT",
+            "{review}"
+        );
+        assert!(review["metadata"]["governing_law"].is_string(), "{review}");
+    }
     // --fast reads word features only: the same candidates, other confidences.
     let out = review_with(&model, &classifier_model, &["--json", "--fast", s(&txt)]);
     assert!(out.status.success());
@@ -304,8 +311,11 @@ fn review_reads_every_format_and_prints_the_documented_json() {
     );
     let mut table = csv::Reader::from_reader(out.stdout.as_slice());
     let header = table.headers().unwrap().clone();
-    assert_eq!(header.len(), 42);
-    assert_eq!(&header[0], "contract");
+    assert_eq!(header.len(), 46);
+    assert_eq!(
+        header.iter().take(5).collect::<Vec<_>>(),
+        ["contract", "title", "date", "governing_law", "parties"]
+    );
     let law = header.iter().position(|h| h == "Governing Law").unwrap();
     let rows: Vec<csv::StringRecord> = table.records().map(|r| r.unwrap()).collect();
     assert_eq!(
@@ -315,6 +325,8 @@ fn review_reads_every_format_and_prints_the_documented_json() {
     for row in &rows {
         let confidence: f64 = row[law].parse().unwrap();
         assert!(confidence > 0.3, "{row:?}");
+        // The metadata columns: every format carries the title line.
+        assert_eq!(&row[1], "DISTRIBUTION AGREEMENT", "{row:?}");
     }
     let no_contracts = dir.path().join("models-only");
     std::fs::create_dir(&no_contracts).unwrap();

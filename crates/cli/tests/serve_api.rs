@@ -434,6 +434,17 @@ fn api_over_loopback_on_acord() {
         assert_eq!(review["contract"], *name);
         assert_eq!(review["format"], *format);
         assert_eq!(review["ocr"], *name == "franchise-scanned.pdf", "{name}");
+        if *name != "franchise-scanned.pdf" {
+            // What the contract says about itself, as precedent-contracts reads it.
+            assert_eq!(review["metadata"]["date"], "2015-11-17", "{name}");
+            assert!(
+                review["metadata"]["parties"]
+                    .as_array()
+                    .is_some_and(|p| p.iter().any(|p| p == "ROANOKE GAS COMPANY")),
+                "{name}: {}",
+                review["metadata"]
+            );
+        }
         let text: Vec<char> = review["text"].as_str().expect("text").chars().collect();
         assert!(
             review["sections"].as_array().is_some_and(|s| s.len() >= 8),

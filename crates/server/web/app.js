@@ -384,7 +384,20 @@ async function runReview() {
   }
 }
 
+// One line about the contract: "DISTRIBUTION AGREEMENT · parties: Acme Corp.; Beta LLC · dated
+// 2019-06-01 · governing law: New York" (what the reader found).
+function describeContract(m) {
+  if (!m) return "";
+  const parts = [];
+  if (m.title || m.document_type) parts.push(m.title || m.document_type);
+  if (m.parties && m.parties.length) parts.push(`parties: ${m.parties.slice(0, 3).join("; ")}`);
+  if (m.date) parts.push(`dated ${m.date}`);
+  if (m.governing_law) parts.push(`governing law: ${m.governing_law}`);
+  return parts.join(" · ");
+}
+
 function renderReview(r) {
+  $("review-about").textContent = describeContract(r.metadata);
   const chars = Array.from(r.text);
   const findings = r.findings.filter((f) => f.start !== null && f.end !== null && f.start < f.end)
     .sort((a, b) => a.start - b.start || b.end - a.end);
