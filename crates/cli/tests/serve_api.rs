@@ -59,6 +59,12 @@ fn api_over_loopback_on_acord() {
         "bearer"
     );
     assert!(openapi["components"]["schemas"]["SearchRequest"].is_object());
+    // The review's metadata is described, not an opaque object.
+    assert!(
+        openapi["components"]["schemas"]["ContractMeta"]["properties"]["governing_law"].is_object(),
+        "{}",
+        openapi["components"]["schemas"]
+    );
 
     // Authentication: none, garbage, revoked -> 401; other library or role -> 403.
     let search_body = json!({"query": "New York Governing Law", "k": 5});

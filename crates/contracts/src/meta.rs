@@ -12,6 +12,7 @@ use regex::Regex;
 
 /// What a contract says about itself.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ContractMeta {
     /// "License Agreement", "Co-Branding And Advertising Agreement".
     pub document_type: Option<String>,

@@ -87,39 +87,13 @@ pub struct SectionView {
     pub end: usize,
 }
 
-/// What the contract says about itself, read by pattern (`precedent_contracts::meta`); a field
-/// not found is null.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ContractAbout {
-    /// The title as written at the top, e.g. "DISTRIBUTION AGREEMENT".
-    pub title: Option<String>,
-    /// e.g. "Distribution Agreement".
-    pub document_type: Option<String>,
-    /// Full names first, then the short names they are defined as.
-    pub parties: Vec<String>,
-    /// Agreement or effective date, YYYY-MM-DD.
-    pub date: Option<String>,
-    /// e.g. "New York", "England and Wales".
-    pub governing_law: Option<String>,
-}
-
-impl From<precedent_contracts::meta::ContractMeta> for ContractAbout {
-    fn from(m: precedent_contracts::meta::ContractMeta) -> Self {
-        ContractAbout {
-            title: m.title,
-            document_type: m.document_type,
-            parties: m.parties,
-            date: m.date,
-            governing_law: m.governing_law,
-        }
-    }
-}
-
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ReviewResponse {
     /// The uploaded file's name.
     pub contract: String,
-    pub metadata: ContractAbout,
+    /// What the contract says about itself (title, document type, parties, date, governing
+    /// law), read by pattern; a field not found is null.
+    pub metadata: precedent_contracts::meta::ContractMeta,
     /// txt, html, pdf or docx.
     pub format: String,
     /// The text was recognised by OCR (a PDF without a text layer): it may differ from the scan.
@@ -249,7 +223,7 @@ pub async fn review(
         }
         Ok(Json(ReviewResponse {
             contract,
-            metadata: precedent_contracts::meta::extract(&document.text).into(),
+            metadata: precedent_contracts::meta::extract(&document.text),
             format: format.name().to_owned(),
             ocr: document.ocr,
             sections: clauses
