@@ -299,10 +299,7 @@ fn title_case(text: &str) -> String {
 
 fn inline_document_type(head: &str) -> Option<String> {
     let found = INLINE_TYPE.captures(head)?.get(1)?.as_str();
-    let words: Vec<&str> = found
-        .split_whitespace()
-        .skip_while(|w| matches!(w.to_ascii_lowercase().as_str(), "this" | "the" | "an" | "a"))
-        .collect();
+    let words = words_after(found, &["this", "the", "an", "a"]);
     if words.is_empty() {
         return None;
     }
@@ -319,20 +316,18 @@ fn mixed_case_title(head: &str) -> Option<String> {
         end -= 1;
     }
     INLINE_TYPE.captures_iter(&head[..end]).find_map(|c| {
-        let words: Vec<&str> = c
-            .get(1)?
-            .as_str()
-            .split_whitespace()
-            .skip_while(|w| {
-                matches!(
-                    w.to_ascii_lowercase().as_str(),
-                    "this" | "the" | "an" | "a" | "exhibit"
-                )
-            })
-            .collect();
+        let words = words_after(c.get(1)?.as_str(), &["this", "the", "an", "a", "exhibit"]);
         // A bare "Contract" ("Contract No.: DDCX ...") names no kind of document.
         (words.len() > 1).then(|| words.join(" "))
     })
+}
+
+/// The words of a capitalised run naming a document, without the leading ones in `skip`
+/// (lowercase): "This Supply Agreement" → ["Supply", "Agreement"].
+fn words_after<'a>(run: &'a str, skip: &[&str]) -> Vec<&'a str> {
+    run.split_whitespace()
+        .skip_while(|w| skip.contains(&w.to_ascii_lowercase().as_str()))
+        .collect()
 }
 
 /// The text from the first mention of "between"/"by and among" (or the start) to the
@@ -569,16 +564,16 @@ fn find_governing_law(text: &str) -> Option<String> {
         LAW_ADJECTIVE
             .captures(text)
             .and_then(|c| c.get(1))
-            .map(|m| m.as_str().to_string())
+            .map(|m| place_of(m.as_str()))
     });
-    let found = match found.as_deref() {
+    let in_sentence = || governing_place_in_sentence(text).map(|p| place_of(&p));
+    match found.as_deref() {
         // A federal-law mention ("laws of the United States [of America]") is weaker than a
         // state's.
-        Some(f) if f.starts_with("United States") => governing_place_in_sentence(text).or(found),
-        None => governing_place_in_sentence(text),
+        Some(f) if f.starts_with("United States") => in_sentence().or(found),
+        None => in_sentence(),
         _ => found,
-    };
-    found.map(|f| place_of(&f))
+    }
 }
 
 /// Words that end a place named in capitals ("NEW YORK WITHOUT REGARD TO ...").
