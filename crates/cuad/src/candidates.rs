@@ -50,6 +50,8 @@ pub struct Candidate {
 const MAX_PARAGRAPH_WORDS: usize = 600;
 /// Sentences longer than this (in words) are also offered as semicolon-separated pieces.
 const PIECE_MIN_SENTENCE_WORDS: usize = 40;
+/// Words before a date in its sentence up to which that lead-in is also a candidate.
+const MAX_DATE_LEAD_WORDS: usize = 30;
 /// Titles are looked for in the first bytes only.
 const TITLE_ZONE: usize = 3000;
 
@@ -61,18 +63,112 @@ static INLINE_NUMBER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\s((?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|\([a-zA-Z]{1,4}\)|\(\d{1,2}\)|[A-Z]\.)\s+[A-Z\x22\u{201c}])")
         .expect("valid regex")
 });
-static DATE: LazyLock<Regex> = LazyLock::new(|| {
+/// The shapes a date takes in CUAD's texts, each found on its own so that one place can yield
+/// spans of several lengths ("this 1st day of June, 2004" and "June, 2004"). Beyond the plain
+/// forms, the annotators mark what the EDGAR texts really hold: blanks of unsigned forms ("this
+/// ___ day of _________, 2004", "September __, 2018", "[·] day of [·], 2019"), ordinals split by
+/// the text extraction ("18t h day of August 2014", "1 st day of May 2006"), stray spaces and
+/// missing ones ("April 15 , 2010", "May 3,2006"), and numeric dates with dashes or dots
+/// ("12-23-2019", "1.4.2011"). Before these forms, the candidates found 80.5% of Agreement Date
+/// annotations.
+static DATES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     let month = "(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan\\.?|Feb\\.?|Mar\\.?|Apr\\.?|Jun\\.?|Jul\\.?|Aug\\.?|Sept?\\.?|Oct\\.?|Nov\\.?|Dec\\.?)";
-    Regex::new(&format!(
-        r"(?i)\b(?:{month}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?{month},?\s+\d{{4}}|{month},?\s+\d{{4}}|\d{{1,2}}/\d{{1,2}}/\d{{2,4}})\b"
-    ))
-    .expect("valid regex")
+    // A day number, its ordinal suffix possibly split ("1s t", "15 th"), or a word ordinal.
+    let ordinal = r"(?:\(?\d{1,2}(?:\s?(?:st|nd|rd|th)|s\s+t|n\s+d|r\s+d|t\s+h)?\)?|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|fifteenth|twentieth|thirtieth|thirty-first)";
+    // What stands for a day or month left to be filled in.
+    let blank = r"(?:_+|\[\s*[·●*]?\s*\])";
+    // A year; in the day-first form also the blanks of a form ("19__", "20", "____").
+    let year = r"(?:\d{4}|(?:19|20)\d?_+)";
+    let form_year = r"(?:\d{4}|(?:19|20)\d?_*|_{2,})";
+    let forms = [
+        // Month first: "June 1, 2019", "April 15 , 2010", "May 3,2006", "September __, 2018",
+        // "June , 2010", "March, 2018", "April. 1st 2019".
+        format!(r"(?i)\b{month}\.?(?:\s+(?:{ordinal}|{blank}))?\s*,?\s*{year}\b"),
+        // Day first: "this ___ day of _________, 2004", "19  DAY OF MAY , 2010", "[·] day of [·],
+        // 2019", "this day of , 20", "the 1st of March, 2003".
+        format!(
+            r"(?i)(?:\b(?:this|the)\s+)?(?:(?:{ordinal}|{blank})?\s*day\s+of|{ordinal}\s+of)\s+(?:{month}\.?|{blank})?\s*,?\s*(?:in\s+the\s+year\s+)?{form_year}"
+        ),
+        // "7 January 2018", "5th March 2019", "31 December, 1996".
+        format!(r"(?i)\b{ordinal}\s+{month}\.?,?\s*{year}\b"),
+        // Numeric: "12/23/2019", "12-23-2019", "1.4.2011".
+        r"\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}-\d{1,2}-\d{2,4}\b|\b\d{1,2}\.\d{1,2}\.\d{4}\b"
+            .to_owned(),
+    ];
+    forms
+        .iter()
+        .map(|f| Regex::new(f).expect("valid regex"))
+        .collect()
+});
+/// A date left blank or bracketed after a dating phrase ("made as of , 2013", "DATED AS OF
+/// [●]"): the blank itself is the answer.
+static DATE_PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:as\s+of|dated|date:)\s*(,\s*\d{4}|\[[^\]\n]{0,8}\])")
+        .expect("valid regex")
 });
 static TITLE: LazyLock<Regex> = LazyLock::new(|| {
     // Runs of two or more upper-case words (a contract's name is usually set in capitals).
     Regex::new(r"\b[A-Z][A-Z0-9&'\-]*(?:[ \t]+(?:[A-Z][A-Z0-9&'\-]*|OF|AND|TO|FOR|THE|[0-9.]+))+\b")
         .expect("valid regex")
 });
+/// The word that ends a document's name ("... Maintenance Agreement", "RESELLER AGREEMENT").
+static DOCUMENT_KIND: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:AGREEMENT|Agreement|CONTRACT|Contract|STATEMENT|Statement|ADDENDUM|Addendum|AMENDMENT|Amendment|SCHEDULE|Schedule)\b")
+        .expect("valid regex")
+});
+/// Most words a document's name has before its kind.
+const MAX_NAME_WORDS: usize = 7;
+
+/// Document names ending at each kind word of the title zone, walking back over capitalised words
+/// and joiners ("Network Build and Maintenance Agreement"), stopping at "This"/"EXHIBIT", another
+/// kind word or a lowercase word; offered at every length, as the annotators may start the name
+/// anywhere in the run ("Execution Version Network Build ..."). Why beside [`TITLE`]: a run of
+/// capitals takes in whatever capitals stand next to it ("EXHIBIT 10.1 RESELLER AGREEMENT THIS
+/// RESELLER AGREEMENT"), and the annotators mark the name alone; before these, the candidates
+/// found 89.9% of Document Name annotations.
+fn document_names(text: &str, zone: usize) -> Vec<Range<usize>> {
+    const JOINERS: &[&str] = &[
+        "and", "of", "to", "the", "for", "on", "AND", "OF", "TO", "THE", "FOR", "ON", "&",
+    ];
+    const STOPS: &[&str] = &[
+        "This", "THIS", "The", "THE", "Exhibit", "EXHIBIT", "Between", "BETWEEN",
+    ];
+    let mut out = Vec::new();
+    for kind in DOCUMENT_KIND.find_iter(&text[..zone]) {
+        // Word starts before the kind word, nearest first.
+        let mut starts = Vec::new();
+        let mut end = kind.start();
+        while starts.len() < MAX_NAME_WORDS {
+            let before = text[..end].trim_end();
+            let word_start = before
+                .char_indices()
+                .rfind(|&(_, c)| c.is_whitespace())
+                .map_or(0, |(p, c)| p + c.len_utf8());
+            let word = before[word_start..].trim_end_matches(',');
+            let capitalised = word.chars().next().is_some_and(char::is_uppercase)
+                && word
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "&'-®".contains(c));
+            if word.is_empty()
+                || STOPS.contains(&word)
+                || DOCUMENT_KIND.is_match(word)
+                || !(capitalised || JOINERS.contains(&word))
+            {
+                break;
+            }
+            starts.push(word_start);
+            end = word_start;
+        }
+        // Every length, but a name does not start with a joiner.
+        for &start in &starts {
+            let first = text[start..].split_whitespace().next().unwrap_or("");
+            if !JOINERS.contains(&first.trim_end_matches(',')) {
+                out.push(start..kind.end());
+            }
+        }
+    }
+    out
+}
 
 /// Abbreviations after which a period does not end a sentence.
 const ABBREVIATIONS: &[&str] = &[
@@ -244,14 +340,41 @@ pub fn candidates(text: &str) -> Vec<Candidate> {
             .cloned()
             .unwrap_or(pos..pos)
     };
-    for m in DATE.find_iter(text) {
-        push(&mut out, Kind::Date, m.range(), context_of(m.start()));
+    for form in DATES.iter() {
+        for m in form.find_iter(text) {
+            if let Some(span) = trimmed_range(text, m.range()) {
+                push(&mut out, Kind::Date, span, context_of(m.start()));
+            }
+        }
+    }
+    // What leads up to a date in its sentence: "This Agreement shall commence on 5th March 2019".
+    let dates: Vec<Range<usize>> = out
+        .iter()
+        .filter(|c| c.kind == Kind::Date)
+        .map(|c| c.span.clone())
+        .collect();
+    for date in dates {
+        let sentence = context_of(date.start);
+        if sentence.start < date.start
+            && word_count(&text[sentence.start..date.start]) <= MAX_DATE_LEAD_WORDS
+        {
+            push(&mut out, Kind::Piece, sentence.start..date.end, sentence);
+        }
+    }
+    for c in DATE_PLACEHOLDER.captures_iter(text) {
+        if let Some(m) = c.get(1) {
+            push(&mut out, Kind::Date, m.range(), context_of(m.start()));
+        }
     }
     let zone = floor_char_boundary(text, TITLE_ZONE.min(text.len()));
     for m in TITLE.find_iter(&text[..zone]) {
         if word_count(m.as_str()) <= 15 {
             push(&mut out, Kind::Title, m.range(), context_of(m.start()));
         }
+    }
+    for name in document_names(text, zone) {
+        let context = context_of(name.start);
+        push(&mut out, Kind::Title, name, context);
     }
     out
 }
@@ -266,6 +389,7 @@ fn floor_char_boundary(text: &str, mut i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use precedent_metrics::spans::WordSet;
 
     fn texts(text: &str, kind: Kind) -> Vec<&str> {
         candidates(text)
@@ -284,6 +408,77 @@ mod tests {
         assert!(s.contains(&"It pays U.S. taxes."), "{s:?}");
         assert_eq!(texts(text, Kind::Date), vec!["June 1, 2019"]);
         assert!(texts(text, Kind::Title).contains(&"SERVICES AGREEMENT"));
+    }
+
+    /// Date shapes seen in CUAD's Agreement Date answers (each line from a shared contract).
+    #[test]
+    fn dates_with_blanks_split_ordinals_and_odd_spacing() {
+        let cases = [
+            (
+                "is made and entered into on this 18t h day of August 2014 by",
+                "18t h day of August 2014",
+            ),
+            (
+                "as of the 1 st  day of May 2006 between",
+                "1 st  day of May 2006",
+            ),
+            (
+                "entered into this ___ day of _________, 2004 by and between",
+                "this ___ day of _________, 2004",
+            ),
+            (
+                "made and entered into as of September __, 2018 (the",
+                "September __, 2018",
+            ),
+            ("is made on April 15 , 2010 by", "April 15 , 2010"),
+            ("THIS AGREEMENT is dated May 3,2006.", "May 3,2006"),
+            (
+                "is made and effective as of [·] day of [·], 2019 (the",
+                "[·] day of [·], 2019",
+            ),
+            (
+                "THIS AGREEMENT IS MADE ON THE 19  DAY OF MAY , 2010 BETWEEN",
+                "THE 19  DAY OF MAY , 2010",
+            ),
+            ("entered into this day of , 20 by", "this day of , 20"),
+            ("Date: 12-23-2019", "12-23-2019"),
+            ("effective as of the 1.4.2011 (the", "1.4.2011"),
+            ("DATED AS OF [●] between", "[●]"),
+            ("AGREEMENT made as of  , 2013, between", ", 2013"),
+        ];
+        // As the scorer matches: some candidate's words have Jaccard >= 0.5 with the answer's.
+        for (text, date) in cases {
+            let answer = WordSet::new(date);
+            let found = texts(text, Kind::Date);
+            assert!(
+                found
+                    .iter()
+                    .any(|f| WordSet::new(f).jaccard(&answer) >= 0.5),
+                "{text:?}: {found:?}"
+            );
+        }
+        // Not dates: a statute's year, a count of days.
+        assert!(texts(
+            "under the Securities Act of 1933 within 20 days",
+            Kind::Date
+        )
+        .is_empty());
+        // A date's lead-in in its sentence is a candidate too.
+        let text = "This Agreement shall commence on 5th March 2019 and run for a year.";
+        assert!(
+            texts(text, Kind::Piece).contains(&"This Agreement shall commence on 5th March 2019")
+        );
+    }
+
+    #[test]
+    fn document_names_without_what_stands_next_to_them() {
+        let text = "EXHIBIT 10.1   RESELLER AGREEMENT   THIS RESELLER AGREEMENT (the \"Agreement\") is made. Execution Version Network Build and Maintenance Agreement Between Commnet Wireless, LLC And AT&T Mobility LLC.";
+        let titles = texts(text, Kind::Title);
+        assert!(titles.contains(&"RESELLER AGREEMENT"), "{titles:?}");
+        assert!(
+            titles.contains(&"Network Build and Maintenance Agreement"),
+            "{titles:?}"
+        );
     }
 
     #[test]

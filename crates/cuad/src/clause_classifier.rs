@@ -37,7 +37,7 @@ use crate::legalbench::best_threshold;
 use crate::typer::{shuffled, N_CATEGORIES};
 
 /// Bumped whenever features or training change, so cached models are not reused.
-pub const CLASSIFIER_VERSION: u32 = 1;
+pub const CLASSIFIER_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ClassifierOptions {

@@ -56,8 +56,9 @@ use crate::sections::Sections;
 use crate::typer::{shuffled, N_CATEGORIES};
 
 /// Bumped when the features change, or the first stage it reads (older weight files are
-/// refused): 6 is fitted on the L2-regularised first stage of `TYPER_VERSION` 2.
-pub const SECOND_STAGE_VERSION: u32 = 6;
+/// refused): 7 is fitted on `TYPER_VERSION` 3 (date and document-name candidates, labels by
+/// words wherever they stand).
+pub const SECOND_STAGE_VERSION: u32 = 7;
 
 /// Features owned by each category: its own Platt scaling and contract-level evidence (6), the
 /// candidate's logits for every category, and the contract's best logit for every category

@@ -29,7 +29,7 @@ use crate::stack::SecondStage;
 pub const N_CATEGORIES: usize = CATEGORIES.len();
 
 /// Bumped whenever candidates, features or training change, so cached models are not reused.
-pub const TYPER_VERSION: u32 = 2;
+pub const TYPER_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct TrainOptions {
