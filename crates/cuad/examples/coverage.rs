@@ -1,4 +1,6 @@
-//! Oracle recall of the candidates: the share of annotations some candidate matches.
+//! Oracle recall of the candidates: the share of annotations some candidate matches
+//! (`cargo run -p precedent-cuad --example coverage`; CUAD found as for the typer, or
+//! `PRECEDENT_CUAD_DIR`).
 //!
 //! `MISSES="Agreement Date"` also prints each unmatched annotation of that category with the
 //! candidate of best word-set Jaccard, to see which span shapes the candidates lack.
@@ -7,7 +9,9 @@ use precedent_metrics::spans::WordSet;
 use std::collections::HashMap;
 
 fn main() {
-    let d = precedent_cuad::load(std::path::Path::new("/work/shared/data/cuad")).unwrap();
+    let dir =
+        precedent_cuad::cache::find_cuad_dir().expect("no CUAD folder (set PRECEDENT_CUAD_DIR)");
+    let d = precedent_cuad::load(&dir).unwrap();
     let misses = std::env::var("MISSES")
         .ok()
         .and_then(|name| CATEGORIES.iter().position(|c| *c == name));

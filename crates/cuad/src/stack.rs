@@ -1243,7 +1243,12 @@ mod tests {
         old.version = 3;
         old.trees = None;
         let refused = SecondStage::from_json(&old.to_json()).unwrap_err();
-        assert!(refused.to_string().contains("needs version 6"), "{refused}");
+        assert!(
+            refused
+                .to_string()
+                .contains(&format!("needs version {SECOND_STAGE_VERSION}")),
+            "{refused}"
+        );
         let again = SecondStage::from_json(&stage.to_json()).unwrap();
         assert_eq!(again, stage);
         let mut wrong = stage.clone();
