@@ -226,7 +226,8 @@ pub(crate) fn load_rated(source: &RatedSource, bars: &Bars) -> Result<RatedInput
 }
 
 /// The single-clause classifier that reads clauses' CUAD types for queries naming one
-/// ([`precedent_learn::clause_types`]): the one `review` reads too, from the CUAD folder `dir`
+/// ([`precedent_learn::clause_types`]; `ClassifierOptions::for_acord`, the one the shipped
+/// ranker was trained with, which differs from `review`'s in its negatives), from the CUAD folder `dir`
 /// (else the one found), loaded on the first query that names a clause type, so searches,
 /// trainings and cross-validations whose queries name none never load its 44 MB. Trained on
 /// first use (about a minute) and cached under `.precedent/cache/clause-classifier` (in the
@@ -243,7 +244,7 @@ fn lazy_clause_type_reader(dir: Option<PathBuf>) -> Arc<dyn ClauseTypeReader> {
             let classifier = precedent_cuad::cache::load_or_train_classifier(
                 &dir,
                 &cache,
-                &precedent_cuad::clause_classifier::ClassifierOptions::for_second_stage(),
+                &precedent_cuad::clause_classifier::ClassifierOptions::for_acord(),
                 || {
                     eprintln!(
                         "training the clause classifier from {} (once; cached in {})",

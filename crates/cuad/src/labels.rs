@@ -23,6 +23,17 @@ pub struct Labels {
 /// wrong (Document Name: 113 of 407 annotations had no positive candidate). A Jaccard of 0.5
 /// needs word sets within a factor 2 in size, so only those pairs are compared.
 pub fn label(contract: &CuadContract, candidates: &[Candidate]) -> Labels {
+    label_within(contract, candidates, false)
+}
+
+/// Labels as [`label`] did until 2026-11-26: a candidate can match an annotation (other than a
+/// Parties one) only where it overlaps the annotation's placed span. Kept for the negatives of
+/// ACORD's clause classifier ([`crate::clause_classifier::ClassifierOptions::for_acord`]).
+pub fn label_by_position(contract: &CuadContract, candidates: &[Candidate]) -> Labels {
+    label_within(contract, candidates, true)
+}
+
+fn label_within(contract: &CuadContract, candidates: &[Candidate], by_position: bool) -> Labels {
     let text = &contract.text;
     let words: Vec<WordSet> = candidates
         .iter()
@@ -38,6 +49,14 @@ pub fn label(contract: &CuadContract, candidates: &[Candidate]) -> Labels {
         for (i, c) in candidates.iter().enumerate() {
             let (n, gold_n) = (words[i].len(), gold_words.len());
             if !containment && (2 * n < gold_n || n > 2 * gold_n) {
+                continue;
+            }
+            let overlaps = || {
+                a.span
+                    .as_ref()
+                    .is_some_and(|s| s.start < c.span.end && c.span.start < s.end)
+            };
+            if by_position && !containment && !overlaps() {
                 continue;
             }
             let candidate_text = &text[c.span.clone()];

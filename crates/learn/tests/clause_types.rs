@@ -19,13 +19,13 @@ fn clauses_rated_relevant_read_as_the_type_the_query_names() {
     let acord = shared().join("acord");
     let corpus = jsonl(&acord.join("corpus.jsonl"), "text");
     let queries = jsonl(&acord.join("queries.jsonl"), "text");
-    // The classifier the CLI and the server use, from the same cache as a CLI run at the root.
+    // The classifier `search`, `eval` and `train` use, from the same cache as a CLI run at the root.
     let cache =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.precedent/cache/clause-classifier");
     let reader = load_or_train_classifier(
         &shared().join("cuad"),
         &cache,
-        &ClassifierOptions::for_second_stage(),
+        &ClassifierOptions::for_acord(),
         || eprintln!("training the clause classifier (once)"),
     )
     .expect("clause classifier");
