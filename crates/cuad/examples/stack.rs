@@ -365,7 +365,7 @@ fn main() {
                 top_n: 20,
                 max_overlap: overlap,
             },
-            &precedent_cuad::novelty::NoveltyOptions::default(),
+            &novelty_options(),
         ));
         if dense.is_some() {
             let t = std::time::Instant::now();
@@ -460,7 +460,23 @@ fn main() {
                 max_overlap: overlap,
             })
             .collect();
-        let (all_chosen, _) = precedent_cuad::eval::stacked_novelty_selections(
+        // `NOVELTY_VARIANTS`: several `NOVELTY_TREES|NOVELTY_POOL` values separated by ';',
+        // compared on the same second stages.
+        let variants: Vec<precedent_cuad::novelty::NoveltyOptions> =
+            match std::env::var("NOVELTY_VARIANTS") {
+                Ok(v) => v
+                    .split(';')
+                    .map(|t| {
+                        // "TREES|POOL"
+                        let (trees, pool) = t.split_once('|').unwrap_or((t, "0"));
+                        std::env::set_var("NOVELTY_TREES", trees);
+                        std::env::set_var("NOVELTY_POOL", pool);
+                        novelty_options()
+                    })
+                    .collect(),
+                Err(_) => vec![novelty_options()],
+            };
+        let (grid, _) = precedent_cuad::eval::stacked_novelty_variants(
             &contracts,
             &prepared,
             &logits,
@@ -469,17 +485,15 @@ fn main() {
             folds,
             &stack_options(),
             &selections,
-            Some(&precedent_cuad::novelty::NoveltyOptions {
-                skip_repeats: std::env::var("REPEATS_NEGATIVE").is_err(),
-                epochs: std::env::var("NOVELTY_EPOCHS")
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(4),
-                ..Default::default()
-            }),
+            &variants.iter().map(Some).collect::<Vec<_>>(),
         );
         eprintln!("novelty in {:?}", t.elapsed());
-        for (top_n, chosen) in tops.iter().zip(&all_chosen) {
+        for ((top_n, chosen), variant) in grid
+            .iter()
+            .zip(&variants)
+            .flat_map(|(g, v)| tops.iter().zip(g).map(move |x| (x, v)))
+        {
+            println!("novelty trees {:?} pool {}", variant.trees, variant.pool);
             let q = precedent_cuad::eval::questions_of(&contracts, &prepared, chosen);
             if std::env::var("ANALYZE").is_ok() {
                 sweep(&q);
@@ -576,5 +590,38 @@ fn sweep(q: &[Vec<precedent_metrics::spans::Question>]) {
                 }
             }
         }
+    }
+}
+
+/// The novelty step's options: `REPEATS_NEGATIVE`, `NOVELTY_EPOCHS`, and `NOVELTY_TREES` as
+/// "trees,depth,learning rate,min child hessian" ("0": none).
+fn novelty_options() -> precedent_cuad::novelty::NoveltyOptions {
+    let defaults = precedent_cuad::novelty::NoveltyOptions::default();
+    let trees = match std::env::var("NOVELTY_TREES").as_deref() {
+        Err(_) => defaults.trees.clone(),
+        Ok("0") => None,
+        Ok(v) => {
+            let p: Vec<f32> = v.split(',').map(|x| x.parse().unwrap()).collect();
+            Some(precedent_cuad::boost::BoostOptions {
+                trees: p[0] as usize,
+                max_depth: p[1] as usize,
+                learning_rate: p[2],
+                min_child_hessian: p.get(3).copied().unwrap_or(1.0),
+                ..Default::default()
+            })
+        }
+    };
+    precedent_cuad::novelty::NoveltyOptions {
+        pool: std::env::var("NOVELTY_POOL")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(defaults.pool),
+        skip_repeats: std::env::var("REPEATS_NEGATIVE").is_err(),
+        epochs: std::env::var("NOVELTY_EPOCHS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(defaults.epochs),
+        trees,
+        ..defaults
     }
 }

@@ -182,6 +182,47 @@ pub fn questions_of(
     questions
 }
 
+/// What the novelty step (with `options`) re-scores of a question before `selection.top_n` are
+/// kept ([`NoveltyOptions::pool`]).
+pub fn novelty_pool(selection: &Selection, options: &NoveltyOptions) -> Selection {
+    Selection {
+        top_n: selection.top_n.max(options.pool),
+        ..selection.clone()
+    }
+}
+
+/// Per category, the predictions of one contract as CUAD scores them: `selection` from the
+/// second-stage `scores`, or with a novelty step, its pool re-scored by it and the `top_n` most
+/// likely new answers kept (most confident first).
+pub fn choose_with_novelty(
+    text: &str,
+    candidates: &[crate::candidates::Candidate],
+    scores: &[[f32; N_CATEGORIES]],
+    selection: &Selection,
+    novelty: Option<&Novelty>,
+) -> Vec<Chosen> {
+    let Some(novelty) = novelty else {
+        return choose_one(candidates, scores, selection);
+    };
+    let mut chosen = choose_one(
+        candidates,
+        scores,
+        &novelty_pool(selection, &novelty.options),
+    );
+    apply_novelty(novelty, text, candidates, &mut chosen);
+    for c in &mut chosen {
+        if c.candidates.len() > selection.top_n {
+            let mut order: Vec<usize> = (0..c.candidates.len()).collect();
+            order.sort_by(|&a, &b| c.confidence[b].total_cmp(&c.confidence[a]).then(a.cmp(&b)));
+            order.truncate(selection.top_n);
+            order.sort_unstable();
+            c.candidates = order.iter().map(|&j| c.candidates[j]).collect();
+            c.confidence = order.iter().map(|&j| c.confidence[j]).collect();
+        }
+    }
+    chosen
+}
+
 /// Fits the novelty step ([`crate::novelty`]) on labelled contracts' predictions chosen by
 /// second-stage `scores` (which must not come from a model that saw the contracts it will be
 /// applied to).
@@ -192,10 +233,11 @@ pub fn train_novelty(
     selection: &Selection,
     options: &NoveltyOptions,
 ) -> Novelty {
+    let pool = novelty_pool(selection, options);
     let owned: Vec<Vec<Chosen>> = prepared
         .iter()
         .zip(scores)
-        .map(|(p, scores)| choose_one(&p.candidates, scores, selection))
+        .map(|(p, scores)| choose_one(&p.candidates, scores, &pool))
         .collect();
     let mut rows = Vec::new();
     for ((contract, p), chosen) in contracts.iter().zip(prepared).zip(&owned) {
@@ -273,6 +315,8 @@ pub fn stacked_novelty(
 
 /// One list of `T` per contract.
 pub type PerContract<T> = Vec<Vec<T>>;
+/// Per candidate of one contract, a score per category.
+pub type ContractScores = Vec<[f32; N_CATEGORIES]>;
 
 /// [`stacked_novelty`] for several selections (e.g. top 20 and top 50) at once: the second
 /// stages are fitted once per outer fold, the novelty step once per fold and selection. `dense`:
@@ -289,8 +333,30 @@ pub fn stacked_novelty_selections(
     selections: &[Selection],
     novelty: Option<&NoveltyOptions>,
 ) -> (Vec<PerContract<Chosen>>, Vec<Vec<[f32; N_CATEGORIES]>>) {
+    let variants: Vec<Option<&NoveltyOptions>> = vec![novelty];
+    let (mut chosen, scores) = stacked_novelty_variants(
+        contracts, prepared, logits, clause, dense, folds, options, selections, &variants,
+    );
+    (chosen.pop().unwrap_or_default(), scores)
+}
+
+/// [`stacked_novelty_selections`] for several novelty steps (`None`: none) compared on the same
+/// second stages: the chosen predictions per novelty variant, then per selection.
+#[allow(clippy::too_many_arguments)]
+pub fn stacked_novelty_variants(
+    contracts: &[&CuadContract],
+    prepared: &[Prepared],
+    logits: &FoldLogits,
+    clause: Option<&FoldLogits>,
+    dense: Option<&FoldLogits>,
+    folds: usize,
+    options: &StackOptions,
+    selections: &[Selection],
+    novelties: &[Option<&NoveltyOptions>],
+) -> (Vec<Vec<PerContract<Chosen>>>, Vec<ContractScores>) {
     let fold_of = |i: usize| i % folds;
-    let mut chosen = vec![vec![Vec::new(); prepared.len()]; selections.len()];
+    let mut chosen =
+        vec![vec![vec![Vec::new(); prepared.len()]; selections.len()]; novelties.len()];
     let mut scores = vec![Vec::new(); prepared.len()];
     for f in 0..folds {
         let training: Vec<usize> = (0..prepared.len())
@@ -310,21 +376,32 @@ pub fn stacked_novelty_selections(
             })
             .collect();
         let stage = SecondStage::train(&inputs, options, &format!("cv outer fold {f}"));
-        let train_scores = novelty.map(|_| stage.training_scores(&inputs));
-        let models: Vec<_> = selections
+        let train_scores = novelties
             .iter()
-            .map(|selection| {
-                novelty
-                    .zip(train_scores.as_ref())
-                    .map(|(novelty, train_scores)| {
-                        train_novelty(
-                            &training.iter().map(|&ci| contracts[ci]).collect::<Vec<_>>(),
-                            &training.iter().map(|&ci| &prepared[ci]).collect::<Vec<_>>(),
-                            train_scores,
-                            selection,
-                            novelty,
-                        )
+            .any(Option::is_some)
+            .then(|| stage.training_scores(&inputs));
+        let training_contracts: Vec<&CuadContract> =
+            training.iter().map(|&ci| contracts[ci]).collect();
+        let training_prepared: Vec<&Prepared> = training.iter().map(|&ci| &prepared[ci]).collect();
+        let models: Vec<Vec<Option<Novelty>>> = novelties
+            .iter()
+            .map(|novelty| {
+                selections
+                    .iter()
+                    .map(|selection| {
+                        novelty
+                            .zip(train_scores.as_ref())
+                            .map(|(novelty, train_scores)| {
+                                train_novelty(
+                                    &training_contracts,
+                                    &training_prepared,
+                                    train_scores,
+                                    selection,
+                                    novelty,
+                                )
+                            })
                     })
+                    .collect()
             })
             .collect();
         for (ci, p) in prepared.iter().enumerate() {
@@ -333,12 +410,17 @@ pub fn stacked_novelty_selections(
                 let d = dense.map(|d| d.outer[ci].as_slice());
                 scores[ci] =
                     stage.apply_dense(&p.candidates, &logits.outer[ci], c, Some(&p.sections), d);
-                for ((selection, model), chosen) in
-                    selections.iter().zip(&models).zip(chosen.iter_mut())
-                {
-                    chosen[ci] = choose_one(&p.candidates, &scores[ci], selection);
-                    if let Some(model) = model {
-                        apply_novelty(model, &contracts[ci].text, &p.candidates, &mut chosen[ci]);
+                for (models, chosen) in models.iter().zip(chosen.iter_mut()) {
+                    for ((selection, model), chosen) in
+                        selections.iter().zip(models).zip(chosen.iter_mut())
+                    {
+                        chosen[ci] = choose_with_novelty(
+                            &contracts[ci].text,
+                            &p.candidates,
+                            &scores[ci],
+                            selection,
+                            model.as_ref(),
+                        );
                     }
                 }
             }

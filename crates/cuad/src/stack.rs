@@ -666,6 +666,11 @@ impl SecondStage {
             stage.version,
             stage.weights.len()
         );
+        if let Some(trees) = stage.novelty.as_ref().and_then(|n| n.trees.as_ref()) {
+            trees
+                .validate(crate::novelty::NOVELTY_TREE_DIM)
+                .map_err(|e| anyhow::anyhow!("novelty step: {e}"))?;
+        }
         if let Some(trees) = &stage.trees {
             anyhow::ensure!(
                 trees.prior.len() == N_CATEGORIES,

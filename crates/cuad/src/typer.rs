@@ -20,7 +20,7 @@ use crate::categories::CATEGORIES;
 use crate::clause_classifier::ClauseClassifier;
 use crate::dataset::CuadContract;
 use crate::dense::{candidate_vectors, embed_contract, SentenceEmbedder};
-use crate::eval::{apply_novelty, choose_one, Chosen, Selection};
+use crate::eval::{choose_with_novelty, Chosen, Selection};
 use crate::features::{candidate_features, Featurizer, SparseVec, DIM};
 use crate::labels::label;
 use crate::sections::Sections;
@@ -380,10 +380,8 @@ impl ClauseTyper {
             .map(|c| self.logits(&candidate_features(&self.featurizer, text, c)))
             .collect();
         let (stage, scores) = self.scored(text, &candidates, &logits);
-        let mut chosen = choose_one(&candidates, &scores, selection);
-        if let Some(novelty) = stage.and_then(|s| s.novelty.as_ref()) {
-            apply_novelty(novelty, text, &candidates, &mut chosen);
-        }
+        let novelty = stage.and_then(|s| s.novelty.as_ref());
+        let chosen = choose_with_novelty(text, &candidates, &scores, selection, novelty);
         (candidates, chosen)
     }
 
