@@ -82,7 +82,7 @@ const TRAIN_TOP: u32 = 100;
 /// Logits are clipped to this range before scaling (a saturated sigmoid carries no more signal).
 const LOGIT_CLIP: f32 = 20.0;
 
-fn kind_index(kind: Kind) -> usize {
+pub(crate) fn kind_index(kind: Kind) -> usize {
     match kind {
         Kind::Sentence => 0,
         Kind::Piece => 1,
