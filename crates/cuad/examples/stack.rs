@@ -469,9 +469,7 @@ fn main() {
                     .map(|t| {
                         // "TREES|POOL"
                         let (trees, pool) = t.split_once('|').unwrap_or((t, "0"));
-                        std::env::set_var("NOVELTY_TREES", trees);
-                        std::env::set_var("NOVELTY_POOL", pool);
-                        novelty_options()
+                        novelty_options_with(Some(trees), Some(pool))
                     })
                     .collect(),
                 Err(_) => vec![novelty_options()],
@@ -596,11 +594,22 @@ fn sweep(q: &[Vec<precedent_metrics::spans::Question>]) {
 /// The novelty step's options: `REPEATS_NEGATIVE`, `NOVELTY_EPOCHS`, and `NOVELTY_TREES` as
 /// "trees,depth,learning rate,min child hessian" ("0": none).
 fn novelty_options() -> precedent_cuad::novelty::NoveltyOptions {
+    novelty_options_with(
+        std::env::var("NOVELTY_TREES").ok().as_deref(),
+        std::env::var("NOVELTY_POOL").ok().as_deref(),
+    )
+}
+
+/// As [`novelty_options`], with the trees and pool given (`None`: the defaults).
+fn novelty_options_with(
+    trees: Option<&str>,
+    pool: Option<&str>,
+) -> precedent_cuad::novelty::NoveltyOptions {
     let defaults = precedent_cuad::novelty::NoveltyOptions::default();
-    let trees = match std::env::var("NOVELTY_TREES").as_deref() {
-        Err(_) => defaults.trees.clone(),
-        Ok("0") => None,
-        Ok(v) => {
+    let trees = match trees {
+        None => defaults.trees.clone(),
+        Some("0") => None,
+        Some(v) => {
             let p: Vec<f32> = v.split(',').map(|x| x.parse().unwrap()).collect();
             Some(precedent_cuad::boost::BoostOptions {
                 trees: p[0] as usize,
@@ -612,10 +621,7 @@ fn novelty_options() -> precedent_cuad::novelty::NoveltyOptions {
         }
     };
     precedent_cuad::novelty::NoveltyOptions {
-        pool: std::env::var("NOVELTY_POOL")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(defaults.pool),
+        pool: pool.and_then(|v| v.parse().ok()).unwrap_or(defaults.pool),
         skip_repeats: std::env::var("REPEATS_NEGATIVE").is_err(),
         epochs: std::env::var("NOVELTY_EPOCHS")
             .ok()

@@ -267,7 +267,7 @@ impl Novelty {
         for _ in 0..options.epochs {
             for &r in &order {
                 let (x, y) = &rows[r as usize];
-                let z: f32 = x.iter().map(|&(j, v)| w[j as usize] * v).sum();
+                let z = linear(&w, x);
                 let g = sigmoid(z) - if *y { 1.0 } else { 0.0 };
                 for &(j, v) in x {
                     let j = j as usize;
