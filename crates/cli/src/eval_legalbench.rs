@@ -1,7 +1,8 @@
 //! `precedent eval-legalbench DIR`: balanced accuracy on LegalBench's CUAD classification tasks
 //! (`CUAD_<Category>/test.tsv`, or `train.tsv` where no test file exists), by default with the
-//! single-clause classifier (`precedent_cuad::clause_classifier`), or with the contract typer's
-//! first stage for comparison. `--dev-cuad` instead cross-validates the classifier on the CUAD
+//! single-clause classifier (`precedent_cuad::clause_classifier`, words plus a MiniLM view of
+//! the clause, `ClassifierOptions::for_legalbench`), or with the contract typer's first stage for
+//! comparison. `--dev-cuad` instead cross-validates the classifier on the CUAD
 //! development set (every annotated span of the shared contracts, held out by contract).
 
 use std::collections::BTreeMap;
@@ -9,14 +10,12 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use precedent_cuad::clause_classifier::{
-    cross_validate, dev_report, ClassifierOptions, ClauseClassifier,
-};
+use precedent_cuad::clause_classifier::{cross_validate, dev_report, ClauseClassifier};
 use precedent_cuad::legalbench::{read_examples, tasks, Task, Thresholds};
 use precedent_cuad::{ClauseTyper, CATEGORIES, N_CATEGORIES};
 use precedent_metrics::balanced_accuracy;
 
-use crate::review::TyperArgs;
+use crate::review::{legalbench_options, TyperArgs};
 
 /// Which model answers "is this clause of category X?".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -68,11 +67,15 @@ enum Scorer {
 }
 
 impl Scorer {
-    fn confidence(&self, text: &str, category: usize) -> f32 {
-        match self {
-            Scorer::Classifier(m) => m.scores(text)[category],
-            Scorer::Typer(t) => t.classify_scores(text)[category],
-        }
+    /// Confidence in `category` of each of `texts` (the classifier embeds them in one batch).
+    fn confidences(&self, texts: &[&str], category: usize) -> Result<Vec<f32>> {
+        Ok(match self {
+            Scorer::Classifier(m) => m.batch_scores(texts)?.iter().map(|s| s[category]).collect(),
+            Scorer::Typer(t) => texts
+                .iter()
+                .map(|x| t.classify_scores(x)[category])
+                .collect(),
+        })
     }
 }
 
@@ -103,7 +106,7 @@ pub fn run(args: EvalLegalbenchArgs) -> Result<()> {
 fn row_scores(args: &EvalLegalbenchArgs, tasks: &[Task]) -> Result<BTreeMap<String, f64>> {
     let (scorer, mut thresholds) = match args.model {
         LegalbenchModel::Classifier => {
-            let model = args.typer.load_classifier(&ClassifierOptions::default())?;
+            let model = args.typer.load_legalbench_classifier()?;
             let thresholds: [f32; N_CATEGORIES] = std::array::from_fn(|k| model.threshold(k));
             (Scorer::Classifier(Box::new(model)), thresholds)
         }
@@ -134,9 +137,14 @@ fn row_scores(args: &EvalLegalbenchArgs, tasks: &[Task]) -> Result<BTreeMap<Stri
         };
         let examples = read_examples(&file)?;
         let t = thresholds[task.category];
+        let texts: Vec<&str> = examples.iter().map(|e| e.text.as_str()).collect();
+        let confidences = scorer
+            .confidences(&texts, task.category)
+            .with_context(|| format!("scoring {}", file.display()))?;
         let judged = examples
             .iter()
-            .map(|e| (e.label, scorer.confidence(&e.text, task.category) >= t));
+            .zip(confidences)
+            .map(|(e, c)| (e.label, c >= t));
         let Some(ba) = balanced_accuracy(judged) else {
             eprintln!("{}: no rows, skipped", file.display());
             continue;
@@ -173,14 +181,28 @@ fn dev_scores(
         .iter()
         .take(args.limit.unwrap_or(usize::MAX))
         .collect();
-    let options = ClassifierOptions::default();
-    let started = std::time::Instant::now();
-    let spans = cross_validate(&contracts, args.folds, &options, &[], |done, folds| {
+    let (options, embedder) = legalbench_options();
+    if embedder.is_some() {
         eprintln!(
-            "fold {done}/{folds} done ({:.0} s)",
-            started.elapsed().as_secs_f64()
-        )
-    })?;
+            "embedding the annotated spans of {} contracts with MiniLM, then {} folds",
+            contracts.len(),
+            args.folds
+        );
+    }
+    let started = std::time::Instant::now();
+    let spans = cross_validate(
+        &contracts,
+        args.folds,
+        &options,
+        &[],
+        embedder,
+        |done, folds| {
+            eprintln!(
+                "fold {done}/{folds} done ({:.0} s)",
+                started.elapsed().as_secs_f64()
+            )
+        },
+    )?;
     let report = dev_report(&spans, args.folds, &options);
     let mut scores = BTreeMap::new();
     for task in tasks {

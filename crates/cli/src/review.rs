@@ -9,7 +9,8 @@ use clap::Args;
 use precedent_contracts::meta::ContractMeta;
 use precedent_contracts::{segment_text, Clause, Format};
 use precedent_cuad::cache::{
-    default_cache, default_classifier_cache, find_cuad_dir, load_or_train, load_or_train_classifier,
+    default_cache, default_classifier_cache, find_cuad_dir, load_or_train,
+    load_or_train_classifier, load_or_train_classifier_with_view,
 };
 use precedent_cuad::clause_classifier::{ClassifierOptions, ClauseClassifier};
 use precedent_cuad::dense::{SentenceEmbedder, SENTENCE_MAX_TOKENS};
@@ -122,6 +123,41 @@ impl TyperArgs {
         .with_context(|| format!("training the clause classifier from {}", dir.display()))
     }
 
+    /// The classifier `eval-legalbench` answers with: --classifier (with MiniLM attached when
+    /// the file has a sentence view), else the cached one of
+    /// [`ClassifierOptions::for_legalbench`], words plus the MiniLM view. Without MiniLM it goes
+    /// on with words only ([`ClassifierOptions::default`]), saying so.
+    pub fn load_legalbench_classifier(&self) -> Result<ClauseClassifier> {
+        if let Some(path) = &self.classifier {
+            let mut model = ClauseClassifier::load(path)?;
+            if model.has_view() {
+                let embedder = Embedder::load_default().with_context(|| {
+                    format!(
+                        "{} reads sentence embeddings, and MiniLM is unavailable",
+                        path.display()
+                    )
+                })?;
+                model.set_sentence_embedder(Arc::new(MiniLmSentences(embedder)))?;
+            }
+            return Ok(model);
+        }
+        let (options, embedder) = legalbench_options();
+        let dir = self.cuad_dir("clause classifier", "--classifier")?;
+        load_or_train_classifier_with_view(&dir, &self.classifier_cache, &options, embedder, || {
+            eprintln!(
+                "training the clause classifier from {} (once, about {}; cached in {})",
+                dir.display(),
+                if options.view_weight > 0.0 {
+                    "5 minutes with MiniLM"
+                } else {
+                    "a minute"
+                },
+                self.classifier_cache.display()
+            )
+        })
+        .with_context(|| format!("training the clause classifier from {}", dir.display()))
+    }
+
     /// The typer without the clause classifier: first-stage confidences only (what a clause
     /// on its own gets anyway, [`ClauseTyper::classify_scores`]).
     pub fn load_first_stage(&self) -> Result<ClauseTyper> {
@@ -137,6 +173,23 @@ impl TyperArgs {
             )
         })
         .with_context(|| format!("training the clause typer from {}", dir.display()))
+    }
+}
+
+/// The LegalBench classifier's options and the MiniLM embedder its view reads, or the word-only
+/// options (with a warning) when MiniLM cannot be loaded.
+pub fn legalbench_options() -> (ClassifierOptions, Option<Arc<dyn SentenceEmbedder>>) {
+    match Embedder::load_default() {
+        Ok(e) => (
+            ClassifierOptions::for_legalbench(),
+            Some(Arc::new(MiniLmSentences(e))),
+        ),
+        Err(e) => {
+            eprintln!(
+                "warning: classifying with word features only: the sentence-embedding view is unavailable: {e}"
+            );
+            (ClassifierOptions::default(), None)
+        }
     }
 }
 

@@ -430,6 +430,8 @@ fn eval_legalbench_with_the_clause_classifier() {
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("fold 2/2 done"), "{stderr}");
+    // The default classifier reads the spans' MiniLM vectors besides their words.
+    assert!(stderr.contains("with MiniLM"), "{stderr}");
     // Categories without an annotated span in the 40 contracts are skipped, and said so.
     let skipped = stderr.matches("no annotated span").count();
     let mean = legalbench_mean(&out, &json_out, 38 - skipped);

@@ -47,7 +47,7 @@ fn main() -> Result<()> {
     }
     let contracts: Vec<&_> = data.contracts.iter().collect();
     let started = std::time::Instant::now();
-    let spans = cross_validate(&contracts, folds, &options, &[], |f, n| {
+    let spans = cross_validate(&contracts, folds, &options, &[], None, |f, n| {
         eprintln!("fold {f}/{n} {:.0} s", started.elapsed().as_secs_f64())
     })?;
     let report = dev_report(&spans, folds, &options);

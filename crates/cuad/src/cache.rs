@@ -6,6 +6,7 @@
 //! `.precedent/cache/clause-classifier/`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use fs4::fs_std::FileExt;
@@ -15,6 +16,7 @@ use crate::clause_classifier::{
     training_examples, ClassifierOptions, ClauseClassifier, CLASSIFIER_VERSION,
 };
 use crate::dataset::load;
+use crate::dense::SentenceEmbedder;
 use crate::typer::{prepare, ClauseTyper, TrainOptions, TYPER_VERSION};
 
 /// Default cache directory of the typer: `.precedent/cache/typer` where
@@ -134,14 +136,32 @@ pub fn load_or_train_classifier(
     options: &ClassifierOptions,
     on_train: impl FnOnce(),
 ) -> Result<ClauseClassifier> {
+    load_or_train_classifier_with_view(cuad_dir, cache_dir, options, None, on_train)
+}
+
+/// [`load_or_train_classifier`] for options with a sentence view: `embedder` embeds the spans
+/// when training, and is attached to the returned model for scoring. Models fitted on another
+/// embedder are cached apart.
+pub fn load_or_train_classifier_with_view(
+    cuad_dir: &Path,
+    cache_dir: &Path,
+    options: &ClassifierOptions,
+    embedder: Option<Arc<dyn SentenceEmbedder>>,
+    on_train: impl FnOnce(),
+) -> Result<ClauseClassifier> {
     let mut header = b"clause-classifier".to_vec();
     header.extend(CLASSIFIER_VERSION.to_le_bytes());
     header.extend(serde_json::to_vec(options)?);
+    if options.view_weight > 0.0 {
+        if let Some(e) = &embedder {
+            header.extend(e.model_id().as_bytes());
+        }
+    }
     let fingerprint = fingerprint(cuad_dir, &header)?;
     let path = cache_dir.join(format!(
         "clause-classifier-v{CLASSIFIER_VERSION}-{fingerprint}.bin"
     ));
-    cached(
+    let mut model = cached(
         cache_dir,
         &path,
         ClauseClassifier::load,
@@ -150,13 +170,18 @@ pub fn load_or_train_classifier(
             on_train();
             let data = load(cuad_dir)?;
             let contracts: Vec<&_> = data.contracts.iter().collect();
-            ClauseClassifier::train(
+            ClauseClassifier::train_with_view(
                 &training_examples(&contracts, options),
                 options,
                 &format!("{} sha256:{fingerprint}", cuad_dir.display()),
+                embedder.clone(),
             )
         },
-    )
+    )?;
+    if let (true, Some(e)) = (model.has_view(), embedder) {
+        model.set_sentence_embedder(e)?;
+    }
+    Ok(model)
 }
 
 /// The model at `path` if it loads, else `train`ed and `save`d there, all while holding the

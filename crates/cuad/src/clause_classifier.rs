@@ -17,11 +17,21 @@
 //! those out-of-fold scores, so nothing shipped goes stale and nothing is tuned on a row the
 //! model then scores. [`cross_validate`] nests that whole procedure inside an outer K-fold by
 //! contract, which is the honest development figure.
+//!
+//! With [`ClassifierOptions::view_weight`] above 0 ([`ClassifierOptions::for_legalbench`]) the
+//! classifier also reads the clause's sentence embedding (MiniLM, passed in as a
+//! [`SentenceEmbedder`]): a per-category logistic regression over the vector
+//! ([`DenseClassifier`]), whose logit is added to the word logit with that weight. Why: the word
+//! model confuses clauses that share vocabulary (an exclusivity clause and a non-compete), which
+//! an embedding tells apart by paraphrase and word order; the two agree on easy rows and their
+//! errors differ (BENCHMARKS.md, "A sentence view for LegalBench"). The thresholds are tuned on
+//! the combined score, inside the same internal CV.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::Arc;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, ensure, Context, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +41,7 @@ use precedent_text::{Analyzer, AnalyzerConfig, StopWords};
 use crate::candidates::{candidates, Candidate, Kind};
 use crate::categories::CATEGORIES;
 use crate::dataset::CuadContract;
+use crate::dense::{DenseClassifier, DenseOptions, SentenceEmbedder, SENTENCE_MAX_TOKENS};
 use crate::features::{fnv, DIM};
 use crate::labels::{label, label_by_position};
 use crate::legalbench::best_threshold;
@@ -63,6 +74,12 @@ pub struct ClassifierOptions {
     /// [`ClassifierOptions::for_acord`].
     #[serde(default)]
     pub unmatched_by_position: bool,
+    /// Weight of the sentence-embedding view's logit added to the word logit; 0 = words only.
+    /// A positive weight needs a [`SentenceEmbedder`] to train and to score
+    /// ([`ClauseClassifier::train_with_view`], [`ClauseClassifier::batch_scores`]). Left out of
+    /// the JSON at 0, so that options without a view keep the form (and cache keys) they had.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub view_weight: f32,
 }
 
 impl ClassifierOptions {
@@ -90,6 +107,31 @@ impl ClassifierOptions {
             ..ClassifierOptions::for_second_stage()
         }
     }
+
+    /// The classifier `eval-legalbench` answers with: the default plus the sentence-embedding
+    /// view at weight 0.25 (BENCHMARKS.md, "A sentence view for LegalBench").
+    pub fn for_legalbench() -> Self {
+        ClassifierOptions {
+            view_weight: 0.25,
+            ..ClassifierOptions::default()
+        }
+    }
+}
+
+fn is_zero(x: &f32) -> bool {
+    *x == 0.0
+}
+
+/// How the view's logistic regressions are fitted: [`DenseOptions`]' defaults with a positive
+/// weight of 30, since a category has ~20-700 positive spans among ~8,000 (with words at weight
+/// 0.25, the development CV's mean balanced accuracy is 94.2 at positive weight 5 and 94.7 at
+/// 30; BENCHMARKS.md).
+fn view_fit_options(seed: u64) -> DenseOptions {
+    DenseOptions {
+        positive_weight: 30.0,
+        seed,
+        ..DenseOptions::default()
+    }
 }
 
 impl Default for ClassifierOptions {
@@ -105,6 +147,7 @@ impl Default for ClassifierOptions {
             seed: 42,
             unmatched_sentences: false,
             unmatched_by_position: false,
+            view_weight: 0.0,
         }
     }
 }
@@ -274,6 +317,20 @@ pub struct ClassifierInfo {
     pub thresholds: Vec<f32>,
     /// Caller-provided description of the training data (e.g. a content hash).
     pub data: String,
+    /// The sentence embedder the view was fitted on; `None`: words only (and left out of the
+    /// JSON, as in files written before views existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<ViewInfo>,
+}
+
+/// The embedder a classifier's view reads: a vector from another model (or window) would be
+/// meaningless to its weights, so scoring checks it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ViewInfo {
+    pub model_id: String,
+    pub dim: usize,
+    /// The token window texts were cut to, special tokens included.
+    pub max_tokens: usize,
 }
 
 pub struct ClauseClassifier {
@@ -283,6 +340,82 @@ pub struct ClauseClassifier {
     weights: Vec<f32>,
     bias: Vec<f32>,
     info: ClassifierInfo,
+    /// The sentence-embedding view (with `info.view`).
+    view: Option<DenseClassifier>,
+    /// What embeds texts for the view when scoring ([`ClauseClassifier::set_sentence_embedder`]).
+    embedder: Option<Arc<dyn SentenceEmbedder>>,
+}
+
+/// Unit vectors of every example's text (distinct texts embedded once), one per example.
+fn embed_examples<'a>(
+    texts: impl IntoIterator<Item = &'a str>,
+    embedder: &dyn SentenceEmbedder,
+) -> Result<(Vec<f32>, HashMap<&'a str, usize>)> {
+    let mut slot: HashMap<&str, usize> = HashMap::new();
+    let mut distinct: Vec<&str> = Vec::new();
+    for t in texts {
+        slot.entry(t).or_insert_with(|| {
+            distinct.push(t);
+            distinct.len() - 1
+        });
+    }
+    let dim = embedder.dim();
+    let mut flat = Vec::with_capacity(distinct.len() * dim);
+    // Chunks bound the memory of one call (the embedder batches inside).
+    for chunk in distinct.chunks(2048) {
+        let vectors = embedder.embed_sentences(chunk)?;
+        ensure!(
+            vectors.len() == chunk.len() && vectors.iter().all(|v| v.len() == dim),
+            "the sentence embedder returned {} vectors for {} texts (expected {dim} floats each)",
+            vectors.len(),
+            chunk.len()
+        );
+        flat.extend(vectors.into_iter().flatten());
+    }
+    Ok((flat, slot))
+}
+
+/// The vector of `text` in [`embed_examples`]' output.
+fn vector_of<'a>(
+    flat: &'a [f32],
+    slot: &HashMap<&str, usize>,
+    text: &str,
+    dim: usize,
+) -> &'a [f32] {
+    let i = slot.get(text).copied().unwrap_or(0);
+    &flat[i * dim..(i + 1) * dim]
+}
+
+fn view_info(embedder: &dyn SentenceEmbedder) -> ViewInfo {
+    ViewInfo {
+        model_id: embedder.model_id().to_owned(),
+        dim: embedder.dim(),
+        max_tokens: SENTENCE_MAX_TOKENS,
+    }
+}
+
+/// The embedder a training with `options` uses: required with a view, dropped without one.
+fn view_embedder(
+    options: &ClassifierOptions,
+    embedder: Option<Arc<dyn SentenceEmbedder>>,
+) -> Result<Option<Arc<dyn SentenceEmbedder>>> {
+    if options.view_weight > 0.0 {
+        ensure!(
+            embedder.is_some(),
+            "the classifier's options have a sentence view (weight {}) but no sentence embedder was given",
+            options.view_weight
+        );
+        Ok(embedder)
+    } else {
+        Ok(None)
+    }
+}
+
+/// The view's training input and its embedder's description.
+struct ViewData<'a> {
+    /// One vector per example, aligned with the examples being fitted.
+    vectors: Vec<&'a [f32]>,
+    info: ViewInfo,
 }
 
 impl std::fmt::Debug for ClauseClassifier {
@@ -398,20 +531,50 @@ fn group_folds(examples: &[&LabelledClause], folds: usize) -> Vec<usize> {
 impl ClauseClassifier {
     /// Trains on `examples`, with thresholds tuned on out-of-fold scores of an internal
     /// `options.threshold_folds`-fold cross-validation by group. Deterministic for given data
-    /// and options. Fails on an empty training set or one without any positive.
+    /// and options. Fails on an empty training set or one without any positive, and on options
+    /// with a view ([`Self::train_with_view`] takes the embedder).
     pub fn train(
         examples: &[LabelledClause],
         options: &ClassifierOptions,
         data: &str,
     ) -> Result<Self> {
+        Self::train_with_view(examples, options, data, None)
+    }
+
+    /// [`Self::train`], with the sentence-embedding view when `options.view_weight > 0`: every
+    /// distinct text is embedded once by `embedder`, which the returned model keeps for scoring.
+    pub fn train_with_view(
+        examples: &[LabelledClause],
+        options: &ClassifierOptions,
+        data: &str,
+        embedder: Option<Arc<dyn SentenceEmbedder>>,
+    ) -> Result<Self> {
         let refs: Vec<&LabelledClause> = examples.iter().collect();
-        Self::train_refs(&refs, options, data)
+        let embedder = view_embedder(options, embedder)?;
+        let embedded = match &embedder {
+            Some(e) => Some(embed_examples(refs.iter().map(|e| e.text.as_str()), &**e)?),
+            None => None,
+        };
+        let view = match (&embedder, &embedded) {
+            (Some(e), Some((flat, slot))) => Some(ViewData {
+                vectors: refs
+                    .iter()
+                    .map(|x| vector_of(flat, slot, &x.text, e.dim()))
+                    .collect(),
+                info: view_info(&**e),
+            }),
+            _ => None,
+        };
+        let mut model = Self::train_refs(&refs, options, data, view.as_ref())?;
+        model.embedder = embedder;
+        Ok(model)
     }
 
     fn train_refs(
         examples: &[&LabelledClause],
         options: &ClassifierOptions,
         data: &str,
+        view: Option<&ViewData>,
     ) -> Result<Self> {
         if examples.is_empty() {
             bail!("no training clauses");
@@ -419,23 +582,24 @@ impl ClauseClassifier {
         if examples.iter().all(|e| e.positive & e.known == 0) {
             bail!("no training clause is positive for any category");
         }
-        let mut model = Self::fit(examples, options, data);
+        let mut model = Self::fit(examples, options, data, view);
         let groups: std::collections::HashSet<usize> = examples.iter().map(|e| e.group).collect();
         let folds = options.threshold_folds.min(groups.len());
         if folds >= 2 {
             let fold = group_folds(examples, folds);
             let mut scores = vec![[0f32; N_CATEGORIES]; examples.len()];
             for f in 0..folds {
-                let train: Vec<&LabelledClause> = examples
-                    .iter()
-                    .zip(&fold)
-                    .filter(|(_, &g)| g != f)
-                    .map(|(e, _)| *e)
-                    .collect();
-                let inner = Self::fit(&train, options, "threshold fold");
+                let keep: Vec<usize> = (0..examples.len()).filter(|&i| fold[i] != f).collect();
+                let train: Vec<&LabelledClause> = keep.iter().map(|&i| examples[i]).collect();
+                let inner_view = view.map(|v| ViewData {
+                    vectors: keep.iter().map(|&i| v.vectors[i]).collect(),
+                    info: v.info.clone(),
+                });
+                let inner = Self::fit(&train, options, "threshold fold", inner_view.as_ref());
                 for (i, e) in examples.iter().enumerate() {
                     if fold[i] == f {
-                        scores[i] = inner.scores(&e.text);
+                        let vector = view.map(|v| v.vectors[i]);
+                        scores[i] = inner.logits_with(&e.text, vector).map(sigmoid);
                     }
                 }
             }
@@ -445,7 +609,12 @@ impl ClauseClassifier {
     }
 
     /// One fit without threshold tuning (thresholds 0.5).
-    fn fit(examples: &[&LabelledClause], options: &ClassifierOptions, data: &str) -> Self {
+    fn fit(
+        examples: &[&LabelledClause],
+        options: &ClassifierOptions,
+        data: &str,
+        view: Option<&ViewData>,
+    ) -> Self {
         let featurizer = Featurizer::new(options.char_ngrams);
         let counts: Vec<Vec<(u32, f32)>> = examples
             .par_iter()
@@ -469,6 +638,18 @@ impl ClauseClassifier {
                     .count()
             })
             .collect();
+        // The view learns "positive or not" per category; a category a row does not know
+        // (a LegalBench row of another task) counts as a negative there.
+        let dense = view.map(|v| {
+            let bits: Vec<u64> = examples.iter().map(|e| e.positive & e.known).collect();
+            let data: Vec<(&[f32], &[u64])> = v
+                .vectors
+                .iter()
+                .zip(&bits)
+                .map(|(x, b)| (*x, std::slice::from_ref(b)))
+                .collect();
+            DenseClassifier::train(&data, v.info.dim, &view_fit_options(options.seed))
+        });
         let (weights, bias): (Vec<Vec<f32>>, Vec<f32>) = fitted.into_iter().unzip();
         ClauseClassifier {
             featurizer,
@@ -482,15 +663,83 @@ impl ClauseClassifier {
                 positives,
                 thresholds: vec![0.5; N_CATEGORIES],
                 data: data.to_owned(),
+                view: view.map(|v| v.info.clone()),
             },
+            view: dense,
+            embedder: None,
         }
+    }
+
+    /// Whether the model reads sentence embeddings besides words.
+    pub fn has_view(&self) -> bool {
+        self.view.is_some()
+    }
+
+    /// Attaches the embedder a model with a view scores with ([`Self::batch_scores`]); refused
+    /// when it is not the model (or window) the view was fitted on.
+    pub fn set_sentence_embedder(&mut self, embedder: Arc<dyn SentenceEmbedder>) -> Result<()> {
+        if let Some(info) = &self.info.view {
+            ensure!(
+                info == &view_info(&*embedder),
+                "this clause classifier's view was fitted on {} ({}-d, {} tokens), not {} ({}-d, {} tokens)",
+                info.model_id,
+                info.dim,
+                info.max_tokens,
+                embedder.model_id(),
+                embedder.dim(),
+                SENTENCE_MAX_TOKENS
+            );
+        }
+        self.embedder = Some(embedder);
+        Ok(())
+    }
+
+    /// The word logits plus, with a view and a vector, the view's logits at the options' weight.
+    fn logits_with(&self, text: &str, vector: Option<&[f32]>) -> [f32; N_CATEGORIES] {
+        let mut out = self.logits(text);
+        if let (Some(view), Some(v)) = (&self.view, vector) {
+            let w = self.info.options.view_weight;
+            if let Some(d) = view.logits(v).first() {
+                out.iter_mut().zip(d).for_each(|(o, d)| *o += w * d);
+            }
+        }
+        out
+    }
+
+    /// [`Self::batch_scores`] before the sigmoid.
+    pub fn batch_logits(&self, texts: &[&str]) -> Result<Vec<[f32; N_CATEGORIES]>> {
+        let Some(info) = &self.info.view else {
+            return Ok(texts.par_iter().map(|t| self.logits(t)).collect());
+        };
+        let embedder = self.embedder.as_ref().with_context(|| {
+            format!(
+                "this clause classifier also reads sentence embeddings ({}): it needs that model to score",
+                info.model_id
+            )
+        })?;
+        let (flat, slot) = embed_examples(texts.iter().copied(), &**embedder)?;
+        Ok(texts
+            .par_iter()
+            .map(|t| self.logits_with(t, Some(vector_of(&flat, &slot, t, info.dim))))
+            .collect())
+    }
+
+    /// Confidences of every category for each of `texts`, with the view when the model has one
+    /// (embedding the texts in one batch). The thresholds ([`Self::threshold`]) apply to these.
+    pub fn batch_scores(&self, texts: &[&str]) -> Result<Vec<[f32; N_CATEGORIES]>> {
+        Ok(self
+            .batch_logits(texts)?
+            .into_iter()
+            .map(|l| l.map(sigmoid))
+            .collect())
     }
 
     pub fn info(&self) -> &ClassifierInfo {
         &self.info
     }
 
-    /// Probability-like confidence of every category for a clause, in category order.
+    /// Probability-like confidence of every category for a clause, in category order, from its
+    /// words alone (a model with a view answers with [`Self::batch_scores`]).
     pub fn scores(&self, text: &str) -> [f32; N_CATEGORIES] {
         self.logits(text).map(sigmoid)
     }
@@ -532,13 +781,19 @@ impl ClauseClassifier {
 
     const MAGIC: &'static [u8; 8] = b"PRCLAUS1";
 
-    /// Writes the model (magic, JSON info, little-endian f32 IDF, biases and weights) atomically.
+    /// Writes the model (magic, JSON info, little-endian f32 IDF, biases and weights, then the
+    /// view's mean, weights and biases) atomically.
     pub fn save(&self, path: &Path) -> Result<()> {
+        let view = self
+            .view
+            .iter()
+            .flat_map(|v| v.mean.iter().chain(&v.weights).chain(&v.bias));
         let floats = self
             .idf
             .iter()
             .chain(&self.bias)
             .chain(&self.weights)
+            .chain(view)
             .copied();
         crate::model_file::save(path, Self::MAGIC, &self.info, floats)
     }
@@ -559,19 +814,40 @@ impl ClauseClassifier {
         if info.thresholds.len() != N_CATEGORIES {
             return Err(bad("wrong threshold count"));
         }
-        if floats.len() != DIM + N_CATEGORIES + N_CATEGORIES * DIM {
+        let view_dim = info.view.as_ref().map_or(0, |v| v.dim);
+        let view_floats = if view_dim > 0 {
+            view_dim + N_CATEGORIES * view_dim + N_CATEGORIES
+        } else {
+            0
+        };
+        if info.view.is_some() && view_dim == 0 {
+            return Err(bad("a view of 0 dimensions"));
+        }
+        if floats.len() != DIM + N_CATEGORIES + N_CATEGORIES * DIM + view_floats {
             return Err(bad("wrong weight count"));
         }
         let mut floats = floats.into_iter();
         let idf: Vec<f32> = floats.by_ref().take(DIM).collect();
         let bias: Vec<f32> = floats.by_ref().take(N_CATEGORIES).collect();
-        let weights: Vec<f32> = floats.collect();
+        let weights: Vec<f32> = floats.by_ref().take(N_CATEGORIES * DIM).collect();
+        let view = (view_dim > 0).then(|| DenseClassifier {
+            dim: view_dim,
+            mean: floats.by_ref().take(view_dim).collect(),
+            weights: floats.by_ref().take(N_CATEGORIES * view_dim).collect(),
+            bias: floats.by_ref().take(N_CATEGORIES).collect(),
+        });
+        if let Some(v) = &view {
+            v.validate()
+                .map_err(|e| bad(&format!("its sentence view: {e}")))?;
+        }
         Ok(ClauseClassifier {
             featurizer: Featurizer::new(info.options.char_ngrams),
             idf,
             weights,
             bias,
             info,
+            view,
+            embedder: None,
         })
     }
 }
@@ -606,12 +882,36 @@ pub fn cross_validate(
     folds: usize,
     options: &ClassifierOptions,
     extra: &[LabelledClause],
+    embedder: Option<Arc<dyn SentenceEmbedder>>,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Vec<HeldOutSpan>> {
     if folds < 2 {
         bail!("cross-validation needs at least 2 folds, got {folds}");
     }
     let examples = span_examples(contracts);
+    let held_out_texts: Vec<String> = contracts
+        .iter()
+        .flat_map(|c| c.annotations.iter().map(|a| a.match_text()))
+        .collect();
+    // Every text (training and held out) is embedded once, up front.
+    let embedder = view_embedder(options, embedder)?;
+    let embedded = match &embedder {
+        Some(e) => Some(embed_examples(
+            examples
+                .iter()
+                .chain(extra)
+                .map(|x| x.text.as_str())
+                .chain(held_out_texts.iter().map(String::as_str)),
+            &**e,
+        )?),
+        None => None,
+    };
+    let vector = |text: &str| {
+        embedded
+            .as_ref()
+            .zip(embedder.as_ref())
+            .map(|((flat, slot), e)| vector_of(flat, slot, text, e.dim()))
+    };
     let mut out = Vec::new();
     for f in 0..folds {
         let train: Vec<&LabelledClause> = examples
@@ -619,7 +919,16 @@ pub fn cross_validate(
             .filter(|e| e.group % folds != f)
             .chain(extra)
             .collect();
-        let model = ClauseClassifier::train_refs(&train, options, &format!("cv without fold {f}"))?;
+        let view = embedder.as_ref().map(|e| ViewData {
+            vectors: train.iter().filter_map(|x| vector(&x.text)).collect(),
+            info: view_info(&**e),
+        });
+        let model = ClauseClassifier::train_refs(
+            &train,
+            options,
+            &format!("cv without fold {f}"),
+            view.as_ref(),
+        )?;
         let mut thresholds = [0.5f32; N_CATEGORIES];
         for (k, t) in thresholds.iter_mut().enumerate() {
             *t = model.threshold(k);
@@ -640,7 +949,7 @@ pub fn cross_validate(
                 .map(|(contract, category, text)| HeldOutSpan {
                     contract,
                     category,
-                    scores: model.scores(&text),
+                    scores: model.logits_with(&text, vector(&text)).map(sigmoid),
                     thresholds,
                 }),
         );
@@ -755,5 +1064,72 @@ mod tests {
         assert_eq!(loaded.scores(text), model.scores(text));
         std::fs::write(&path, b"PRCLAUS1garbage").unwrap();
         assert!(ClauseClassifier::load(&path).is_err());
+    }
+
+    /// Embeds a text as hashed word counts in 16 dimensions (a stand-in for MiniLM).
+    struct Words(&'static str);
+
+    impl SentenceEmbedder for Words {
+        fn embed_sentences(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    let mut v = vec![0f32; 16];
+                    for w in t.split_whitespace() {
+                        v[fnv(&["t", &w.to_lowercase()]) as usize % 16] += 1.0;
+                    }
+                    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
+                    v.iter_mut().for_each(|x| *x /= n);
+                    v
+                })
+                .collect())
+        }
+        fn dim(&self) -> usize {
+            16
+        }
+        fn model_id(&self) -> &str {
+            self.0
+        }
+    }
+
+    #[test]
+    fn a_sentence_view_is_trained_scored_saved_and_checked() {
+        let options = ClassifierOptions::for_legalbench();
+        // Options with a view and no embedder: a clear refusal, not a silent word-only model.
+        let err = ClauseClassifier::train(&toy(), &options, "toy").unwrap_err();
+        assert!(format!("{err:#}").contains("sentence embedder"), "{err:#}");
+
+        let model =
+            ClauseClassifier::train_with_view(&toy(), &options, "toy", Some(Arc::new(Words("w"))))
+                .unwrap();
+        assert!(model.has_view());
+        let law = "This Agreement is governed by the laws of New York.";
+        let assign = "Licensee may not assign this Agreement without prior written consent.";
+        let scores = model.batch_scores(&[law, assign]).unwrap();
+        assert!(scores[0][7] >= model.threshold(7) && scores[0][18] < model.threshold(18));
+        assert!(scores[1][18] >= model.threshold(18) && scores[1][7] < model.threshold(7));
+        // The view moves the score away from the words' alone.
+        assert_ne!(scores[0], model.scores(law));
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("view.bin");
+        model.save(&path).unwrap();
+        let mut loaded = ClauseClassifier::load(&path).unwrap();
+        assert_eq!(loaded.info(), model.info());
+        // Loaded without its embedder, it refuses to score rather than drop the view.
+        assert!(loaded.batch_scores(&[law]).is_err());
+        assert!(loaded
+            .set_sentence_embedder(Arc::new(Words("other")))
+            .is_err());
+        loaded.set_sentence_embedder(Arc::new(Words("w"))).unwrap();
+        assert_eq!(loaded.batch_scores(&[law, assign]).unwrap(), scores);
+
+        // A word-only model scores in batch as one at a time, and needs no embedder.
+        let words = ClauseClassifier::train(&toy(), &ClassifierOptions::default(), "toy").unwrap();
+        assert!(!words.has_view());
+        assert_eq!(words.batch_scores(&[law]).unwrap(), vec![words.scores(law)]);
+        // Its options serialise as before views existed (cache keys unchanged).
+        let json = serde_json::to_string(&ClassifierOptions::default()).unwrap();
+        assert!(!json.contains("view"), "{json}");
     }
 }

@@ -112,7 +112,7 @@ fn cross_validated_on_contracts_and_scores_legalbench_rows() {
     };
 
     // Contract-level CV: the classifier never saw the contracts whose spans it scores.
-    let spans = cross_validate(&contracts, 3, &options, &[], |_, _| {}).unwrap();
+    let spans = cross_validate(&contracts, 3, &options, &[], None, |_, _| {}).unwrap();
     let report = dev_report(&spans, 3, &options);
     eprintln!("CV mean {:.3}: {:?}", report.mean, report.tasks);
     for task in EASY {
