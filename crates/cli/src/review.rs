@@ -147,8 +147,8 @@ impl TyperArgs {
             eprintln!(
                 "training the clause classifier from {} (once, about {}; cached in {})",
                 dir.display(),
-                if options.view_weight > 0.0 {
-                    "5 minutes with MiniLM"
+                if options.reads_vectors() {
+                    "3 minutes with MiniLM"
                 } else {
                     "a minute"
                 },

@@ -2,10 +2,13 @@
 //! CUAD tasks? Contract-level 5-fold CV on the shared spans (as `clause_cv`); per outer fold the
 //! sparse classifier and a per-category logistic regression over the span's embedding are fitted
 //! on the other folds' spans, and the held-out annotations are scored by `sparse + w * dense`
-//! for several `w`. Thresholds are tuned per category on the other folds' held-out scores (the
-//! same rule for every `w`, so the comparison is on equal terms).
+//! for several `w`, plus `u *` a vote of the span's `KNN_K` nearest training spans (as in
+//! `clause_classifier::neighbour_vote`) for each `u` of `KNN_WEIGHTS` (default "0"). Thresholds
+//! are tuned per category on the other folds' held-out scores (the same rule for every setting,
+//! so the comparison is on equal terms).
 //! `cargo run --release -p precedent-cuad --example clause_dense_cv [VECTOR_CACHE]`
-//! Env: `MAX_TOKENS` (default 256), `POS_WEIGHT`, `DENSE_L2`, `DENSE_EPOCHS`, `DENSE_RATE`.
+//! Env: `MAX_TOKENS` (default 256; the classifier embeds with 128), `POS_WEIGHT`, `DENSE_L2`,
+//! `DENSE_EPOCHS`, `DENSE_RATE`, `KNN_K`, `KNN_WEIGHTS`.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -150,6 +153,9 @@ fn main() -> Result<()> {
     // Per held-out annotation: its fold, category, sparse and dense logits.
     let mut sparse = vec![[0f32; N_CATEGORIES]; held.len()];
     let mut dense = vec![[0f32; N_CATEGORIES]; held.len()];
+    // Per held-out annotation: a vote of its K nearest training spans (cosine), as a logit.
+    let mut knn = vec![[0f32; N_CATEGORIES]; held.len()];
+    let k_neighbours: usize = env("KNN_K", 10);
     let started = std::time::Instant::now();
     let sparse_cache = Path::new("/work/cache/span-sparse-logits.bin");
     let sparse_cached = std::fs::read(sparse_cache)
@@ -176,6 +182,39 @@ fn main() -> Result<()> {
             .collect();
         for (&i, l) in idx.iter().zip(d.logits(&hv)) {
             dense[i] = l;
+        }
+        {
+            use rayon::prelude::*;
+            let votes: Vec<[f32; N_CATEGORIES]> = idx
+                .par_iter()
+                .map(|&i| {
+                    let q = vec_of(&held[i].2);
+                    let mut sims: Vec<(f32, usize)> = tv
+                        .chunks_exact(dim)
+                        .enumerate()
+                        .map(|(j, v)| (v.iter().zip(q).map(|(a, b)| a * b).sum::<f32>(), j))
+                        .collect();
+                    sims.select_nth_unstable_by(k_neighbours, |a, b| b.0.total_cmp(&a.0));
+                    let mut vote = [0f32; N_CATEGORIES];
+                    let mut total = 0f32;
+                    for &(sim, j) in &sims[..k_neighbours] {
+                        let w = sim.max(0.0).powi(4);
+                        total += w;
+                        for (c, v) in vote.iter_mut().enumerate() {
+                            if bits[j] >> c & 1 == 1 {
+                                *v += w;
+                            }
+                        }
+                    }
+                    vote.map(|v| {
+                        let p = (v + 0.05) / (total + 0.1);
+                        (p / (1.0 - p)).ln()
+                    })
+                })
+                .collect();
+            for (&i, v) in idx.iter().zip(votes) {
+                knn[i] = v;
+            }
         }
         if sparse_cached.is_none() {
             let model = ClauseClassifier::train(&train, &options, "cv")?;
@@ -204,7 +243,16 @@ fn main() -> Result<()> {
             }
         }
     }
-    for &w in &weights {
+    let knn_weights: Vec<f32> = std::env::var("KNN_WEIGHTS")
+        .unwrap_or("0".into())
+        .split(',')
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    let grid: Vec<(f32, f32)> = weights
+        .iter()
+        .flat_map(|&w| knn_weights.iter().map(move |&u| (w, u)))
+        .collect();
+    for &(w, u) in &grid {
         let mut per_task = Vec::new();
         let mut line = String::new();
         for (k, name) in CATEGORIES.iter().enumerate() {
@@ -215,7 +263,7 @@ fn main() -> Result<()> {
                 if w >= 1e5 {
                     dense[i][k]
                 } else {
-                    sparse[i][k] + w * dense[i][k]
+                    sparse[i][k] + w * dense[i][k] + u * knn[i][k]
                 }
             };
             let (mut tp, mut fp, mut tn, mut fn_) = (0, 0, 0, 0);
@@ -240,7 +288,7 @@ fn main() -> Result<()> {
             ));
         }
         println!(
-            "w {w}: mean of {} tasks {:.2}\n  {line}",
+            "w {w} knn {u}: mean of {} tasks {:.2}\n  {line}",
             per_task.len(),
             100.0 * per_task.iter().sum::<f64>() / per_task.len() as f64
         );

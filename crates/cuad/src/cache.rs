@@ -152,7 +152,7 @@ pub fn load_or_train_classifier_with_view(
     let mut header = b"clause-classifier".to_vec();
     header.extend(CLASSIFIER_VERSION.to_le_bytes());
     header.extend(serde_json::to_vec(options)?);
-    if options.view_weight > 0.0 {
+    if options.reads_vectors() {
         if let Some(e) = &embedder {
             header.extend(e.model_id().as_bytes());
         }

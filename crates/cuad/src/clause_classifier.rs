@@ -24,8 +24,11 @@
 //! ([`DenseClassifier`]), whose logit is added to the word logit with that weight. Why: the word
 //! model confuses clauses that share vocabulary (an exclusivity clause and a non-compete), which
 //! an embedding tells apart by paraphrase and word order; the two agree on easy rows and their
-//! errors differ (BENCHMARKS.md, "A sentence view for LegalBench"). The thresholds are tuned on
-//! the combined score, inside the same internal CV.
+//! errors differ (BENCHMARKS.md, "A sentence view for LegalBench"). With
+//! [`ClassifierOptions::neighbour_weight`] it also adds a vote of the clause's nearest training
+//! spans by that vector ([`NEIGHBOURS`] of them): near-copies of a template clause recur across
+//! contracts, and a neighbour that is one says more than a linear boundary. The thresholds are
+//! tuned on the combined score, inside the same internal CV.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -80,6 +83,10 @@ pub struct ClassifierOptions {
     /// the JSON at 0, so that options without a view keep the form (and cache keys) they had.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub view_weight: f32,
+    /// Weight of the nearest training spans' vote (a logit, by the same vectors) added to the
+    /// word logit; 0 = no vote. Like the view, it needs a [`SentenceEmbedder`].
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub neighbour_weight: f32,
 }
 
 impl ClassifierOptions {
@@ -109,12 +116,19 @@ impl ClassifierOptions {
     }
 
     /// The classifier `eval-legalbench` answers with: the default plus the sentence-embedding
-    /// view at weight 0.25 (BENCHMARKS.md, "A sentence view for LegalBench").
+    /// view at weight 0.25 and the nearest spans' vote at 0.25 (BENCHMARKS.md, "A sentence view
+    /// for LegalBench").
     pub fn for_legalbench() -> Self {
         ClassifierOptions {
             view_weight: 0.25,
+            neighbour_weight: 0.25,
             ..ClassifierOptions::default()
         }
+    }
+
+    /// Whether training and scoring need sentence vectors (a view or a neighbour vote).
+    pub fn reads_vectors(&self) -> bool {
+        self.view_weight > 0.0 || self.neighbour_weight > 0.0
     }
 }
 
@@ -148,6 +162,7 @@ impl Default for ClassifierOptions {
             unmatched_sentences: false,
             unmatched_by_position: false,
             view_weight: 0.0,
+            neighbour_weight: 0.0,
         }
     }
 }
@@ -321,6 +336,10 @@ pub struct ClassifierInfo {
     /// JSON, as in files written before views existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub view: Option<ViewInfo>,
+    /// The categories (bits) of each neighbour span, in the order of their vectors in the file;
+    /// empty without a neighbour vote.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub neighbour_labels: Vec<u64>,
 }
 
 /// The embedder a classifier's view reads: a vector from another model (or window) would be
@@ -340,8 +359,11 @@ pub struct ClauseClassifier {
     weights: Vec<f32>,
     bias: Vec<f32>,
     info: ClassifierInfo,
-    /// The sentence-embedding view (with `info.view`).
+    /// The sentence-embedding view's regressions (with `options.view_weight`).
     view: Option<DenseClassifier>,
+    /// The training spans' vectors the neighbour vote reads (with `options.neighbour_weight`),
+    /// `info.neighbour_labels` holding their categories.
+    neighbours: Vec<f32>,
     /// What embeds texts for the view when scoring ([`ClauseClassifier::set_sentence_embedder`]).
     embedder: Option<Arc<dyn SentenceEmbedder>>,
 }
@@ -399,16 +421,53 @@ fn view_embedder(
     options: &ClassifierOptions,
     embedder: Option<Arc<dyn SentenceEmbedder>>,
 ) -> Result<Option<Arc<dyn SentenceEmbedder>>> {
-    if options.view_weight > 0.0 {
+    if options.reads_vectors() {
         ensure!(
             embedder.is_some(),
-            "the classifier's options have a sentence view (weight {}) but no sentence embedder was given",
-            options.view_weight
+            "the classifier's options read sentence vectors (view weight {}, neighbour weight {}) but no sentence embedder was given",
+            options.view_weight,
+            options.neighbour_weight
         );
         Ok(embedder)
     } else {
         Ok(None)
     }
+}
+
+/// How many nearest training spans vote ([`ClassifierOptions::neighbour_weight`]): 5, 10 and 20
+/// gave the same development figure within 0.1 (BENCHMARKS.md).
+pub const NEIGHBOURS: usize = 10;
+
+/// The vote of the [`NEIGHBOURS`] training vectors nearest `vector` (cosine; unit vectors), per
+/// category as a logit: each neighbour weighs its similarity to the 4th power (a near-copy
+/// outvotes a loose paraphrase), smoothed so that no vote is certain.
+fn neighbour_vote(vectors: &[f32], labels: &[u64], vector: &[f32]) -> [f32; N_CATEGORIES] {
+    let dim = vector.len().max(1);
+    let mut sims: Vec<(f32, usize)> = vectors
+        .chunks_exact(dim)
+        .enumerate()
+        .map(|(j, v)| (v.iter().zip(vector).map(|(a, b)| a * b).sum::<f32>(), j))
+        .collect();
+    let k = NEIGHBOURS.min(sims.len());
+    if k < sims.len() {
+        sims.select_nth_unstable_by(k, |a, b| b.0.total_cmp(&a.0));
+    }
+    let mut vote = [0f32; N_CATEGORIES];
+    let mut total = 0f32;
+    for &(sim, j) in &sims[..k] {
+        let w = sim.max(0.0).powi(4);
+        total += w;
+        let bits = labels.get(j).copied().unwrap_or(0);
+        for (c, v) in vote.iter_mut().enumerate() {
+            if bits >> c & 1 == 1 {
+                *v += w;
+            }
+        }
+    }
+    vote.map(|v| {
+        let p = (v + 0.05) / (total + 0.1);
+        (p / (1.0 - p)).ln()
+    })
 }
 
 /// The view's training input and its embedder's description.
@@ -541,7 +600,7 @@ impl ClauseClassifier {
         Self::train_with_view(examples, options, data, None)
     }
 
-    /// [`Self::train`], with the sentence-embedding view when `options.view_weight > 0`: every
+    /// [`Self::train`], with the sentence-embedding view and neighbour vote per `options`: every
     /// distinct text is embedded once by `embedder`, which the returned model keeps for scoring.
     pub fn train_with_view(
         examples: &[LabelledClause],
@@ -640,16 +699,24 @@ impl ClauseClassifier {
             .collect();
         // The view learns "positive or not" per category; a category a row does not know
         // (a LegalBench row of another task) counts as a negative there.
-        let dense = view.map(|v| {
-            let bits: Vec<u64> = examples.iter().map(|e| e.positive & e.known).collect();
+        let labels: Vec<u64> = examples.iter().map(|e| e.positive & e.known).collect();
+        let dense = view.filter(|_| options.view_weight > 0.0).map(|v| {
+            let bits = &labels;
             let data: Vec<(&[f32], &[u64])> = v
                 .vectors
                 .iter()
-                .zip(&bits)
+                .zip(bits)
                 .map(|(x, b)| (*x, std::slice::from_ref(b)))
                 .collect();
             DenseClassifier::train(&data, v.info.dim, &view_fit_options(options.seed))
         });
+        let (neighbours, neighbour_labels) = match view {
+            Some(v) if options.neighbour_weight > 0.0 => (
+                v.vectors.iter().flat_map(|x| x.iter().copied()).collect(),
+                labels,
+            ),
+            _ => (Vec::new(), Vec::new()),
+        };
         let (weights, bias): (Vec<Vec<f32>>, Vec<f32>) = fitted.into_iter().unzip();
         ClauseClassifier {
             featurizer,
@@ -664,15 +731,17 @@ impl ClauseClassifier {
                 thresholds: vec![0.5; N_CATEGORIES],
                 data: data.to_owned(),
                 view: view.map(|v| v.info.clone()),
+                neighbour_labels,
             },
             view: dense,
+            neighbours,
             embedder: None,
         }
     }
 
-    /// Whether the model reads sentence embeddings besides words.
+    /// Whether the model reads sentence embeddings besides words (a view or a neighbour vote).
     pub fn has_view(&self) -> bool {
-        self.view.is_some()
+        self.info.view.is_some()
     }
 
     /// Attaches the embedder a model with a view scores with ([`Self::batch_scores`]); refused
@@ -694,14 +763,23 @@ impl ClauseClassifier {
         Ok(())
     }
 
-    /// The word logits plus, with a view and a vector, the view's logits at the options' weight.
+    /// The word logits plus, given the text's vector, the view's logits and the neighbours'
+    /// vote at the options' weights.
     fn logits_with(&self, text: &str, vector: Option<&[f32]>) -> [f32; N_CATEGORIES] {
         let mut out = self.logits(text);
-        if let (Some(view), Some(v)) = (&self.view, vector) {
+        let Some(v) = vector else {
+            return out;
+        };
+        if let Some(view) = &self.view {
             let w = self.info.options.view_weight;
             if let Some(d) = view.logits(v).first() {
                 out.iter_mut().zip(d).for_each(|(o, d)| *o += w * d);
             }
+        }
+        if !self.info.neighbour_labels.is_empty() {
+            let w = self.info.options.neighbour_weight;
+            let vote = neighbour_vote(&self.neighbours, &self.info.neighbour_labels, v);
+            out.iter_mut().zip(vote).for_each(|(o, d)| *o += w * d);
         }
         out
     }
@@ -782,7 +860,7 @@ impl ClauseClassifier {
     const MAGIC: &'static [u8; 8] = b"PRCLAUS1";
 
     /// Writes the model (magic, JSON info, little-endian f32 IDF, biases and weights, then the
-    /// view's mean, weights and biases) atomically.
+    /// view's mean, weights and biases, then the neighbours' vectors) atomically.
     pub fn save(&self, path: &Path) -> Result<()> {
         let view = self
             .view
@@ -794,6 +872,7 @@ impl ClauseClassifier {
             .chain(&self.bias)
             .chain(&self.weights)
             .chain(view)
+            .chain(&self.neighbours)
             .copied();
         crate::model_file::save(path, Self::MAGIC, &self.info, floats)
     }
@@ -815,22 +894,29 @@ impl ClauseClassifier {
             return Err(bad("wrong threshold count"));
         }
         let view_dim = info.view.as_ref().map_or(0, |v| v.dim);
-        let view_floats = if view_dim > 0 {
+        if info.view.is_some() && view_dim == 0 {
+            return Err(bad("a view of 0 dimensions"));
+        }
+        if info.options.reads_vectors() != info.view.is_some()
+            || info.neighbour_labels.is_empty() == (info.options.neighbour_weight > 0.0)
+        {
+            return Err(bad("options and sentence view disagree"));
+        }
+        let view_floats = if info.options.view_weight > 0.0 {
             view_dim + N_CATEGORIES * view_dim + N_CATEGORIES
         } else {
             0
         };
-        if info.view.is_some() && view_dim == 0 {
-            return Err(bad("a view of 0 dimensions"));
-        }
-        if floats.len() != DIM + N_CATEGORIES + N_CATEGORIES * DIM + view_floats {
+        let neighbour_floats = info.neighbour_labels.len() * view_dim;
+        if floats.len() != DIM + N_CATEGORIES + N_CATEGORIES * DIM + view_floats + neighbour_floats
+        {
             return Err(bad("wrong weight count"));
         }
         let mut floats = floats.into_iter();
         let idf: Vec<f32> = floats.by_ref().take(DIM).collect();
         let bias: Vec<f32> = floats.by_ref().take(N_CATEGORIES).collect();
         let weights: Vec<f32> = floats.by_ref().take(N_CATEGORIES * DIM).collect();
-        let view = (view_dim > 0).then(|| DenseClassifier {
+        let view = (view_floats > 0).then(|| DenseClassifier {
             dim: view_dim,
             mean: floats.by_ref().take(view_dim).collect(),
             weights: floats.by_ref().take(N_CATEGORIES * view_dim).collect(),
@@ -840,6 +926,7 @@ impl ClauseClassifier {
             v.validate()
                 .map_err(|e| bad(&format!("its sentence view: {e}")))?;
         }
+        let neighbours: Vec<f32> = floats.collect();
         Ok(ClauseClassifier {
             featurizer: Featurizer::new(info.options.char_ngrams),
             idf,
@@ -847,6 +934,7 @@ impl ClauseClassifier {
             bias,
             info,
             view,
+            neighbours,
             embedder: None,
         })
     }
@@ -1131,5 +1219,26 @@ mod tests {
         // Its options serialise as before views existed (cache keys unchanged).
         let json = serde_json::to_string(&ClassifierOptions::default()).unwrap();
         assert!(!json.contains("view"), "{json}");
+    }
+
+    #[test]
+    fn the_nearest_spans_vote_for_their_categories() {
+        // Twelve spans of category 3 near (1, 0), twelve of category 5 near (0, 1).
+        let mut vectors = Vec::new();
+        let mut labels = Vec::new();
+        for i in 0..12 {
+            let a = 0.01 * i as f32;
+            vectors.extend([(1.0 - a * a).sqrt(), a]);
+            labels.push(1u64 << 3);
+            vectors.extend([a, (1.0 - a * a).sqrt()]);
+            labels.push(1u64 << 5);
+        }
+        let vote = neighbour_vote(&vectors, &labels, &[0.995, 0.0999]);
+        assert!(vote[3] > 2.0 && vote[5] < -2.0, "{vote:?}");
+        // No category among the neighbours: a clear no, never NaN.
+        assert!(vote[0] < -2.0 && vote.iter().all(|v| v.is_finite()));
+        // Fewer spans than NEIGHBOURS: all of them vote.
+        let few = neighbour_vote(&vectors[..4], &labels[..2], &[0.0, 1.0]);
+        assert!(few[5] > 0.0 && few.iter().all(|v| v.is_finite()));
     }
 }
