@@ -15,7 +15,9 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
-use precedent_cuad::clause_classifier::{span_examples, ClassifierOptions, ClauseClassifier};
+use precedent_cuad::clause_classifier::{
+    neighbour_vote, span_examples, ClassifierOptions, ClauseClassifier,
+};
 use precedent_cuad::dense::{DenseClassifier, DenseOptions};
 use precedent_cuad::legalbench::is_task_category;
 use precedent_cuad::CATEGORIES;
@@ -187,30 +189,7 @@ fn main() -> Result<()> {
             use rayon::prelude::*;
             let votes: Vec<[f32; N_CATEGORIES]> = idx
                 .par_iter()
-                .map(|&i| {
-                    let q = vec_of(&held[i].2);
-                    let mut sims: Vec<(f32, usize)> = tv
-                        .chunks_exact(dim)
-                        .enumerate()
-                        .map(|(j, v)| (v.iter().zip(q).map(|(a, b)| a * b).sum::<f32>(), j))
-                        .collect();
-                    sims.select_nth_unstable_by(k_neighbours, |a, b| b.0.total_cmp(&a.0));
-                    let mut vote = [0f32; N_CATEGORIES];
-                    let mut total = 0f32;
-                    for &(sim, j) in &sims[..k_neighbours] {
-                        let w = sim.max(0.0).powi(4);
-                        total += w;
-                        for (c, v) in vote.iter_mut().enumerate() {
-                            if bits[j] >> c & 1 == 1 {
-                                *v += w;
-                            }
-                        }
-                    }
-                    vote.map(|v| {
-                        let p = (v + 0.05) / (total + 0.1);
-                        (p / (1.0 - p)).ln()
-                    })
-                })
+                .map(|&i| neighbour_vote(&tv, &bits, vec_of(&held[i].2), k_neighbours))
                 .collect();
             for (&i, v) in idx.iter().zip(votes) {
                 knn[i] = v;

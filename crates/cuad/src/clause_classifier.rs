@@ -44,7 +44,9 @@ use precedent_text::{Analyzer, AnalyzerConfig, StopWords};
 use crate::candidates::{candidates, Candidate, Kind};
 use crate::categories::CATEGORIES;
 use crate::dataset::CuadContract;
-use crate::dense::{DenseClassifier, DenseOptions, SentenceEmbedder, SENTENCE_MAX_TOKENS};
+use crate::dense::{
+    embed_in_chunks, DenseClassifier, DenseOptions, SentenceEmbedder, SENTENCE_MAX_TOKENS,
+};
 use crate::features::{fnv, DIM};
 use crate::labels::{label, label_by_position};
 use crate::legalbench::best_threshold;
@@ -381,19 +383,10 @@ fn embed_examples<'a>(
             distinct.len() - 1
         });
     }
-    let dim = embedder.dim();
-    let mut flat = Vec::with_capacity(distinct.len() * dim);
-    // Chunks bound the memory of one call (the embedder batches inside).
-    for chunk in distinct.chunks(2048) {
-        let vectors = embedder.embed_sentences(chunk)?;
-        ensure!(
-            vectors.len() == chunk.len() && vectors.iter().all(|v| v.len() == dim),
-            "the sentence embedder returned {} vectors for {} texts (expected {dim} floats each)",
-            vectors.len(),
-            chunk.len()
-        );
-        flat.extend(vectors.into_iter().flatten());
-    }
+    let flat = embed_in_chunks(&distinct, embedder, |_, _| {})?
+        .into_iter()
+        .flatten()
+        .collect();
     Ok((flat, slot))
 }
 
@@ -438,17 +431,22 @@ fn view_embedder(
 /// gave the same development figure within 0.1 (BENCHMARKS.md).
 pub const NEIGHBOURS: usize = 10;
 
-/// The vote of the [`NEIGHBOURS`] training vectors nearest `vector` (cosine; unit vectors), per
-/// category as a logit: each neighbour weighs its similarity to the 4th power (a near-copy
-/// outvotes a loose paraphrase), smoothed so that no vote is certain.
-fn neighbour_vote(vectors: &[f32], labels: &[u64], vector: &[f32]) -> [f32; N_CATEGORIES] {
+/// The vote of the `k` training vectors nearest `vector` (cosine; unit vectors; `labels` their
+/// category bits), per category as a logit: each neighbour weighs its similarity to the 4th
+/// power (a near-copy outvotes a loose paraphrase), smoothed so that no vote is certain.
+pub fn neighbour_vote(
+    vectors: &[f32],
+    labels: &[u64],
+    vector: &[f32],
+    k: usize,
+) -> [f32; N_CATEGORIES] {
     let dim = vector.len().max(1);
     let mut sims: Vec<(f32, usize)> = vectors
         .chunks_exact(dim)
         .enumerate()
         .map(|(j, v)| (v.iter().zip(vector).map(|(a, b)| a * b).sum::<f32>(), j))
         .collect();
-    let k = NEIGHBOURS.min(sims.len());
+    let k = k.min(sims.len());
     if k < sims.len() {
         sims.select_nth_unstable_by(k, |a, b| b.0.total_cmp(&a.0));
     }
@@ -778,7 +776,7 @@ impl ClauseClassifier {
         }
         if !self.info.neighbour_labels.is_empty() {
             let w = self.info.options.neighbour_weight;
-            let vote = neighbour_vote(&self.neighbours, &self.info.neighbour_labels, v);
+            let vote = neighbour_vote(&self.neighbours, &self.info.neighbour_labels, v, NEIGHBOURS);
             out.iter_mut().zip(vote).for_each(|(o, d)| *o += w * d);
         }
         out
@@ -1233,12 +1231,12 @@ mod tests {
             vectors.extend([a, (1.0 - a * a).sqrt()]);
             labels.push(1u64 << 5);
         }
-        let vote = neighbour_vote(&vectors, &labels, &[0.995, 0.0999]);
+        let vote = neighbour_vote(&vectors, &labels, &[0.995, 0.0999], NEIGHBOURS);
         assert!(vote[3] > 2.0 && vote[5] < -2.0, "{vote:?}");
         // No category among the neighbours: a clear no, never NaN.
         assert!(vote[0] < -2.0 && vote.iter().all(|v| v.is_finite()));
         // Fewer spans than NEIGHBOURS: all of them vote.
-        let few = neighbour_vote(&vectors[..4], &labels[..2], &[0.0, 1.0]);
+        let few = neighbour_vote(&vectors[..4], &labels[..2], &[0.0, 1.0], NEIGHBOURS);
         assert!(few[5] > 0.0 && few.iter().all(|v| v.is_finite()));
     }
 }

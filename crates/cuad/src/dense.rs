@@ -93,7 +93,7 @@ pub fn embed_corpus(
     contracts: &[(&str, &[Candidate])],
     embedder: &dyn SentenceEmbedder,
     max_tokens: usize,
-    mut progress: impl FnMut(usize, usize),
+    progress: impl FnMut(usize, usize),
 ) -> Result<SentenceCache> {
     let mut distinct: HashMap<&str, usize> = HashMap::new();
     let mut texts: Vec<&str> = Vec::new();
@@ -112,21 +112,8 @@ pub fn embed_corpus(
             .collect();
         rows.push((indices, slots));
     }
-    const CHUNK: usize = 2048;
     let dim = embedder.dim();
-    let mut vectors: Vec<Vec<f32>> = Vec::with_capacity(texts.len());
-    progress(0, texts.len());
-    for chunk in texts.chunks(CHUNK) {
-        let v = embedder.embed_sentences(chunk)?;
-        ensure!(
-            v.len() == chunk.len() && v.iter().all(|x| x.len() == dim),
-            "the sentence embedder returned {} vectors for {} sentences (expected {dim} floats each)",
-            v.len(),
-            chunk.len()
-        );
-        vectors.extend(v);
-        progress(vectors.len(), texts.len());
-    }
+    let vectors = embed_in_chunks(&texts, embedder, progress)?;
     Ok(SentenceCache {
         dim,
         max_tokens,
@@ -143,6 +130,32 @@ pub fn embed_corpus(
             })
             .collect(),
     })
+}
+
+/// The vectors of `texts` in order, embedded in chunks so that `progress(done, total)` can
+/// report (and one call's memory stays bounded; the embedder batches inside), each checked to
+/// have [`SentenceEmbedder::dim`] floats.
+pub fn embed_in_chunks(
+    texts: &[&str],
+    embedder: &dyn SentenceEmbedder,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Vec<Vec<f32>>> {
+    const CHUNK: usize = 2048;
+    let dim = embedder.dim();
+    let mut vectors: Vec<Vec<f32>> = Vec::with_capacity(texts.len());
+    progress(0, texts.len());
+    for chunk in texts.chunks(CHUNK) {
+        let v = embedder.embed_sentences(chunk)?;
+        ensure!(
+            v.len() == chunk.len() && v.iter().all(|x| x.len() == dim),
+            "the sentence embedder returned {} vectors for {} texts (expected {dim} floats each)",
+            v.len(),
+            chunk.len()
+        );
+        vectors.extend(v);
+        progress(vectors.len(), texts.len());
+    }
+    Ok(vectors)
 }
 
 impl SentenceCache {
