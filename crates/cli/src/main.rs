@@ -1,6 +1,7 @@
 //! `precedent`: the command-line face of the engine. Thin by design: parsing, progress bars and
 //! printing live here; everything else is in the library crates.
 
+mod classify;
 mod eval_cuad;
 mod eval_legalbench;
 mod filters;
@@ -60,6 +61,8 @@ enum Command {
     Remove(remove::RemoveArgs),
     /// List the CUAD clause types found in contracts, with confidence, section and span.
     Review(review::ReviewArgs),
+    /// The CUAD clause types of a clause on its own (the LegalBench classifier).
+    Classify(classify::ClassifyArgs),
     /// Cross-validate the clause typer on CUAD (AUPR, precision at 80%/90% recall).
     EvalCuad(eval_cuad::EvalCuadArgs),
     /// Balanced accuracy on LegalBench's CUAD tasks.
@@ -295,6 +298,7 @@ fn main() {
         Command::Ingest(args) => ingest::run(args, &bars),
         Command::Remove(args) => remove::run(args, &bars),
         Command::Review(args) => review::run(args),
+        Command::Classify(args) => classify::run(args),
         Command::EvalCuad(args) => eval_cuad::run(args),
         Command::EvalLegalbench(args) => eval_legalbench::run(args),
         Command::Train(args) => train::run(args, &bars),

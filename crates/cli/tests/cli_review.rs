@@ -388,7 +388,8 @@ fn legalbench_mean(out: &Output, json_out: &Path, n: usize) -> f64 {
 }
 
 /// `eval-legalbench` with the single-clause classifier (its default): a small one trained here
-/// on 40 contracts' spans answers the few-shot rows; `--dev-cuad` cross-validates it by contract.
+/// on 40 contracts' spans answers the few-shot rows (and `classify`'s lone clauses);
+/// `--dev-cuad` cross-validates it by contract.
 #[test]
 fn eval_legalbench_with_the_clause_classifier() {
     let dir = tempfile::tempdir().unwrap();
@@ -436,6 +437,77 @@ fn eval_legalbench_with_the_clause_classifier() {
     let skipped = stderr.matches("no annotated span").count();
     let mean = legalbench_mean(&out, &json_out, 38 - skipped);
     assert!(mean > 0.7, "{mean}");
+
+    // `classify` answers for lone clauses with the same model: one JSON line per clause, the
+    // categories reaching their threshold, most confident first.
+    let law = "This Agreement shall be governed by and construed in accordance with the laws of the State of New York, without regard to its conflict of laws principles.";
+    let assign = "Neither party may assign this Agreement or any of its rights or obligations hereunder without the prior written consent of the other party.";
+    let out = precedent(&["classify", law, assign, "--classifier", s(&model), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    for (line, (text, category)) in lines
+        .iter()
+        .zip([(law, "Governing Law"), (assign, "Anti-Assignment")])
+    {
+        assert_eq!(line["text"], text);
+        let types = line["types"].as_array().unwrap();
+        assert_eq!(types[0]["category"], category, "{line}");
+        for t in types {
+            assert!(t["confidence"].as_f64().unwrap() >= t["threshold"].as_f64().unwrap());
+        }
+    }
+    // --all lists the 41 categories; stdin stands for "-"; the text output marks the answer.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_precedent"))
+        .args(["classify", "-", "--all", "--classifier", s(&model)])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(law.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = stdout.lines().skip(1).collect();
+    assert_eq!(rows.len(), 41, "{stdout}");
+    assert!(
+        rows[0].contains("Governing Law") && rows[0].ends_with("yes"),
+        "{stdout}"
+    );
+    assert!(rows[40].ends_with("no"), "{stdout}");
+    // One threshold for every category: at 0.99 the governing-law clause keeps at most its type.
+    let out = precedent(&[
+        "classify",
+        law,
+        "--classifier",
+        s(&model),
+        "--json",
+        "--threshold",
+        "0.99",
+    ]);
+    let line: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+    let types = line["types"].as_array().unwrap();
+    assert!(
+        types.len() <= 1 && types.iter().all(|t| t["threshold"] == 0.99),
+        "{line}"
+    );
+    // No clause at all (stdin empty) is an error saying what is missing.
+    let out = precedent(&["classify", "--classifier", s(&model)]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("clause 1 is empty"));
 
     // A missing model file is an error naming it, not a silent retrain.
     let missing = dir.path().join("missing.bin");

@@ -1,0 +1,124 @@
+//! `precedent classify TEXT...`: the CUAD clause types of a clause on its own ("is this a
+//! Non-Compete?"), for a lawyer holding one clause rather than a contract. It answers with the
+//! LegalBench classifier (`eval-legalbench`'s default: words, the MiniLM view and the nearest
+//! annotated spans' vote), whose per-category thresholds were tuned for balanced accuracy.
+//!
+//! Why not `review`: a review reads a whole contract (sections, neighbours, the contract's other
+//! candidates) and ranks findings against each other; a lone clause has none of that, which is
+//! the case the LegalBench classifier was trained for.
+
+use std::io::Read;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use precedent_cuad::CATEGORIES;
+use serde::Serialize;
+
+use crate::review::TyperArgs;
+
+#[derive(Args)]
+pub struct ClassifyArgs {
+    /// Clauses to classify, one per argument; none (or "-"): one clause read from stdin.
+    pub texts: Vec<String>,
+    /// One JSON object per clause and line: {"text", "types": [{"category", "confidence",
+    /// "threshold"}]} with the categories at or above their threshold, most confident first
+    /// (every category with --all).
+    #[arg(long)]
+    pub json: bool,
+    /// List every category, not only those the clause reaches the threshold of.
+    #[arg(long)]
+    pub all: bool,
+    /// One threshold for every category instead of each category's own (tuned for LegalBench's
+    /// balanced accuracy, which favours recall: 0.03-0.4). 0.5 keeps only the surer types.
+    #[arg(long)]
+    pub threshold: Option<f32>,
+    #[command(flatten)]
+    pub typer: TyperArgs,
+}
+
+#[derive(Serialize)]
+struct Type {
+    category: &'static str,
+    confidence: f32,
+    threshold: f32,
+}
+
+#[derive(Serialize)]
+struct Classified<'a> {
+    text: &'a str,
+    types: Vec<Type>,
+}
+
+/// The clauses to classify: the arguments in order, stdin's text standing for the first "-"
+/// (or for the only clause when there is no argument).
+fn clauses(args: &ClassifyArgs) -> Result<Vec<String>> {
+    let read_stdin = || -> Result<String> {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("reading the clause from stdin")?;
+        Ok(text)
+    };
+    let mut out = Vec::new();
+    if args.texts.is_empty() {
+        out.push(read_stdin()?);
+    }
+    let mut stdin_used = false;
+    for t in &args.texts {
+        if t != "-" {
+            out.push(t.clone());
+        } else if !stdin_used {
+            stdin_used = true;
+            out.push(read_stdin()?);
+        }
+    }
+    if let Some(i) = out.iter().position(|t| t.trim().is_empty()) {
+        bail!(
+            "clause {} is empty: give the clause's text as an argument or on stdin",
+            i + 1
+        );
+    }
+    Ok(out)
+}
+
+pub fn run(args: ClassifyArgs) -> Result<()> {
+    let texts = clauses(&args)?;
+    let model = args.typer.load_legalbench_classifier()?;
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let scores = model.batch_scores(&refs)?;
+    for (text, scores) in refs.iter().zip(&scores) {
+        let mut types: Vec<Type> = CATEGORIES
+            .iter()
+            .enumerate()
+            .map(|(k, &category)| Type {
+                category,
+                confidence: scores[k],
+                threshold: args.threshold.unwrap_or_else(|| model.threshold(k)),
+            })
+            .filter(|t| args.all || t.confidence >= t.threshold)
+            .collect();
+        types.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+        if args.json {
+            println!("{}", serde_json::to_string(&Classified { text, types })?);
+            continue;
+        }
+        let preview: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let preview: String = preview.chars().take(100).collect();
+        println!("{preview}");
+        if types.is_empty() {
+            println!("  (no CUAD clause type reaches its threshold)");
+        }
+        for t in &types {
+            let mark = if t.confidence >= t.threshold {
+                "yes"
+            } else {
+                "no"
+            };
+            println!(
+                "  {:<36} {:.3}  (threshold {:.3})  {mark}",
+                t.category, t.confidence, t.threshold
+            );
+        }
+    }
+    Ok(())
+}
