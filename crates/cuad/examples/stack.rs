@@ -146,6 +146,132 @@ fn all_candidate_vectors(
     (vectors, sentences.dim, sentences.max_tokens)
 }
 
+/// One candidate's vote per category.
+type Votes = [f32; N_CATEGORIES];
+
+/// The nearest annotated spans' vote for every candidate, nested: contract `c` (fold `c %
+/// folds`) is scored with the spans of the other folds (`outer`) and, for each other fold `f`,
+/// of the folds other than `f` and its own (`inner[c][f]`). Span vectors come from the
+/// `clause_dense_cv` example's cache (`SPAN_VECTORS`, 128 tokens), candidate vectors from
+/// `DENSE_VECTORS`.
+fn vote_fold_logits(
+    d: &precedent_cuad::CuadDataset,
+    contracts: &[&precedent_cuad::CuadContract],
+    prepared: &[precedent_cuad::typer::Prepared],
+    original: &[usize],
+    folds: usize,
+) -> precedent_cuad::eval::FoldLogits {
+    use precedent_cuad::clause_classifier::{span_examples, vote_logits, NEIGHBOURS};
+    use rayon::prelude::*;
+    let t = std::time::Instant::now();
+    // The span cache's text order: clause_dense_cv's (CUAD's contract order).
+    let all: Vec<&_> = d.contracts.iter().collect();
+    let cache_examples = span_examples(&all);
+    let held: Vec<String> = all
+        .iter()
+        .flat_map(|c| c.annotations.iter().map(|a| a.match_text()))
+        .collect();
+    let mut slot: std::collections::HashMap<&str, usize> = Default::default();
+    for t in cache_examples
+        .iter()
+        .map(|e| e.text.as_str())
+        .chain(held.iter().map(String::as_str))
+    {
+        let n = slot.len();
+        slot.entry(t).or_insert(n);
+    }
+    let path = std::env::var("SPAN_VECTORS").unwrap_or("/work/cache/span-emb-128.bin".into());
+    let bytes = std::fs::read(&path).unwrap();
+    let span_vectors: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let (candidate_vectors, dim, _) = all_candidate_vectors(prepared, original);
+    assert_eq!(span_vectors.len(), slot.len() * dim, "{path}: wrong size");
+    // The pool: every span of every contract, in this run's contract order (fold = index % folds).
+    let examples = span_examples(contracts);
+    let pool: Vec<f32> = examples
+        .iter()
+        .flat_map(|e| {
+            let i = slot[e.text.as_str()];
+            span_vectors[i * dim..(i + 1) * dim].iter().copied()
+        })
+        .collect();
+    let pool_fold: Vec<usize> = examples.iter().map(|e| e.group % folds).collect();
+    let labels: Vec<u64> = examples.iter().map(|e| e.positive).collect();
+    eprintln!("vote pool: {} spans ({:?})", examples.len(), t.elapsed());
+    // Per candidate, the 60 nearest spans of any fold; a pool excludes at most two folds of five,
+    // so the 10 nearest allowed are among them (else all allowed ones are scanned).
+    const SHORTLIST: usize = 60;
+    let vote = |x: &[f32], excluded: &[usize], shortlist: &[(f32, usize)]| {
+        let allowed = |j: usize| !excluded.contains(&pool_fold[j]);
+        let mut chosen: Vec<(f32, u64)> = shortlist
+            .iter()
+            .filter(|&&(_, j)| allowed(j))
+            .take(NEIGHBOURS)
+            .map(|&(s, j)| (s, labels[j]))
+            .collect();
+        if chosen.len() < NEIGHBOURS {
+            let mut all: Vec<(f32, usize)> = (0..labels.len())
+                .filter(|&j| allowed(j))
+                .map(|j| {
+                    let v = &pool[j * dim..(j + 1) * dim];
+                    (v.iter().zip(x).map(|(a, b)| a * b).sum::<f32>(), j)
+                })
+                .collect();
+            all.sort_by(|a, b| b.0.total_cmp(&a.0));
+            chosen = all
+                .iter()
+                .take(NEIGHBOURS)
+                .map(|&(s, j)| (s, labels[j]))
+                .collect();
+        }
+        vote_logits(chosen)
+    };
+    let mut out = precedent_cuad::eval::FoldLogits {
+        outer: Vec::with_capacity(prepared.len()),
+        inner: Vec::with_capacity(prepared.len()),
+    };
+    for (c, vectors) in candidate_vectors.iter().enumerate() {
+        let own = c % folds;
+        let scored: Vec<(Votes, Vec<Option<Votes>>)> = vectors
+            .par_chunks(dim)
+            .map(|x| {
+                let mut sims: Vec<(f32, usize)> = pool
+                    .chunks_exact(dim)
+                    .enumerate()
+                    .map(|(j, v)| (v.iter().zip(x).map(|(a, b)| a * b).sum::<f32>(), j))
+                    .collect();
+                sims.select_nth_unstable_by(SHORTLIST, |a, b| b.0.total_cmp(&a.0));
+                sims.truncate(SHORTLIST);
+                sims.sort_by(|a, b| b.0.total_cmp(&a.0));
+                let outer = vote(x, &[own], &sims);
+                let inner = (0..folds)
+                    .map(|f| (f != own).then(|| vote(x, &[own, f], &sims)))
+                    .collect();
+                (outer, inner)
+            })
+            .collect();
+        out.outer.push(scored.iter().map(|s| s.0).collect());
+        out.inner.push(
+            (0..folds)
+                .map(|f| {
+                    (f != own).then(|| {
+                        scored
+                            .iter()
+                            .map(|s| s.1[f].unwrap_or([0.0; N_CATEGORIES]))
+                            .collect()
+                    })
+                })
+                .collect(),
+        );
+        if c % 40 == 0 {
+            eprintln!("vote {c}/{} {:?}", prepared.len(), t.elapsed());
+        }
+    }
+    out
+}
+
 /// The sentence-embedding classifier's options: the default, or
 /// `DENSE_OPTIONS=epochs,learning_rate,l2,positive_weight`.
 fn dense_options() -> precedent_cuad::dense::DenseOptions {
@@ -225,6 +351,33 @@ fn main() {
             l
         })
     });
+    let mut dense = dense;
+    if let (Some(dense), Ok(u)) = (&mut dense, std::env::var("VOTE")) {
+        // Experiment: the nearest annotated spans' vote (by MiniLM vector, nested like the
+        // rest) added to the dense view's logits at weight `VOTE`.
+        let u: f32 = u.parse().unwrap();
+        let vote_cache = std::env::var("VOTE_CACHE")
+            .unwrap_or(format!("{}.vote", cache.trim_end_matches(".bin")));
+        let vote = read_fold_logits(&vote_cache, prepared.len(), folds).unwrap_or_else(|| {
+            let l = vote_fold_logits(&d, &contracts, &prepared, &original, folds);
+            write_fold_logits(&vote_cache, &l);
+            l
+        });
+        let add = |a: &mut Vec<[f32; N_CATEGORIES]>, b: &Vec<[f32; N_CATEGORIES]>| {
+            for (x, y) in a.iter_mut().zip(b) {
+                x.iter_mut().zip(y).for_each(|(x, y)| *x += u * y);
+            }
+        };
+        for c in 0..prepared.len() {
+            add(&mut dense.outer[c], &vote.outer[c]);
+            for (a, b) in dense.inner[c].iter_mut().zip(&vote.inner[c]) {
+                if let (Some(a), Some(b)) = (a, b) {
+                    add(a, b);
+                }
+            }
+        }
+        eprintln!("dense view + {u} x nearest spans' vote ({vote_cache})");
+    }
     if let (Some(dense), Ok(_)) = (&dense, std::env::var("DENSE_ONLY")) {
         // The dense classifier alone, as if it were the first stage (no clause cache needed).
         let alone: Vec<Logits> = confidences(&dense.outer);

@@ -450,12 +450,20 @@ pub fn neighbour_vote(
     if k < sims.len() {
         sims.select_nth_unstable_by(k, |a, b| b.0.total_cmp(&a.0));
     }
+    vote_logits(
+        sims[..k]
+            .iter()
+            .map(|&(sim, j)| (sim, labels.get(j).copied().unwrap_or(0))),
+    )
+}
+
+/// [`neighbour_vote`]'s logits from the chosen neighbours' `(similarity, category bits)`.
+pub fn vote_logits(neighbours: impl IntoIterator<Item = (f32, u64)>) -> [f32; N_CATEGORIES] {
     let mut vote = [0f32; N_CATEGORIES];
     let mut total = 0f32;
-    for &(sim, j) in &sims[..k] {
+    for (sim, bits) in neighbours {
         let w = sim.max(0.0).powi(4);
         total += w;
-        let bits = labels.get(j).copied().unwrap_or(0);
         for (c, v) in vote.iter_mut().enumerate() {
             if bits >> c & 1 == 1 {
                 *v += w;
