@@ -6,7 +6,8 @@
 //! `clause_classifier::neighbour_vote`) for each `u` of `KNN_WEIGHTS` (default "0"). Thresholds
 //! are tuned per category on the other folds' held-out scores (the same rule for every setting,
 //! so the comparison is on equal terms).
-//! `cargo run --release -p precedent-cuad --example clause_dense_cv [VECTOR_CACHE]`
+//! `cargo run --release -p precedent-cuad --example clause_dense_cv [VECTOR_CACHE]` (default
+//! `/tmp/cuad-span-emb.bin`; MiniLM embeds the spans when it is missing or of another size).
 //! Env: `MAX_TOKENS` (default 256; the classifier embeds with 128), `POS_WEIGHT`, `DENSE_L2`,
 //! `DENSE_EPOCHS`, `DENSE_RATE`, `KNN_K`, `KNN_WEIGHTS`.
 
@@ -79,7 +80,7 @@ fn best_threshold(pairs: &[(bool, f32)]) -> f32 {
 fn main() -> Result<()> {
     let cache = std::env::args()
         .nth(1)
-        .unwrap_or("/work/cache/span-emb.bin".into());
+        .unwrap_or("/tmp/cuad-span-emb.bin".into());
     let max_tokens: usize = env("MAX_TOKENS", 256);
     let dir = precedent_cuad::cache::find_cuad_dir()
         .ok_or_else(|| anyhow::anyhow!("no CUAD folder (set PRECEDENT_CUAD_DIR)"))?;
@@ -159,7 +160,9 @@ fn main() -> Result<()> {
     let mut knn = vec![[0f32; N_CATEGORIES]; held.len()];
     let k_neighbours: usize = env("KNN_K", 10);
     let started = std::time::Instant::now();
-    let sparse_cache = Path::new("/work/cache/span-sparse-logits.bin");
+    // The word classifier's held-out logits do not depend on the vectors: cached beside them.
+    let sparse_cache = format!("{}.sparse", cache.trim_end_matches(".bin"));
+    let sparse_cache = Path::new(&sparse_cache);
     let sparse_cached = std::fs::read(sparse_cache)
         .ok()
         .filter(|b| b.len() == held.len() * N_CATEGORIES * 4);

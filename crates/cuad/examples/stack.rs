@@ -180,7 +180,7 @@ fn vote_fold_logits(
         let n = slot.len();
         slot.entry(t).or_insert(n);
     }
-    let path = std::env::var("SPAN_VECTORS").unwrap_or("/work/cache/span-emb-128.bin".into());
+    let path = std::env::var("SPAN_VECTORS").unwrap_or("/tmp/cuad-span-emb-128.bin".into());
     let bytes = std::fs::read(&path).unwrap();
     let span_vectors: Vec<f32> = bytes
         .chunks_exact(4)
