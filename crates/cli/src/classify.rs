@@ -32,6 +32,10 @@ pub struct ClassifyArgs {
     /// balanced accuracy, which favours recall: 0.03-0.4). 0.5 keeps only the surer types.
     #[arg(long)]
     pub threshold: Option<f32>,
+    /// The classifier without its MiniLM readings (faster to train, ~1 min; 1.4 points lower
+    /// mean balanced accuracy on the development set).
+    #[arg(long)]
+    pub words_only: bool,
     #[command(flatten)]
     pub typer: TyperArgs,
 }
@@ -83,7 +87,7 @@ fn clauses(args: &ClassifyArgs) -> Result<Vec<String>> {
 
 pub fn run(args: ClassifyArgs) -> Result<()> {
     let texts = clauses(&args)?;
-    let model = args.typer.load_legalbench_classifier()?;
+    let model = args.typer.load_legalbench_classifier(args.words_only)?;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let scores = model.batch_scores(&refs)?;
     for (text, scores) in refs.iter().zip(&scores) {

@@ -56,6 +56,10 @@ pub struct EvalLegalbenchArgs {
     /// --dev-cuad on the first N contracts only (quick runs).
     #[arg(long)]
     pub limit: Option<usize>,
+    /// The classifier without its MiniLM readings (words only: the default before 2026-11-26,
+    /// and what answers when MiniLM is not installed).
+    #[arg(long)]
+    pub words_only: bool,
     #[command(flatten)]
     pub typer: TyperArgs,
 }
@@ -106,7 +110,7 @@ pub fn run(args: EvalLegalbenchArgs) -> Result<()> {
 fn row_scores(args: &EvalLegalbenchArgs, tasks: &[Task]) -> Result<BTreeMap<String, f64>> {
     let (scorer, mut thresholds) = match args.model {
         LegalbenchModel::Classifier => {
-            let model = args.typer.load_legalbench_classifier()?;
+            let model = args.typer.load_legalbench_classifier(args.words_only)?;
             let thresholds: [f32; N_CATEGORIES] = std::array::from_fn(|k| model.threshold(k));
             (Scorer::Classifier(Box::new(model)), thresholds)
         }
@@ -181,7 +185,7 @@ fn dev_scores(
         .iter()
         .take(args.limit.unwrap_or(usize::MAX))
         .collect();
-    let (options, embedder) = legalbench_options();
+    let (options, embedder) = legalbench_options(args.words_only);
     if embedder.is_some() {
         eprintln!(
             "embedding the annotated spans of {} contracts with MiniLM, then {} folds",

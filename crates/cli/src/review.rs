@@ -125,9 +125,9 @@ impl TyperArgs {
 
     /// The classifier `eval-legalbench` answers with: --classifier (with MiniLM attached when
     /// the file has a sentence view), else the cached one of
-    /// [`ClassifierOptions::for_legalbench`], words plus the MiniLM view. Without MiniLM it goes
-    /// on with words only ([`ClassifierOptions::default`]), saying so.
-    pub fn load_legalbench_classifier(&self) -> Result<ClauseClassifier> {
+    /// [`ClassifierOptions::for_legalbench`], words plus the MiniLM view. With `words_only`, or
+    /// without MiniLM (saying so), the words-only one ([`ClassifierOptions::default`]).
+    pub fn load_legalbench_classifier(&self, words_only: bool) -> Result<ClauseClassifier> {
         if let Some(path) = &self.classifier {
             let mut model = ClauseClassifier::load(path)?;
             if model.has_view() {
@@ -141,7 +141,7 @@ impl TyperArgs {
             }
             return Ok(model);
         }
-        let (options, embedder) = legalbench_options();
+        let (options, embedder) = legalbench_options(words_only);
         let dir = self.cuad_dir("clause classifier", "--classifier")?;
         load_or_train_classifier_with_view(&dir, &self.classifier_cache, &options, embedder, || {
             eprintln!(
@@ -177,8 +177,13 @@ impl TyperArgs {
 }
 
 /// The LegalBench classifier's options and the MiniLM embedder its view reads, or the word-only
-/// options (with a warning) when MiniLM cannot be loaded.
-pub fn legalbench_options() -> (ClassifierOptions, Option<Arc<dyn SentenceEmbedder>>) {
+/// options when asked (`words_only`) or (with a warning) when MiniLM cannot be loaded.
+pub fn legalbench_options(
+    words_only: bool,
+) -> (ClassifierOptions, Option<Arc<dyn SentenceEmbedder>>) {
+    if words_only {
+        return (ClassifierOptions::default(), None);
+    }
     match Embedder::load_default() {
         Ok(e) => (
             ClassifierOptions::for_legalbench(),

@@ -437,6 +437,25 @@ fn eval_legalbench_with_the_clause_classifier() {
     let skipped = stderr.matches("no annotated span").count();
     let mean = legalbench_mean(&out, &json_out, 38 - skipped);
     assert!(mean > 0.7, "{mean}");
+    let with_view = mean;
+    // --words-only: the classifier without them (no embedding).
+    let out = precedent(&[
+        "eval-legalbench",
+        s(&shared().join("legalbench")),
+        "--dev-cuad",
+        s(&shared().join("cuad")),
+        "--limit",
+        "40",
+        "--folds",
+        "2",
+        "--words-only",
+        "--json-out",
+        s(&json_out),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("MiniLM"), "{stderr}");
+    let words = legalbench_mean(&out, &json_out, 38 - skipped);
+    assert!(words > 0.7 && words != with_view, "{words} {with_view}");
 
     // `classify` answers for lone clauses with the same model: one JSON line per clause, the
     // categories reaching their threshold, most confident first.
