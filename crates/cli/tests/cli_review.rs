@@ -417,18 +417,26 @@ fn eval_legalbench_with_the_clause_classifier() {
     let mean = legalbench_mean(&out, &json_out, 38);
     assert!(mean > 0.7, "{mean}");
 
-    let out = precedent(&[
-        "eval-legalbench",
-        s(&shared().join("legalbench")),
-        "--dev-cuad",
-        s(&shared().join("cuad")),
-        "--limit",
-        "40",
-        "--folds",
-        "2",
-        "--json-out",
-        s(&json_out),
-    ]);
+    // `--dev-cuad` on 40 contracts in 2 folds, with further arguments.
+    let dev_cuad = |extra: &[&str]| {
+        let legalbench = shared().join("legalbench");
+        let cuad = shared().join("cuad");
+        let mut args = vec![
+            "eval-legalbench",
+            s(&legalbench),
+            "--dev-cuad",
+            s(&cuad),
+            "--limit",
+            "40",
+            "--folds",
+            "2",
+            "--json-out",
+            s(&json_out),
+        ];
+        args.extend_from_slice(extra);
+        precedent(&args)
+    };
+    let out = dev_cuad(&[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("fold 2/2 done"), "{stderr}");
     // The default classifier reads the spans' MiniLM vectors besides their words.
@@ -439,19 +447,7 @@ fn eval_legalbench_with_the_clause_classifier() {
     assert!(mean > 0.7, "{mean}");
     let with_view = mean;
     // --words-only: the classifier without them (no embedding).
-    let out = precedent(&[
-        "eval-legalbench",
-        s(&shared().join("legalbench")),
-        "--dev-cuad",
-        s(&shared().join("cuad")),
-        "--limit",
-        "40",
-        "--folds",
-        "2",
-        "--words-only",
-        "--json-out",
-        s(&json_out),
-    ]);
+    let out = dev_cuad(&["--words-only"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("MiniLM"), "{stderr}");
     let words = legalbench_mean(&out, &json_out, 38 - skipped);
