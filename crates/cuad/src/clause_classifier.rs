@@ -370,35 +370,54 @@ pub struct ClauseClassifier {
     embedder: Option<Arc<dyn SentenceEmbedder>>,
 }
 
-/// Unit vectors of every example's text (distinct texts embedded once), one per example.
-fn embed_examples<'a>(
-    texts: impl IntoIterator<Item = &'a str>,
-    embedder: &dyn SentenceEmbedder,
-) -> Result<(Vec<f32>, HashMap<&'a str, usize>)> {
-    let mut slot: HashMap<&str, usize> = HashMap::new();
-    let mut distinct: Vec<&str> = Vec::new();
-    for t in texts {
-        slot.entry(t).or_insert_with(|| {
-            distinct.push(t);
-            distinct.len() - 1
-        });
-    }
-    let flat = embed_in_chunks(&distinct, embedder, |_, _| {})?
-        .into_iter()
-        .flatten()
-        .collect();
-    Ok((flat, slot))
+/// Unit vectors of a set of texts, each distinct text embedded once.
+struct Embedded<'a> {
+    dim: usize,
+    vectors: Vec<f32>,
+    slot: HashMap<&'a str, usize>,
 }
 
-/// The vector of `text` in [`embed_examples`]' output.
-fn vector_of<'a>(
-    flat: &'a [f32],
-    slot: &HashMap<&str, usize>,
-    text: &str,
-    dim: usize,
-) -> &'a [f32] {
-    let i = slot.get(text).copied().unwrap_or(0);
-    &flat[i * dim..(i + 1) * dim]
+impl<'a> Embedded<'a> {
+    fn new(
+        texts: impl IntoIterator<Item = &'a str>,
+        embedder: &dyn SentenceEmbedder,
+    ) -> Result<Self> {
+        let mut slot: HashMap<&str, usize> = HashMap::new();
+        let mut distinct: Vec<&str> = Vec::new();
+        for t in texts {
+            slot.entry(t).or_insert_with(|| {
+                distinct.push(t);
+                distinct.len() - 1
+            });
+        }
+        let vectors = embed_in_chunks(&distinct, embedder, |_, _| {})?
+            .into_iter()
+            .flatten()
+            .collect();
+        Ok(Embedded {
+            dim: embedder.dim(),
+            vectors,
+            slot,
+        })
+    }
+
+    /// The vector of `text`, which must be one of the embedded texts.
+    fn get(&self, text: &str) -> &[f32] {
+        let i = self.slot[text];
+        &self.vectors[i * self.dim..(i + 1) * self.dim]
+    }
+
+    /// The view's training input for `examples`, all of them among the embedded texts.
+    fn view_data(
+        &self,
+        examples: &[&LabelledClause],
+        embedder: &dyn SentenceEmbedder,
+    ) -> ViewData<'_> {
+        ViewData {
+            vectors: examples.iter().map(|x| self.get(&x.text)).collect(),
+            info: view_info(embedder),
+        }
+    }
 }
 
 fn view_info(embedder: &dyn SentenceEmbedder) -> ViewInfo {
@@ -617,19 +636,13 @@ impl ClauseClassifier {
         let refs: Vec<&LabelledClause> = examples.iter().collect();
         let embedder = view_embedder(options, embedder)?;
         let embedded = match &embedder {
-            Some(e) => Some(embed_examples(refs.iter().map(|e| e.text.as_str()), &**e)?),
+            Some(e) => Some((
+                Embedded::new(refs.iter().map(|e| e.text.as_str()), &**e)?,
+                e,
+            )),
             None => None,
         };
-        let view = match (&embedder, &embedded) {
-            (Some(e), Some((flat, slot))) => Some(ViewData {
-                vectors: refs
-                    .iter()
-                    .map(|x| vector_of(flat, slot, &x.text, e.dim()))
-                    .collect(),
-                info: view_info(&**e),
-            }),
-            _ => None,
-        };
+        let view = embedded.as_ref().map(|(v, e)| v.view_data(&refs, &***e));
         let mut model = Self::train_refs(&refs, options, data, view.as_ref())?;
         model.embedder = embedder;
         Ok(model)
@@ -778,9 +791,8 @@ impl ClauseClassifier {
         };
         if let Some(view) = &self.view {
             let w = self.info.options.view_weight;
-            if let Some(d) = view.logits(v).first() {
-                out.iter_mut().zip(d).for_each(|(o, d)| *o += w * d);
-            }
+            let d = view.row_logits(v);
+            out.iter_mut().zip(d).for_each(|(o, d)| *o += w * d);
         }
         if !self.info.neighbour_labels.is_empty() {
             let w = self.info.options.neighbour_weight;
@@ -801,10 +813,10 @@ impl ClauseClassifier {
                 info.model_id
             )
         })?;
-        let (flat, slot) = embed_examples(texts.iter().copied(), &**embedder)?;
+        let embedded = Embedded::new(texts.iter().copied(), &**embedder)?;
         Ok(texts
             .par_iter()
-            .map(|t| self.logits_with(t, Some(vector_of(&flat, &slot, t, info.dim))))
+            .map(|t| self.logits_with(t, Some(embedded.get(t))))
             .collect())
     }
 
@@ -990,22 +1002,20 @@ pub fn cross_validate(
     // Every text (training and held out) is embedded once, up front.
     let embedder = view_embedder(options, embedder)?;
     let embedded = match &embedder {
-        Some(e) => Some(embed_examples(
-            examples
-                .iter()
-                .chain(extra)
-                .map(|x| x.text.as_str())
-                .chain(held_out_texts.iter().map(String::as_str)),
-            &**e,
-        )?),
+        Some(e) => Some((
+            Embedded::new(
+                examples
+                    .iter()
+                    .chain(extra)
+                    .map(|x| x.text.as_str())
+                    .chain(held_out_texts.iter().map(String::as_str)),
+                &**e,
+            )?,
+            e,
+        )),
         None => None,
     };
-    let vector = |text: &str| {
-        embedded
-            .as_ref()
-            .zip(embedder.as_ref())
-            .map(|((flat, slot), e)| vector_of(flat, slot, text, e.dim()))
-    };
+    let vector = |text: &str| embedded.as_ref().map(|(v, _)| v.get(text));
     let mut out = Vec::new();
     for f in 0..folds {
         let train: Vec<&LabelledClause> = examples
@@ -1013,10 +1023,7 @@ pub fn cross_validate(
             .filter(|e| e.group % folds != f)
             .chain(extra)
             .collect();
-        let view = embedder.as_ref().map(|e| ViewData {
-            vectors: train.iter().filter_map(|x| vector(&x.text)).collect(),
-            info: view_info(&**e),
-        });
+        let view = embedded.as_ref().map(|(v, e)| v.view_data(&train, &***e));
         let model = ClauseClassifier::train_refs(
             &train,
             options,

@@ -494,15 +494,18 @@ impl DenseClassifier {
     pub fn logits(&self, vectors: &[f32]) -> Vec<[f32; N_CATEGORIES]> {
         vectors
             .par_chunks(self.dim.max(1))
-            .map(|v| {
-                let x: Vec<f32> = v.iter().zip(&self.mean).map(|(v, m)| v - m).collect();
-                let mut out = [0f32; N_CATEGORIES];
-                for (k, o) in out.iter_mut().enumerate() {
-                    *o = self.bias[k] + dot(&self.weights[k * self.dim..(k + 1) * self.dim], &x);
-                }
-                out
-            })
+            .map(|v| self.row_logits(v))
             .collect()
+    }
+
+    /// Per-category logits of one vector (callers already parallel over rows use this).
+    pub fn row_logits(&self, v: &[f32]) -> [f32; N_CATEGORIES] {
+        let x: Vec<f32> = v.iter().zip(&self.mean).map(|(v, m)| v - m).collect();
+        let mut out = [0f32; N_CATEGORIES];
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = self.bias[k] + dot(&self.weights[k * self.dim..(k + 1) * self.dim], &x);
+        }
+        out
     }
 }
 
