@@ -11,7 +11,7 @@ use std::io::Read;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use precedent_cuad::CATEGORIES;
+use precedent_cuad::clause_classifier::TypeScore;
 use serde::Serialize;
 
 use crate::review::TyperArgs;
@@ -41,16 +41,9 @@ pub struct ClassifyArgs {
 }
 
 #[derive(Serialize)]
-struct Type {
-    category: &'static str,
-    confidence: f32,
-    threshold: f32,
-}
-
-#[derive(Serialize)]
 struct Classified<'a> {
     text: &'a str,
-    types: Vec<Type>,
+    types: Vec<TypeScore>,
 }
 
 /// The clauses to classify: the arguments in order, stdin's text standing for the first "-"
@@ -89,19 +82,8 @@ pub fn run(args: ClassifyArgs) -> Result<()> {
     let texts = clauses(&args)?;
     let model = args.typer.load_legalbench_classifier(args.words_only)?;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let scores = model.batch_scores(&refs)?;
-    for (text, scores) in refs.iter().zip(&scores) {
-        let mut types: Vec<Type> = CATEGORIES
-            .iter()
-            .enumerate()
-            .map(|(k, &category)| Type {
-                category,
-                confidence: scores[k],
-                threshold: args.threshold.unwrap_or_else(|| model.threshold(k)),
-            })
-            .filter(|t| args.all || t.confidence >= t.threshold)
-            .collect();
-        types.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+    let listed = model.types_of(&refs, args.threshold, args.all)?;
+    for (text, types) in refs.iter().zip(listed) {
         if args.json {
             println!("{}", serde_json::to_string(&Classified { text, types })?);
             continue;
@@ -113,11 +95,7 @@ pub fn run(args: ClassifyArgs) -> Result<()> {
             println!("  (no CUAD clause type reaches its threshold)");
         }
         for t in &types {
-            let mark = if t.confidence >= t.threshold {
-                "yes"
-            } else {
-                "no"
-            };
+            let mark = if t.reached() { "yes" } else { "no" };
             println!(
                 "  {:<36} {:.3}  (threshold {:.3})  {mark}",
                 t.category, t.confidence, t.threshold

@@ -7,7 +7,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 use precedent_cuad::clause_classifier::ClassifierOptions;
 use precedent_cuad::ClauseTyper;
-use precedent_server::{ContractReviewer, Finding, LibrarySpec, ModelOptions, ReviewerLoader};
+use precedent_server::{
+    ClassifierLoader, ContractReviewer, Finding, LibrarySpec, ModelOptions, OnDemandModels,
+    ReviewerLoader, TypeScore,
+};
 
 use crate::review::{review_text, TyperArgs};
 
@@ -48,9 +51,14 @@ pub struct ServeArgs {
     #[command(flatten)]
     typer: TyperArgs,
     /// `POST /v1/review` with word features only, as `review --fast` (no MiniLM pass over the
-    /// contract's sentences).
+    /// contract's sentences), and `POST /v1/classify` as `classify --words-only`.
     #[arg(long)]
     fast_review: bool,
+    /// The single-clause classifier behind `POST /v1/classify` (a model file, as `classify
+    /// --classifier` takes); by default `classify`'s cached one, trained from the CUAD data on
+    /// the first request if missing (about 3 minutes once).
+    #[arg(long)]
+    clause_classifier: Option<PathBuf>,
 }
 
 /// Contract review as `precedent review --json` does it: the same typer and candidates.
@@ -81,6 +89,48 @@ fn reviewer_loader(typer: TyperArgs, fast: bool) -> ReviewerLoader {
         eprintln!("loading the clause typer for /v1/review");
         let typer = typer.load_for_review(fast).map_err(|e| format!("{e:#}"))?;
         Ok(Arc::new(TyperReviewer(typer)) as Arc<dyn ContractReviewer>)
+    })
+}
+
+/// Clause classification as `precedent classify` does it: the same model and thresholds.
+struct LegalBenchClassifier(precedent_cuad::clause_classifier::ClauseClassifier);
+
+impl precedent_server::ClauseClassifier for LegalBenchClassifier {
+    fn classify(
+        &self,
+        clauses: &[&str],
+        threshold: Option<f32>,
+        all: bool,
+    ) -> Result<Vec<Vec<TypeScore>>, String> {
+        let listed = self
+            .0
+            .types_of(clauses, threshold, all)
+            .map_err(|e| format!("{e:#}"))?;
+        Ok(listed
+            .into_iter()
+            .map(|types| {
+                types
+                    .into_iter()
+                    .map(|t| TypeScore {
+                        category: t.category.to_owned(),
+                        confidence: t.confidence,
+                        threshold: t.threshold,
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+}
+
+/// `typer.classifier` here is the classify model (`--clause-classifier`), not the second
+/// stage's.
+fn classifier_loader(typer: TyperArgs, words_only: bool) -> ClassifierLoader {
+    Arc::new(move || {
+        eprintln!("loading the clause classifier for /v1/classify");
+        let model = typer
+            .load_legalbench_classifier(words_only)
+            .map_err(|e| format!("{e:#}"))?;
+        Ok(Arc::new(LegalBenchClassifier(model)) as Arc<dyn precedent_server::ClauseClassifier>)
     })
 }
 
@@ -122,7 +172,16 @@ pub fn run(args: ServeArgs) -> Result<()> {
         &specs,
         &models,
         &args.addr,
-        Some(reviewer_loader(args.typer.clone(), args.fast_review)),
+        OnDemandModels {
+            reviewer: Some(reviewer_loader(args.typer.clone(), args.fast_review)),
+            classifier: Some(classifier_loader(
+                TyperArgs {
+                    classifier: args.clause_classifier,
+                    ..args.typer.clone()
+                },
+                args.fast_review,
+            )),
+        },
         |addr, libraries| {
             for lib in libraries {
                 eprintln!(

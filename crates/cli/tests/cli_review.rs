@@ -479,6 +479,21 @@ fn eval_legalbench_with_the_clause_classifier() {
             assert!(t["confidence"].as_f64().unwrap() >= t["threshold"].as_f64().unwrap());
         }
     }
+    // A threshold that is not a confidence is refused.
+    let out = precedent(&[
+        "classify",
+        law,
+        "--threshold",
+        "1.5",
+        "--classifier",
+        s(&model),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("between 0 and 1"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // --all lists the 41 categories; stdin stands for "-"; the text output marks the answer.
     let mut child = Command::new(env!("CARGO_BIN_EXE_precedent"))
         .args(["classify", "-", "--all", "--classifier", s(&model)])

@@ -22,12 +22,18 @@ fn api_over_loopback_on_acord() {
     let rate = create_key(&acord_lib, "rate");
     let admin = create_key(&acord_lib, "admin");
     let other = create_key(&other_lib, "admin");
+    let clause_classifier = small_clause_classifier(p);
+    let mut serve_args = typer_args();
+    serve_args.extend([
+        "--clause-classifier".to_owned(),
+        s(&clause_classifier).to_owned(),
+    ]);
     let server = Server::start_with(
         &[
             format!("acord={}", s(&acord_lib)),
             format!("other={}", s(&other_lib)),
         ],
-        &typer_args(),
+        &serve_args,
         p,
     );
     let url = |path: &str| server.url(path);
@@ -50,6 +56,7 @@ fn api_over_loopback_on_acord() {
         "/v1/compare",
         "/v1/ratings",
         "/v1/review",
+        "/v1/classify",
         "/healthz",
     ] {
         assert!(openapi["paths"][path].is_object(), "OpenAPI lacks {path}");
@@ -504,6 +511,65 @@ fn api_over_loopback_on_acord() {
     call_raw("POST", &review_url, Some(&admin), "application/json", b"{}").assert_problem(400);
     upload(&review_url, "prec_nobody", "franchise.txt", &bytes).assert_problem(401);
 
+    // A lone clause's CUAD types, as `precedent classify` answers: the categories reaching
+    // their threshold, most confident first, one entry per text in the request's order.
+    let classify_url = url("/v1/classify");
+    let law = "This Agreement shall be governed by and construed in accordance with the laws of the State of New York, without regard to its conflict of laws principles.";
+    let assign = "Neither party may assign this Agreement or any of its rights or obligations hereunder without the prior written consent of the other party.";
+    let classify = |body: serde_json::Value| {
+        let reply = call("POST", &classify_url, Some(&rate), Some(&body));
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        reply.json()["clauses"].as_array().expect("clauses").clone()
+    };
+    let confidences = |types: &serde_json::Value| -> Vec<(String, f64, f64)> {
+        types
+            .as_array()
+            .expect("types")
+            .iter()
+            .map(|t| {
+                (
+                    t["category"].as_str().expect("category").to_owned(),
+                    t["confidence"].as_f64().expect("confidence"),
+                    t["threshold"].as_f64().expect("threshold"),
+                )
+            })
+            .collect()
+    };
+    let clauses = classify(json!({"texts": [law, assign]}));
+    assert_eq!(clauses.len(), 2);
+    for (clause, category) in clauses.iter().zip(["Governing Law", "Anti-Assignment"]) {
+        let types = confidences(&clause["types"]);
+        assert_eq!(types[0].0, category, "{clause}");
+        assert!(types.iter().all(|(_, c, t)| c >= t), "{clause}");
+        assert!(types.windows(2).all(|w| w[0].1 >= w[1].1), "{clause}");
+    }
+    // Every category with `all`; one cut for every category with `threshold`.
+    let every = confidences(&classify(json!({"texts": [law], "all": true}))[0]["types"]);
+    assert_eq!(every.len(), 41);
+    assert!(every.iter().any(|(_, c, t)| c < t));
+    let sure = confidences(&classify(json!({"texts": [law], "threshold": 0.9}))[0]["types"]);
+    assert!(
+        sure.iter().all(|(_, c, t)| *t == 0.9 && *c >= 0.9),
+        "{sure:?}"
+    );
+    assert!(sure.len() < every.len());
+    for bad in [
+        json!({"texts": []}),
+        json!({"texts": [law, " "]}),
+        json!({"texts": [law], "threshold": 2}),
+    ] {
+        call("POST", &classify_url, Some(&rate), Some(&bad)).assert_problem(400);
+    }
+    // An unknown field is refused, not ignored.
+    call(
+        "POST",
+        &classify_url,
+        Some(&rate),
+        Some(&json!({"text": law})),
+    )
+    .assert_problem(422);
+    call("POST", &classify_url, None, Some(&json!({"texts": [law]}))).assert_problem(401);
+
     // The page and metrics.
     let page = call("GET", &url("/"), None, None);
     assert_eq!(page.status, 200);
@@ -673,7 +739,28 @@ fn filters_facets_and_context_on_ingested_cuad_contracts() {
         String::from_utf8_lossy(&out.stderr)
     );
     let key = create_key(&lib, "read");
-    let server = Server::start(&[format!("cuad={}", s(&lib))], p);
+    // A classifier that cannot be loaded leaves the rest of the server working.
+    let server = Server::start_with(
+        &[format!("cuad={}", s(&lib))],
+        &[
+            "--clause-classifier".to_owned(),
+            s(&p.join("missing.bin")).to_owned(),
+        ],
+        p,
+    );
+    let missing = call(
+        "POST",
+        &server.url("/v1/classify"),
+        Some(&key),
+        Some(&json!({"texts": ["This Agreement is governed by the laws of Delaware."]})),
+    )
+    .assert_problem(503);
+    assert!(
+        missing["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("missing.bin")),
+        "{missing}"
+    );
     let search = |body: serde_json::Value| {
         let reply = call("POST", &server.url("/v1/search"), Some(&key), Some(&body));
         assert_eq!(reply.status, 200, "{}", reply.body);

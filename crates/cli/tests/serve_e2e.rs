@@ -143,7 +143,13 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
         let key = create_key(&lib, "rate");
         let admin = create_key(&lib, "admin");
         let mut args = typer_args();
-        args.extend(["--model-dir".to_owned(), s(&shipped_ranker()).to_owned()]);
+        let classifier = small_clause_classifier(&p);
+        args.extend([
+            "--model-dir".to_owned(),
+            s(&shipped_ranker()).to_owned(),
+            "--clause-classifier".to_owned(),
+            s(&classifier).to_owned(),
+        ]);
         let server = Server::start_with(&[format!("acord={}", s(&lib))], &args, &p);
         (lib, key, admin, server)
     })
@@ -517,6 +523,44 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
     );
     let screenshot = client.screenshot().await.expect("screenshot");
     std::fs::write(artifact_dir().join("review.png"), &screenshot).expect("save screenshot");
+
+    // One clause on its own: its CUAD types, most likely first; a type searches for
+    // precedents like the clause, filtered to that type.
+    client
+        .find(Locator::Id("classify-text"))
+        .await
+        .expect("clause box")
+        .send_keys("Neither party may assign this Agreement or any of its rights or obligations hereunder without the prior written consent of the other party.")
+        .await
+        .expect("type the clause");
+    client
+        .find(Locator::Id("classify-button"))
+        .await
+        .expect("classify button")
+        .click()
+        .await
+        .expect("click classify");
+    let first = wait_for(
+        &client,
+        "clause types",
+        "document.querySelector('#classify-types button strong')?.textContent",
+    )
+    .await;
+    assert_eq!(first, "Anti-Assignment");
+    client
+        .execute(
+            "document.querySelector('#classify-types button').click()",
+            vec![],
+        )
+        .await
+        .expect("search the type");
+    let filtered = wait_for(
+        &client,
+        "search filtered by the type",
+        "!document.getElementById('panel-search').hidden && document.getElementById('f-clause-type').value === 'Anti-Assignment' && document.getElementById('status').textContent.includes('Anti-Assignment') && document.getElementById('query').value.startsWith('Neither party may assign')",
+    )
+    .await;
+    assert_eq!(filtered, true);
     client.close().await.expect("close browser");
 
     let export = call("GET", &server.url("/v1/ratings"), Some(&admin), None);

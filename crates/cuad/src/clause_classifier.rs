@@ -354,6 +354,22 @@ pub struct ViewInfo {
     pub max_tokens: usize,
 }
 
+/// One CUAD category's reading of a clause ([`ClauseClassifier::types_of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TypeScore {
+    pub category: &'static str,
+    pub confidence: f32,
+    /// The cut the confidence is read against.
+    pub threshold: f32,
+}
+
+impl TypeScore {
+    /// The confidence reaches the threshold: the clause is read as of this type.
+    pub fn reached(&self) -> bool {
+        self.confidence >= self.threshold
+    }
+}
+
 pub struct ClauseClassifier {
     featurizer: Featurizer,
     idf: Vec<f32>,
@@ -868,6 +884,43 @@ impl ClauseClassifier {
     /// The decision threshold of category `k`.
     pub fn threshold(&self, k: usize) -> f32 {
         self.info.thresholds.get(k).copied().unwrap_or(0.5)
+    }
+
+    /// The CUAD types of each of `texts` as a lawyer reads them (`precedent classify`,
+    /// `/v1/classify`): the categories whose confidence reaches their threshold (`threshold`
+    /// for every category instead of each one's own), every category with `all`, most
+    /// confident first.
+    pub fn types_of(
+        &self,
+        texts: &[&str],
+        threshold: Option<f32>,
+        all: bool,
+    ) -> Result<Vec<Vec<TypeScore>>> {
+        if let Some(t) = threshold {
+            ensure!(
+                (0.0..=1.0).contains(&t),
+                "the threshold is a confidence between 0 and 1, got {t}"
+            );
+        }
+        Ok(self
+            .batch_scores(texts)?
+            .iter()
+            .map(|scores| {
+                let mut types: Vec<TypeScore> = CATEGORIES
+                    .iter()
+                    .zip(scores)
+                    .enumerate()
+                    .map(|(k, (&category, &confidence))| TypeScore {
+                        category,
+                        confidence,
+                        threshold: threshold.unwrap_or_else(|| self.threshold(k)),
+                    })
+                    .filter(|t| all || t.reached())
+                    .collect();
+                types.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+                types
+            })
+            .collect())
     }
 
     /// Whether the clause is of category `k` (its confidence reaches the category's threshold).

@@ -431,7 +431,7 @@ fn check_k(k: usize) -> Result<usize, Problem> {
     Ok(k)
 }
 
-fn check_text(what: &str, text: &str) -> Result<(), Problem> {
+pub(crate) fn check_text(what: &str, text: &str) -> Result<(), Problem> {
     if text.trim().is_empty() {
         return Err(Problem::bad_request(format!("{what} is empty")));
     }

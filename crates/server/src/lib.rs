@@ -12,8 +12,10 @@
 
 pub mod api;
 mod auth;
+pub mod classify;
 mod context;
 pub mod keys;
+mod lazy;
 mod metrics;
 pub mod problem;
 pub mod ratings;
@@ -32,13 +34,14 @@ use tokio::sync::Semaphore;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::OpenApi;
 
+pub use classify::{ClassifierLoader, ClauseClassifier, TypeScore};
 pub use keys::{KeyRecord, KeyStore, Role};
+pub use lazy::{LazyModel, Loader};
 pub use review::{ContractReviewer, Finding, ReviewerLoader};
 pub use state::{LibrarySpec, ModelOptions};
 
 use crate::metrics::Metrics;
 use crate::problem::Problem;
-use crate::review::LazyReviewer;
 use crate::state::{LibraryService, LibrarySlot};
 
 /// Largest JSON request body (a pasted clause or draft is far smaller).
@@ -67,18 +70,29 @@ pub struct AppState {
     metrics: Arc<Metrics>,
     /// One permit per core: engine work waits here rather than oversubscribing the CPU.
     engine_slots: Arc<Semaphore>,
-    reviewer: Arc<LazyReviewer>,
+    reviewer: Arc<LazyModel<dyn ContractReviewer>>,
+    classifier: Arc<LazyModel<dyn ClauseClassifier>>,
+}
+
+/// The models behind `/v1/review` and `/v1/classify`, loaded on their first request (training
+/// them the first time takes minutes); a missing loader makes its endpoint answer 501.
+#[derive(Clone, Default)]
+pub struct OnDemandModels {
+    /// The contract reviewer (the CUAD clause typer).
+    pub reviewer: Option<ReviewerLoader>,
+    /// The single-clause classifier.
+    pub classifier: Option<ClassifierLoader>,
 }
 
 impl AppState {
-    /// `reviewer` loads the contract reviewer on the first /v1/review (none: review is 501).
-    pub fn new(libraries: Vec<Arc<LibrarySlot>>, reviewer: Option<ReviewerLoader>) -> Self {
+    pub fn new(libraries: Vec<Arc<LibrarySlot>>, on_demand: OnDemandModels) -> Self {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         AppState {
             libraries: Arc::new(libraries),
             metrics: Arc::new(Metrics::default()),
             engine_slots: Arc::new(Semaphore::new(cores)),
-            reviewer: Arc::new(LazyReviewer::new(reviewer)),
+            reviewer: Arc::new(review::lazy_reviewer(on_demand.reviewer)),
+            classifier: Arc::new(classify::lazy_classifier(on_demand.classifier)),
         }
     }
 }
@@ -87,11 +101,11 @@ impl AppState {
 #[openapi(
     info(
         title = "Precedent API",
-        description = "Find precedent clauses, compare them, rate them, and review contracts. Every /v1 endpoint needs `Authorization: Bearer KEY` (keys are created with `precedent keys create`). Errors are RFC 9457 problem details."
+        description = "Find precedent clauses, compare them, rate them, review contracts and classify clauses. Every /v1 endpoint needs `Authorization: Bearer KEY` (keys are created with `precedent keys create`). Errors are RFC 9457 problem details."
     ),
     paths(
         api::search, api::similar, api::clause, api::compare, api::rate, api::export_ratings,
-        review::review, api::libraries, api::healthz, api::metrics
+        review::review, classify::classify, api::libraries, api::healthz, api::metrics
     ),
     modifiers(&BearerAuth)
 )]
@@ -144,6 +158,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/compare", post(api::compare))
         .route("/v1/ratings", post(api::rate).get(api::export_ratings))
         .route("/v1/libraries", get(api::libraries))
+        .route("/v1/classify", post(classify::classify))
         .layer(json_limit)
         .route(
             "/v1/review",
@@ -173,7 +188,7 @@ pub async fn serve(
     specs: &[LibrarySpec],
     models: &ModelOptions,
     addr: &str,
-    reviewer: Option<ReviewerLoader>,
+    on_demand: OnDemandModels,
     on_ready: impl FnOnce(SocketAddr, &[Arc<LibraryService>]),
 ) -> Result<(), ServeError> {
     let specs = specs.to_vec();
@@ -194,7 +209,7 @@ pub async fn serve(
     if let Some(every) = watch_every {
         tokio::spawn(watch_generations(libraries.clone(), every));
     }
-    let app = router(AppState::new(libraries, reviewer));
+    let app = router(AppState::new(libraries, on_demand));
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown_signal())
         .await?;

@@ -6,8 +6,6 @@
 //! trained; `precedent serve` passes a loader, called on the first review (training or loading
 //! a typer takes seconds to a minute, which a server start should not pay when nobody reviews).
 
-use std::sync::{Arc, Mutex, OnceLock};
-
 use axum::extract::{Multipart, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
@@ -17,6 +15,7 @@ use utoipa::ToSchema;
 use crate::api::run_blocking;
 use crate::auth::authorize;
 use crate::keys::Role;
+use crate::lazy::{LazyModel, Loader};
 use crate::problem::Problem;
 use crate::AppState;
 
@@ -40,42 +39,11 @@ pub trait ContractReviewer: Send + Sync {
 }
 
 /// Loads the reviewer; called once, on the first review request.
-pub type ReviewerLoader = Arc<dyn Fn() -> Result<Arc<dyn ContractReviewer>, String> + Send + Sync>;
+pub type ReviewerLoader = Loader<dyn ContractReviewer>;
 
 /// The reviewer, loaded on first use; `None` loader = review not available in this server.
-#[derive(Default)]
-pub struct LazyReviewer {
-    loader: Mutex<Option<ReviewerLoader>>,
-    loaded: OnceLock<Result<Arc<dyn ContractReviewer>, String>>,
-}
-
-impl LazyReviewer {
-    pub fn new(loader: Option<ReviewerLoader>) -> Self {
-        LazyReviewer {
-            loader: Mutex::new(loader),
-            loaded: OnceLock::new(),
-        }
-    }
-
-    fn get(&self) -> Result<Arc<dyn ContractReviewer>, Problem> {
-        let loaded = self.loaded.get_or_init(|| {
-            let loader = self.loader.lock().unwrap_or_else(|p| p.into_inner()).take();
-            match loader {
-                Some(load) => load(),
-                None => Err(String::new()),
-            }
-        });
-        match loaded {
-            Ok(reviewer) => Ok(reviewer.clone()),
-            Err(e) if e.is_empty() => Err(Problem::not_implemented(
-                "contract review is not available in this server: it needs the CUAD clause typer (start `precedent serve` from a build that has it)",
-            )),
-            Err(e) => Err(Problem::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                format!("the clause typer could not be loaded: {e}"),
-            )),
-        }
-    }
+pub(crate) fn lazy_reviewer(loader: Option<ReviewerLoader>) -> LazyModel<dyn ContractReviewer> {
+    LazyModel::new("the CUAD clause typer", "contract review", loader)
 }
 
 /// A segmented clause of the reviewed contract.
@@ -201,13 +169,8 @@ pub async fn review(
             .map_err(|e| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))
     })
     .await?;
-    // Loading (or, the very first time, training) the typer can take a minute: it happens
-    // outside the engine slots so searches keep being served meanwhile; concurrent first
-    // reviews wait for the one load.
-    let lazy = state.reviewer.clone();
-    let reviewer = tokio::task::spawn_blocking(move || lazy.get())
-        .await
-        .map_err(|e| Problem::internal(format!("loading the clause typer failed: {e}")))??;
+    // Loading (or, the very first time, training) the typer can take a minute.
+    let reviewer = state.reviewer.load().await?;
     let contract = upload.file_name;
     run_blocking(&state, move || {
         let clauses = precedent_contracts::segment(&document);

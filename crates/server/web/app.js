@@ -440,6 +440,37 @@ function renderReview(r) {
   }));
 }
 
+// ---------- classify one clause ----------
+// The clause's CUAD types at each category's own threshold (tuned for balanced accuracy, so
+// related types are listed too); a type searches for precedents like the clause, of that type.
+async function runClassify() {
+  const text = $("classify-text").value;
+  if (!text.trim()) return;
+  setStatus("classify-status", "Classifying…");
+  $("classify-types").replaceChildren();
+  try {
+    const r = await api("POST", "/v1/classify", { texts: [text] });
+    const types = r.clauses[0].types;
+    setStatus("classify-status", types.length
+      ? `${types.length} clause type${types.length === 1 ? "" : "s"}, most likely first`
+      : "No CUAD clause type reaches its threshold");
+    $("classify-types").replaceChildren(...types.map((t) => el("li", {},
+      el("button", {
+        type: "button", class: "type-link",
+        title: `Find precedents like this clause, of type ${t.category}`,
+        onclick: () => {
+          $("query").value = text.trim();
+          $("f-clause-type").value = t.category;
+          showTab("search");
+          runSearch();
+        },
+      }, el("strong", { text: t.category }),
+      el("span", { class: "count", text: ` ${(t.confidence * 100).toFixed(0)}%` })))));
+  } catch (e) {
+    setStatus("classify-status", e.message, true);
+  }
+}
+
 // ---------- wiring ----------
 document.addEventListener("DOMContentLoaded", () => {
   $("clause-types").replaceChildren(...CUAD_TYPES.map((t) => el("option", { value: t })));
@@ -451,6 +482,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("compare-button").addEventListener("click", runCompare);
   $("compare-clear").addEventListener("click", clearCompare);
   $("review-form").addEventListener("submit", (e) => { e.preventDefault(); runReview(); });
+  $("classify-form").addEventListener("submit", (e) => { e.preventDefault(); runClassify(); });
   for (const t of TABS) $(`tab-${t}`).addEventListener("click", () => showTab(t));
   $("tab-search").parentElement.addEventListener("keydown", (e) => {
     const i = TABS.findIndex((t) => $(`tab-${t}`).getAttribute("aria-selected") === "true");

@@ -291,6 +291,24 @@ pub fn classifier_cache() -> PathBuf {
     ))
 }
 
+/// A small word-only clause classifier (40 CUAD contracts, a few seconds to train) saved in
+/// `dir`, for `classify --classifier` and `serve --clause-classifier`: the default one reads
+/// MiniLM and takes minutes to train.
+pub fn small_clause_classifier(dir: &Path) -> PathBuf {
+    use precedent_cuad::clause_classifier::{span_examples, ClassifierOptions, ClauseClassifier};
+    let data = precedent_cuad::load(&cuad_dir()).expect("CUAD data");
+    let train: Vec<&_> = data.contracts.iter().take(40).collect();
+    let model = ClauseClassifier::train(
+        &span_examples(&train),
+        &ClassifierOptions::default(),
+        "test",
+    )
+    .expect("train the clause classifier");
+    let path = dir.join("clause-classifier.bin");
+    model.save(&path).expect("save the clause classifier");
+    path
+}
+
 /// Makes sure the full typer and the clause classifier its second stage reads are trained and
 /// cached, and returns the arguments that point a command (`serve`, `ingest`, `review`) at them.
 pub fn typer_args() -> Vec<String> {
