@@ -59,6 +59,11 @@ pub struct ServeArgs {
     /// the first request if missing (about 3 minutes once).
     #[arg(long)]
     clause_classifier: Option<PathBuf>,
+    /// Load (or, the first time, train) the models behind `/v1/review` and `/v1/classify` at
+    /// start, in the background, so that the first lawyer to review or classify does not wait;
+    /// `/healthz` reports their state. Searches are served meanwhile.
+    #[arg(long)]
+    preload: bool,
 }
 
 /// Contract review as `precedent review --json` does it: the same typer and candidates.
@@ -181,6 +186,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
                 },
                 args.fast_review,
             )),
+            preload: args.preload,
         },
         |addr, libraries| {
             for lib in libraries {

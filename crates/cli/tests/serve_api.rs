@@ -48,6 +48,9 @@ fn api_over_loopback_on_acord() {
     assert_eq!(health["libraries"][0]["name"], "acord");
     assert_eq!(health["libraries"][0]["clauses"], corpus.len());
     assert_eq!(health["libraries"][0]["default_pipeline"], "bm25");
+    // The review and classify models load on their first request.
+    assert_eq!(health["models"]["clause_typer"]["state"], "not_loaded");
+    assert_eq!(health["models"]["clause_classifier"]["state"], "not_loaded");
     let openapi = call("GET", &url("/openapi.json"), None, None).json();
     for path in [
         "/v1/search",
@@ -569,6 +572,9 @@ fn api_over_loopback_on_acord() {
     )
     .assert_problem(422);
     call("POST", &classify_url, None, Some(&json!({"texts": [law]}))).assert_problem(401);
+    let models = call("GET", &url("/healthz"), None, None).json()["models"].clone();
+    assert_eq!(models["clause_typer"]["state"], "ready", "{models}");
+    assert_eq!(models["clause_classifier"]["state"], "ready", "{models}");
 
     // The page and metrics.
     let page = call("GET", &url("/"), None, None);
@@ -739,14 +745,33 @@ fn filters_facets_and_context_on_ingested_cuad_contracts() {
         String::from_utf8_lossy(&out.stderr)
     );
     let key = create_key(&lib, "read");
-    // A classifier that cannot be loaded leaves the rest of the server working.
-    let server = Server::start_with(
-        &[format!("cuad={}", s(&lib))],
-        &[
-            "--clause-classifier".to_owned(),
-            s(&p.join("missing.bin")).to_owned(),
-        ],
-        p,
+    // A classifier that cannot be loaded leaves the rest of the server working; preloaded, it
+    // fails in the background and /healthz says why before anyone asks for it.
+    let mut serve_args = typer.clone();
+    serve_args.extend([
+        "--clause-classifier".to_owned(),
+        s(&p.join("missing.bin")).to_owned(),
+        "--preload".to_owned(),
+    ]);
+    let server = Server::start_with(&[format!("cuad={}", s(&lib))], &serve_args, p);
+    let waited = Instant::now();
+    let models = loop {
+        let models = call("GET", &server.url("/healthz"), None, None).json()["models"].clone();
+        let settled =
+            |m: &serde_json::Value| !matches!(m["state"].as_str(), Some("loading" | "not_loaded"));
+        if settled(&models["clause_typer"]) && settled(&models["clause_classifier"]) {
+            break models;
+        }
+        assert!(waited.elapsed() < Duration::from_secs(120), "{models}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(models["clause_typer"]["state"], "ready", "{models}");
+    assert_eq!(models["clause_classifier"]["state"], "failed", "{models}");
+    assert!(
+        models["clause_classifier"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("missing.bin")),
+        "{models}"
     );
     let missing = call(
         "POST",

@@ -45,7 +45,7 @@ use crate::candidates::{candidates, Candidate, Kind};
 use crate::categories::CATEGORIES;
 use crate::dataset::CuadContract;
 use crate::dense::{
-    embed_in_chunks, DenseClassifier, DenseOptions, SentenceEmbedder, SENTENCE_MAX_TOKENS,
+    self, embed_in_chunks, DenseClassifier, DenseOptions, SentenceEmbedder, SENTENCE_MAX_TOKENS,
 };
 use crate::features::{fnv, DIM};
 use crate::labels::{label, label_by_position};
@@ -479,7 +479,7 @@ pub fn neighbour_vote(
     let mut sims: Vec<(f32, usize)> = vectors
         .chunks_exact(dim)
         .enumerate()
-        .map(|(j, v)| (v.iter().zip(vector).map(|(a, b)| a * b).sum::<f32>(), j))
+        .map(|(j, v)| (dense::dot(v, vector), j))
         .collect();
     let k = k.min(sims.len());
     if k < sims.len() {

@@ -509,7 +509,7 @@ impl DenseClassifier {
     }
 }
 
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     // Eight accumulators so the compiler vectorises the sum.
     let mut acc = [0f32; 8];
     let mut ca = a.chunks_exact(8);

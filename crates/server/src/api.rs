@@ -394,6 +394,18 @@ pub struct Health {
     pub status: String,
     pub version: String,
     pub libraries: Vec<LibraryInfo>,
+    /// The models loaded on demand (`serve --preload` loads them at start).
+    pub models: OnDemandStates,
+}
+
+/// Where each on-demand model is: not_loaded, loading, ready, failed (with its reason) or
+/// unavailable.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OnDemandStates {
+    /// The CUAD clause typer behind /v1/review.
+    pub clause_typer: crate::lazy::ModelState,
+    /// The single-clause classifier behind /v1/classify.
+    pub clause_classifier: crate::lazy::ModelState,
 }
 
 fn library_info(service: &LibraryService, role: Option<Role>) -> LibraryInfo {
@@ -987,6 +999,10 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
             .iter()
             .map(|s| library_info(&s.get(), None))
             .collect(),
+        models: OnDemandStates {
+            clause_typer: state.reviewer.state(),
+            clause_classifier: state.classifier.state(),
+        },
     })
 }
 

@@ -4,8 +4,10 @@
 //! take seconds to load and, the very first time, minutes to train. A server start should not
 //! pay that when nobody reviews or classifies, and searches must keep being served while it
 //! happens. Concurrent first requests wait for the one load; a failed load is remembered and
-//! answered as 503 with its reason (it would fail the same way again).
+//! answered as 503 with its reason (it would fail the same way again). `serve --preload` starts
+//! the loads at start instead, in the background, and `/healthz` tells where each one is.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use axum::http::StatusCode;
@@ -23,6 +25,23 @@ pub struct LazyModel<T: ?Sized> {
     feature: &'static str,
     loader: Mutex<Option<Loader<T>>>,
     loaded: OnceLock<Result<Arc<T>, String>>,
+    /// A load has started (it may be running now).
+    started: AtomicBool,
+}
+
+/// Where a [`LazyModel`] is, as `/healthz` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case", tag = "state", content = "reason")]
+pub enum ModelState {
+    /// No request has needed it yet (and no preload asked for it).
+    NotLoaded,
+    /// Loading, or training for the first time.
+    Loading,
+    Ready,
+    /// The load failed; its requests answer 503 with this reason.
+    Failed(String),
+    /// This server has no loader for it; its requests answer 501.
+    Unavailable,
 }
 
 impl<T: ?Sized + Send + Sync + 'static> LazyModel<T> {
@@ -32,11 +51,31 @@ impl<T: ?Sized + Send + Sync + 'static> LazyModel<T> {
             feature,
             loader: Mutex::new(loader),
             loaded: OnceLock::new(),
+            started: AtomicBool::new(false),
+        }
+    }
+
+    pub fn state(&self) -> ModelState {
+        match self.loaded.get() {
+            Some(Ok(_)) => ModelState::Ready,
+            Some(Err(e)) if e.is_empty() => ModelState::Unavailable,
+            Some(Err(e)) => ModelState::Failed(e.clone()),
+            None if self.started.load(Ordering::SeqCst) => ModelState::Loading,
+            None if self
+                .loader
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .is_none() =>
+            {
+                ModelState::Unavailable
+            }
+            None => ModelState::NotLoaded,
         }
     }
 
     fn get(&self) -> Result<Arc<T>, Problem> {
         let loaded = self.loaded.get_or_init(|| {
+            self.started.store(true, Ordering::SeqCst);
             let loader = self.loader.lock().unwrap_or_else(|p| p.into_inner()).take();
             match loader {
                 Some(load) => load(),
@@ -54,6 +93,16 @@ impl<T: ?Sized + Send + Sync + 'static> LazyModel<T> {
                 format!("{} could not be loaded: {e}", self.model),
             )),
         }
+    }
+
+    /// Starts loading the model on a thread of its own, now rather than on its first request.
+    pub fn preload(self: &Arc<Self>) {
+        let lazy = self.clone();
+        std::thread::spawn(move || {
+            if let Err(problem) = lazy.get() {
+                tracing::warn!("{}", problem.detail);
+            }
+        });
     }
 
     /// The model, loading it (off the async threads and outside the engine slots, so searches
@@ -85,10 +134,12 @@ mod tests {
             })),
         );
         let ok = Arc::new(ok);
+        assert_eq!(ok.state(), ModelState::NotLoaded);
         for _ in 0..3 {
             assert_eq!(&*ok.load().await.expect("loads"), "loaded");
         }
         assert_eq!(calls.load(Ordering::SeqCst), 1);
+        assert_eq!(ok.state(), ModelState::Ready);
 
         let failing: Arc<LazyModel<str>> = Arc::new(LazyModel::new(
             "the thing",
@@ -105,9 +156,37 @@ mod tests {
             StatusCode::SERVICE_UNAVAILABLE
         );
 
+        assert!(matches!(failing.state(), ModelState::Failed(e) if e == "no weights"));
+
         let absent: Arc<LazyModel<str>> = Arc::new(LazyModel::new("the thing", "doing it", None));
+        assert_eq!(absent.state(), ModelState::Unavailable);
         let problem = absent.load().await.expect_err("absent");
         assert_eq!(problem.status_code(), StatusCode::NOT_IMPLEMENTED);
         assert!(problem.detail.starts_with("doing it is not available"));
+    }
+
+    #[test]
+    fn a_preload_runs_in_the_background_and_reports_loading() {
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let wait = Mutex::new(wait);
+        let lazy: Arc<LazyModel<str>> = Arc::new(LazyModel::new(
+            "the thing",
+            "doing it",
+            Some(Arc::new(move || {
+                let _ = wait.lock().map(|w| w.recv());
+                Ok(Arc::from("loaded"))
+            })),
+        ));
+        lazy.preload();
+        let waited = std::time::Instant::now();
+        while lazy.state() != ModelState::Loading {
+            assert!(waited.elapsed().as_secs() < 10, "{:?}", lazy.state());
+            std::thread::yield_now();
+        }
+        release.send(()).expect("release the load");
+        while lazy.state() != ModelState::Ready {
+            assert!(waited.elapsed().as_secs() < 10, "{:?}", lazy.state());
+            std::thread::yield_now();
+        }
     }
 }

@@ -36,7 +36,7 @@ use utoipa::OpenApi;
 
 pub use classify::{ClassifierLoader, ClauseClassifier, TypeScore};
 pub use keys::{KeyRecord, KeyStore, Role};
-pub use lazy::{LazyModel, Loader};
+pub use lazy::{LazyModel, Loader, ModelState};
 pub use review::{ContractReviewer, Finding, ReviewerLoader};
 pub use state::{LibrarySpec, ModelOptions};
 
@@ -82,18 +82,25 @@ pub struct OnDemandModels {
     pub reviewer: Option<ReviewerLoader>,
     /// The single-clause classifier.
     pub classifier: Option<ClassifierLoader>,
+    /// Load both at start, in the background, instead of on their first request.
+    pub preload: bool,
 }
 
 impl AppState {
     pub fn new(libraries: Vec<Arc<LibrarySlot>>, on_demand: OnDemandModels) -> Self {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        AppState {
+        let state = AppState {
             libraries: Arc::new(libraries),
             metrics: Arc::new(Metrics::default()),
             engine_slots: Arc::new(Semaphore::new(cores)),
             reviewer: Arc::new(review::lazy_reviewer(on_demand.reviewer)),
             classifier: Arc::new(classify::lazy_classifier(on_demand.classifier)),
+        };
+        if on_demand.preload {
+            state.reviewer.preload();
+            state.classifier.preload();
         }
+        state
     }
 }
 
