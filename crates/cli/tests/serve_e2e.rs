@@ -1,8 +1,9 @@
 //! End to end: the web page served by `precedent serve`, driven in headless Chromium through
 //! chromedriver (Debian's `chromium` and `chromium-driver`, installed by scripts/setup.sh).
 //! Enters a key, searches with the keyboard, filters, opens a clause's context, compares two
-//! clauses, rates one, reviews an uploaded contract, and saves screenshots of the results and
-//! review pages to `target/tmp/e2e/results.png` and `review.png`.
+//! clauses, rates one, reviews an uploaded contract, classifies a pasted clause, and saves
+//! screenshots of the results, review and classify pages to `target/tmp/e2e/results.png`,
+//! `review.png` and `classify.png`.
 
 mod support;
 
@@ -547,6 +548,17 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
     )
     .await;
     assert_eq!(first, "Anti-Assignment");
+    // Above an even chance it is listed as likely, apart from the possible types.
+    let likely = client
+        .execute(
+            "return Array.from(document.querySelectorAll('#classify-types button.likely strong')).map((t) => t.textContent)",
+            vec![],
+        )
+        .await
+        .expect("likely types");
+    assert_eq!(likely, serde_json::json!(["Anti-Assignment"]));
+    let screenshot = client.screenshot().await.expect("screenshot");
+    std::fs::write(artifact_dir().join("classify.png"), &screenshot).expect("save screenshot");
     client
         .execute(
             "document.querySelector('#classify-types button').click()",

@@ -451,12 +451,16 @@ async function runClassify() {
   try {
     const r = await api("POST", "/v1/classify", { texts: [text] });
     const types = r.clauses[0].types;
+    // Each category's threshold is tuned for balanced accuracy and errs towards listing, so
+    // the types under an even chance are shown apart, as possible rather than likely.
+    const likely = types.filter((t) => t.confidence >= 0.5);
+    const possible = types.filter((t) => t.confidence < 0.5);
     setStatus("classify-status", types.length
-      ? `${types.length} clause type${types.length === 1 ? "" : "s"}, most likely first`
+      ? `${likely.length} likely, ${possible.length} possible clause type${possible.length === 1 ? "" : "s"}`
       : "No CUAD clause type reaches its threshold");
-    $("classify-types").replaceChildren(...types.map((t) => el("li", {},
+    const typeButton = (t) => el("li", {},
       el("button", {
-        type: "button", class: "type-link",
+        type: "button", class: t.confidence >= 0.5 ? "type-link likely" : "type-link",
         title: `Find precedents like this clause, of type ${t.category}`,
         onclick: () => {
           $("query").value = text.trim();
@@ -465,7 +469,10 @@ async function runClassify() {
           runSearch();
         },
       }, el("strong", { text: t.category }),
-      el("span", { class: "count", text: ` ${(t.confidence * 100).toFixed(0)}%` })))));
+      el("span", { class: "count", text: ` ${(t.confidence * 100).toFixed(0)}%` })));
+    const group = (label, list) => list.length
+      ? [el("li", { class: "types-label", text: label }), ...list.map(typeButton)] : [];
+    $("classify-types").replaceChildren(...group("Likely", likely), ...group("Possible", possible));
   } catch (e) {
     setStatus("classify-status", e.message, true);
   }
