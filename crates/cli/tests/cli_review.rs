@@ -534,6 +534,34 @@ fn eval_legalbench_with_the_clause_classifier() {
         types.len() <= 1 && types.iter().all(|t| t["threshold"] == 0.99),
         "{line}"
     );
+    // --paragraphs: a file of clauses on stdin, one per paragraph, one JSON line each.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_precedent"))
+        .args([
+            "classify",
+            "--paragraphs",
+            "--json",
+            "--classifier",
+            s(&model),
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{law}\n\n\n{assign}\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["text"], law);
+    assert_eq!(lines[1]["types"][0]["category"], "Anti-Assignment");
     // No clause at all (stdin empty) is an error saying what is missing.
     let out = precedent(&["classify", "--classifier", s(&model)]);
     assert!(!out.status.success());
