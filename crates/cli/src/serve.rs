@@ -59,9 +59,10 @@ pub struct ServeArgs {
     /// the first request if missing (about 3 minutes once).
     #[arg(long)]
     clause_classifier: Option<PathBuf>,
-    /// Load (or, the first time, train) the models behind `/v1/review` and `/v1/classify` at
-    /// start, in the background, so that the first lawyer to review or classify does not wait;
-    /// `/healthz` reports their state. Searches are served meanwhile.
+    /// Load (or, the first time, train) the models behind `/v1/review` and `/v1/classify`, and
+    /// the clause classifier that queries naming a clause type read, at start, in the
+    /// background, so that the first lawyer to need one does not wait; `/healthz` reports the
+    /// review and classify models' state. Searches are served meanwhile.
     #[arg(long)]
     preload: bool,
 }
@@ -141,7 +142,7 @@ fn classifier_loader(typer: TyperArgs, words_only: bool) -> ClassifierLoader {
 
 /// The clause classifier the review's typer reads, as the learned ranker's clause-type reader,
 /// loaded on the first query naming a CUAD clause type.
-fn lazy_clause_types(typer: TyperArgs) -> Arc<dyn precedent_learn::ClauseTypeReader> {
+fn lazy_clause_types(typer: TyperArgs) -> Arc<precedent_learn::clause_types::LazyClauseTypes> {
     Arc::new(precedent_learn::clause_types::LazyClauseTypes::new(
         Box::new(move || {
             eprintln!("loading the clause classifier for queries naming a clause type");
@@ -159,13 +160,18 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .iter()
         .map(|s| LibrarySpec::parse(s).map_err(anyhow::Error::msg))
         .collect::<Result<Vec<_>>>()?;
+    let clause_types = lazy_clause_types(args.typer.clone());
+    if args.preload {
+        let lazy = clause_types.clone();
+        std::thread::spawn(move || lazy.load());
+    }
     let models = ModelOptions {
         model: args.model,
         rerank_model: args.rerank_model,
         rerank_top: args.rerank_top,
         ranker_dir: args.ranker_dir,
         learned_top: args.learned_top,
-        clause_types: Some(lazy_clause_types(args.typer.clone())),
+        clause_types: Some(clause_types),
         watch_every: (args.watch_secs > 0.0)
             .then(|| std::time::Duration::from_secs_f64(args.watch_secs)),
     };

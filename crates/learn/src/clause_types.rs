@@ -86,16 +86,31 @@ impl std::fmt::Debug for LazyClauseTypes {
     }
 }
 
+impl LazyClauseTypes {
+    /// Loads the model now (on the first call), rather than on the first query naming a clause
+    /// type (`serve --preload`); whether it is available.
+    pub fn load(&self) -> bool {
+        self.reader().is_some()
+    }
+
+    fn reader(&self) -> Option<&Arc<dyn ClauseTypeReader>> {
+        self.loaded
+            .get_or_init(|| match (self.load)() {
+                Ok(reader) => Some(reader),
+                Err(e) => {
+                    tracing::warn!(
+                        "clause types unavailable, queries naming one rank without: {e}"
+                    );
+                    None
+                }
+            })
+            .as_ref()
+    }
+}
+
 impl ClauseTypeReader for LazyClauseTypes {
     fn clause_types(&self, text: &str) -> Option<u64> {
-        let reader = self.loaded.get_or_init(|| match (self.load)() {
-            Ok(reader) => Some(reader),
-            Err(e) => {
-                tracing::warn!("clause types unavailable, queries naming one rank without: {e}");
-                None
-            }
-        });
-        reader.as_ref()?.clause_types(text)
+        self.reader()?.clause_types(text)
     }
 }
 
