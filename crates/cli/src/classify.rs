@@ -1,7 +1,9 @@
 //! `precedent classify TEXT...`: the CUAD clause types of a clause on its own ("is this a
 //! Non-Compete?"), for a lawyer holding one clause rather than a contract. It answers with the
 //! LegalBench classifier (`eval-legalbench`'s default: words, the MiniLM view and the nearest
-//! annotated spans' vote), whose per-category thresholds were tuned for balanced accuracy.
+//! annotated spans' vote), whose per-category thresholds were tuned for balanced accuracy, so
+//! they err towards listing: the text output marks types at 0.5 and up "likely" and the rest
+//! "possible", as the web page does (`eval-legalbench --dev-cuad` measures both lists).
 //!
 //! Why not `review`: a review reads a whole contract (sections, neighbours, the contract's other
 //! candidates) and ranks findings against each other; a lone clause has none of that, which is
@@ -43,6 +45,9 @@ pub struct ClassifyArgs {
     #[command(flatten)]
     pub typer: TyperArgs,
 }
+
+/// The confidence from which a listed type reads as likely rather than possible.
+const LIKELY: f32 = 0.5;
 
 #[derive(Serialize)]
 struct Classified<'a> {
@@ -125,7 +130,13 @@ pub fn run(args: ClassifyArgs) -> Result<()> {
             println!("  (no CUAD clause type reaches its threshold)");
         }
         for t in &types {
-            let mark = if t.reached() { "yes" } else { "no" };
+            // As the web page splits them: at 0.5 and up a type is likely (83% of those are
+            // right on the development CV); under it, at its threshold, only possible.
+            let mark = match (t.reached(), t.confidence >= LIKELY) {
+                (true, true) => "likely",
+                (true, false) => "possible",
+                (false, _) => "no",
+            };
             println!(
                 "  {:<36} {:.3}  (threshold {:.3})  {mark}",
                 t.category, t.confidence, t.threshold

@@ -10,7 +10,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use precedent_cuad::clause_classifier::{cross_validate, dev_report, ClauseClassifier};
+use precedent_cuad::clause_classifier::{
+    cross_validate, dev_report, listing_report, ClauseClassifier,
+};
 use precedent_cuad::legalbench::{read_examples, tasks, Task, Thresholds};
 use precedent_cuad::{ClauseTyper, CATEGORIES, N_CATEGORIES};
 use precedent_metrics::balanced_accuracy;
@@ -208,6 +210,20 @@ fn dev_scores(
         },
     )?;
     let report = dev_report(&spans, args.folds, &options);
+    // What a lawyer sees of the same held-out spans through `classify`.
+    let listing = listing_report(&spans);
+    let pct = |x: f64| 100.0 * x;
+    println!(
+        "as classify lists them ({} distinct held-out clauses): top type right {:.1}%; likely (0.5 and up) precision {:.1}%, recall {:.1}%, {:.2} per clause; listed (own thresholds) precision {:.1}%, recall {:.1}%, {:.2} per clause",
+        listing.clauses,
+        pct(listing.top_type_right),
+        pct(listing.likely_precision),
+        pct(listing.likely_recall),
+        listing.likely_per_clause,
+        pct(listing.listed_precision),
+        pct(listing.listed_recall),
+        listing.listed_per_clause
+    );
     let mut scores = BTreeMap::new();
     for task in tasks {
         let category = CATEGORIES[task.category];

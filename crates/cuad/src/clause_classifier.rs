@@ -1016,6 +1016,10 @@ impl ClauseClassifier {
 pub struct HeldOutSpan {
     pub contract: usize,
     pub category: usize,
+    /// Every category the contract annotates this same text with (`category` among them): a
+    /// text annotated under several categories is one LegalBench row per category, and one
+    /// clause to a lawyer.
+    pub labels: u64,
     pub scores: [f32; N_CATEGORIES],
     /// The scoring model's thresholds (tuned without the held-out contracts).
     pub thresholds: [f32; N_CATEGORIES],
@@ -1087,22 +1091,29 @@ pub fn cross_validate(
         for (k, t) in thresholds.iter_mut().enumerate() {
             *t = model.threshold(k);
         }
-        let held_out: Vec<(usize, usize, String)> = contracts
+        let held_out: Vec<(usize, usize, String, u64)> = contracts
             .iter()
             .enumerate()
             .filter(|(ci, _)| ci % folds == f)
             .flat_map(|(ci, c)| {
-                c.annotations
-                    .iter()
-                    .map(move |a| (ci, a.category, a.match_text()))
+                let mut labels: HashMap<String, u64> = HashMap::new();
+                for a in &c.annotations {
+                    *labels.entry(a.match_text()).or_default() |= 1u64 << a.category;
+                }
+                c.annotations.iter().map(move |a| {
+                    let text = a.match_text();
+                    let bits = labels.get(&text).copied().unwrap_or(1u64 << a.category);
+                    (ci, a.category, text, bits)
+                })
             })
             .collect();
         out.par_extend(
             held_out
                 .into_par_iter()
-                .map(|(contract, category, text)| HeldOutSpan {
+                .map(|(contract, category, text, labels)| HeldOutSpan {
                     contract,
                     category,
+                    labels,
                     scores: model.logits_with(&text, vector(&text)).map(sigmoid),
                     thresholds,
                 }),
@@ -1140,6 +1151,72 @@ pub fn dev_report(
         positives,
         folds,
         options: options.clone(),
+    }
+}
+
+/// How the held-out spans' types read as `precedent classify` lists them: a lawyer's view of
+/// the development CV, beside LegalBench's balanced accuracy per task. Each distinct annotated
+/// text counts once, its truth every category the contract annotates it with; a listed type
+/// outside those counts as wrong.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListingReport {
+    /// Distinct annotated texts.
+    pub clauses: usize,
+    /// The most confident type is one of the annotated ones.
+    pub top_type_right: f64,
+    /// Types at 0.5 and up (the page's "likely"): the share that are right, the share of the
+    /// annotated (clause, category) pairs among them, and how many a clause gets.
+    pub likely_precision: f64,
+    pub likely_recall: f64,
+    pub likely_per_clause: f64,
+    /// Types at their own category's threshold (what `classify` lists).
+    pub listed_precision: f64,
+    pub listed_recall: f64,
+    pub listed_per_clause: f64,
+}
+
+/// [`ListingReport`] of held-out spans.
+pub fn listing_report(spans: &[HeldOutSpan]) -> ListingReport {
+    let (mut clauses, mut truths, mut top) = (0usize, 0usize, 0usize);
+    let (mut likely, mut likely_right, mut listed, mut listed_right) = (0, 0, 0, 0);
+    // A text annotated under k categories is k spans with the same scores: read it once, at
+    // its lowest category.
+    for s in spans
+        .iter()
+        .filter(|s| s.labels.trailing_zeros() as usize == s.category)
+    {
+        clauses += 1;
+        truths += s.labels.count_ones() as usize;
+        let is_truth = |k: usize| s.labels >> k & 1 == 1;
+        let best = s
+            .scores
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(k, _)| k);
+        top += usize::from(best.is_some_and(is_truth));
+        for (k, (&score, &threshold)) in s.scores.iter().zip(&s.thresholds).enumerate() {
+            let right = usize::from(is_truth(k));
+            if score >= 0.5 {
+                likely += 1;
+                likely_right += right;
+            }
+            if score >= threshold {
+                listed += 1;
+                listed_right += right;
+            }
+        }
+    }
+    let share = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    ListingReport {
+        clauses,
+        top_type_right: share(top, clauses),
+        likely_precision: share(likely_right, likely),
+        likely_recall: share(likely_right, truths),
+        likely_per_clause: share(likely, clauses),
+        listed_precision: share(listed_right, listed),
+        listed_recall: share(listed_right, truths),
+        listed_per_clause: share(listed, clauses),
     }
 }
 
@@ -1285,6 +1362,41 @@ mod tests {
         // Its options serialise as before views existed (cache keys unchanged).
         let json = serde_json::to_string(&ClassifierOptions::default()).unwrap();
         assert!(!json.contains("view"), "{json}");
+    }
+
+    #[test]
+    fn listing_report_counts_types_as_classify_lists_them() {
+        let span = |category: usize, labels: u64, high: &[(usize, f32)]| {
+            let mut scores = [0.01f32; N_CATEGORIES];
+            for &(k, v) in high {
+                scores[k] = v;
+            }
+            HeldOutSpan {
+                contract: 0,
+                category,
+                labels,
+                scores,
+                thresholds: [0.2; N_CATEGORIES],
+            }
+        };
+        let both = 1 << 4 | 1 << 5;
+        let report = listing_report(&[
+            // Right and alone.
+            span(3, 1 << 3, &[(3, 0.9)]),
+            // One text annotated twice (two LegalBench rows, one clause): both types listed,
+            // one likely.
+            span(4, both, &[(4, 0.7), (5, 0.3)]),
+            span(5, both, &[(4, 0.7), (5, 0.3)]),
+            // Wrong on top; the right type only possible.
+            span(6, 1 << 6, &[(7, 0.8), (6, 0.4)]),
+        ]);
+        assert_eq!(report.clauses, 3);
+        assert!((report.top_type_right - 2.0 / 3.0).abs() < 1e-9);
+        assert!((report.likely_precision - 2.0 / 3.0).abs() < 1e-9);
+        assert!((report.likely_recall - 2.0 / 4.0).abs() < 1e-9);
+        assert!((report.listed_precision - 4.0 / 5.0).abs() < 1e-9);
+        assert!((report.listed_recall - 1.0).abs() < 1e-9);
+        assert!((report.listed_per_clause - 5.0 / 3.0).abs() < 1e-9);
     }
 
     #[test]
