@@ -21,6 +21,24 @@ fn precedent(args: &[&str]) -> Output {
         .expect("run precedent")
 }
 
+/// [`precedent`] with `input` on its stdin.
+fn precedent_with_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_precedent"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run precedent");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("wait for precedent")
+}
+
 /// `precedent review` with the given typer and classifier models and further arguments.
 fn review_with(typer: &Path, classifier: &Path, args: &[&str]) -> Output {
     let mut all = vec!["review", "--typer", s(typer), "--classifier", s(classifier)];
@@ -504,19 +522,7 @@ fn eval_legalbench_with_the_clause_classifier() {
         String::from_utf8_lossy(&out.stderr)
     );
     // --all lists the 41 categories; stdin stands for "-"; the text output marks the answer.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_precedent"))
-        .args(["classify", "-", "--all", "--classifier", s(&model)])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(law.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = precedent_with_stdin(&["classify", "-", "--all", "--classifier", s(&model)], law);
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let rows: Vec<&str> = stdout.lines().skip(1).collect();
@@ -544,25 +550,16 @@ fn eval_legalbench_with_the_clause_classifier() {
         "{line}"
     );
     // --paragraphs: a file of clauses on stdin, one per paragraph, one JSON line each.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_precedent"))
-        .args([
+    let out = precedent_with_stdin(
+        &[
             "classify",
             "--paragraphs",
             "--json",
             "--classifier",
             s(&model),
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("{law}\n\n\n{assign}\n").as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+        ],
+        &format!("{law}\n\n\n{assign}\n"),
+    );
     assert!(out.status.success());
     let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
