@@ -24,9 +24,17 @@ pub struct LazyModel<T: ?Sized> {
     /// What needs it, for the 501 when there is no loader: "contract review".
     feature: &'static str,
     loader: Mutex<Option<Loader<T>>>,
-    loaded: OnceLock<Result<Arc<T>, String>>,
+    loaded: OnceLock<Loaded<T>>,
     /// A load has started (it may be running now).
     started: AtomicBool,
+}
+
+/// How the one load ended.
+enum Loaded<T: ?Sized> {
+    Ready(Arc<T>),
+    Failed(String),
+    /// There was no loader.
+    Unavailable,
 }
 
 /// Where a [`LazyModel`] is, as `/healthz` reports it.
@@ -57,9 +65,9 @@ impl<T: ?Sized + Send + Sync + 'static> LazyModel<T> {
 
     pub fn state(&self) -> ModelState {
         match self.loaded.get() {
-            Some(Ok(_)) => ModelState::Ready,
-            Some(Err(e)) if e.is_empty() => ModelState::Unavailable,
-            Some(Err(e)) => ModelState::Failed(e.clone()),
+            Some(Loaded::Ready(_)) => ModelState::Ready,
+            Some(Loaded::Unavailable) => ModelState::Unavailable,
+            Some(Loaded::Failed(e)) => ModelState::Failed(e.clone()),
             None if self.started.load(Ordering::SeqCst) => ModelState::Loading,
             None if self
                 .loader
@@ -77,18 +85,30 @@ impl<T: ?Sized + Send + Sync + 'static> LazyModel<T> {
         let loaded = self.loaded.get_or_init(|| {
             self.started.store(true, Ordering::SeqCst);
             let loader = self.loader.lock().unwrap_or_else(|p| p.into_inner()).take();
-            match loader {
-                Some(load) => load(),
-                None => Err(String::new()),
+            let Some(load) = loader else {
+                return Loaded::Unavailable;
+            };
+            // A panicking loader is a failed load, not a model stuck "loading" forever.
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| load())) {
+                Ok(Ok(model)) => Loaded::Ready(model),
+                Ok(Err(e)) => Loaded::Failed(e),
+                Err(panic) => Loaded::Failed(format!(
+                    "loading panicked: {}",
+                    panic
+                        .downcast_ref::<String>()
+                        .map(String::as_str)
+                        .or_else(|| panic.downcast_ref::<&str>().copied())
+                        .unwrap_or("unknown panic")
+                )),
             }
         });
         match loaded {
-            Ok(model) => Ok(model.clone()),
-            Err(e) if e.is_empty() => Err(Problem::not_implemented(format!(
+            Loaded::Ready(model) => Ok(model.clone()),
+            Loaded::Unavailable => Err(Problem::not_implemented(format!(
                 "{} is not available in this server: it needs {} (start `precedent serve` from a build that has it)",
                 self.feature, self.model
             ))),
-            Err(e) => Err(Problem::new(
+            Loaded::Failed(e) => Err(Problem::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 format!("{} could not be loaded: {e}", self.model),
             )),
@@ -163,6 +183,23 @@ mod tests {
         let problem = absent.load().await.expect_err("absent");
         assert_eq!(problem.status_code(), StatusCode::NOT_IMPLEMENTED);
         assert!(problem.detail.starts_with("doing it is not available"));
+    }
+
+    #[tokio::test]
+    async fn a_panicking_loader_is_a_failed_load() {
+        let lazy: Arc<LazyModel<str>> = Arc::new(LazyModel::new(
+            "the thing",
+            "doing it",
+            Some(Arc::new(|| panic!("weights out of range"))),
+        ));
+        let problem = lazy.load().await.expect_err("fails");
+        assert_eq!(problem.status_code(), StatusCode::SERVICE_UNAVAILABLE);
+        assert!(
+            problem.detail.contains("weights out of range"),
+            "{}",
+            problem.detail
+        );
+        assert!(matches!(lazy.state(), ModelState::Failed(_)));
     }
 
     #[test]
