@@ -468,6 +468,11 @@ fn eval_legalbench_with_the_clause_classifier() {
         .and_then(|x| x.parse().ok())
         .unwrap_or_else(|| panic!("no listing summary in {stdout}"));
     assert!((50.0..=100.0).contains(&top), "{stdout}");
+    // Sentences no annotation covers are scored too: what a clause of no type gets.
+    assert!(
+        stdout.contains("held-out sentences no annotation covers"),
+        "{stdout}"
+    );
     // Categories without an annotated span in the 40 contracts are skipped, and said so.
     let skipped = stderr.matches("no annotated span").count();
     let mean = legalbench_mean(&out, &json_out, 38 - skipped);

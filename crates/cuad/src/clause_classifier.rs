@@ -1046,8 +1046,68 @@ pub fn cross_validate(
     options: &ClassifierOptions,
     extra: &[LabelledClause],
     embedder: Option<Arc<dyn SentenceEmbedder>>,
-    mut progress: impl FnMut(usize, usize),
+    progress: impl FnMut(usize, usize),
 ) -> Result<Vec<HeldOutSpan>> {
+    let (spans, _) =
+        cross_validate_with_unannotated(contracts, folds, options, extra, &[], embedder, progress)?;
+    Ok(spans)
+}
+
+/// A text of a held-out contract that no annotation covers, scored by a classifier that never
+/// saw the contract: what `classify` says of a clause of no CUAD type.
+#[derive(Debug, Clone)]
+pub struct HeldOutUnannotated {
+    pub contract: usize,
+    pub scores: [f32; N_CATEGORIES],
+    pub thresholds: [f32; N_CATEGORIES],
+}
+
+/// Up to `per_contract` sentences of each contract (index into `contracts`) that overlap no
+/// placed annotation, spread evenly through the contract, of at least 8 words.
+pub fn unannotated_sentences(
+    contracts: &[&CuadContract],
+    per_contract: usize,
+) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (ci, contract) in contracts.iter().enumerate() {
+        let annotated: Vec<std::ops::Range<usize>> = contract
+            .annotations
+            .iter()
+            .filter_map(|a| a.span.clone())
+            .collect();
+        let free: Vec<&str> = candidates(&contract.text)
+            .into_iter()
+            .filter(|c| c.kind == Kind::Sentence)
+            .filter(|c| {
+                !annotated
+                    .iter()
+                    .any(|a| a.start < c.span.end && c.span.start < a.end)
+            })
+            .filter_map(|c| contract.text.get(c.span))
+            .filter(|t| t.split_whitespace().count() >= 8)
+            .collect();
+        let step = (free.len() / per_contract.max(1)).max(1);
+        out.extend(
+            free.iter()
+                .step_by(step)
+                .take(per_contract)
+                .map(|t| (ci, (*t).to_owned())),
+        );
+    }
+    out
+}
+
+/// [`cross_validate`], also scoring `unannotated` texts (contract index, text) with the model of
+/// their contract's fold.
+pub fn cross_validate_with_unannotated(
+    contracts: &[&CuadContract],
+    folds: usize,
+    options: &ClassifierOptions,
+    extra: &[LabelledClause],
+    unannotated: &[(usize, String)],
+    embedder: Option<Arc<dyn SentenceEmbedder>>,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<(Vec<HeldOutSpan>, Vec<HeldOutUnannotated>)> {
     if folds < 2 {
         bail!("cross-validation needs at least 2 folds, got {folds}");
     }
@@ -1065,7 +1125,8 @@ pub fn cross_validate(
                     .iter()
                     .chain(extra)
                     .map(|x| x.text.as_str())
-                    .chain(held_out_texts.iter().map(String::as_str)),
+                    .chain(held_out_texts.iter().map(String::as_str))
+                    .chain(unannotated.iter().map(|(_, t)| t.as_str())),
                 &**e,
             )?,
             e,
@@ -1074,6 +1135,7 @@ pub fn cross_validate(
     };
     let vector = |text: &str| embedded.as_ref().map(|(v, _)| v.get(text));
     let mut out = Vec::new();
+    let mut free = Vec::new();
     for f in 0..folds {
         let train: Vec<&LabelledClause> = examples
             .iter()
@@ -1118,9 +1180,19 @@ pub fn cross_validate(
                     thresholds,
                 }),
         );
+        free.par_extend(
+            unannotated
+                .par_iter()
+                .filter(|(ci, _)| ci % folds == f)
+                .map(|(contract, text)| HeldOutUnannotated {
+                    contract: *contract,
+                    scores: model.logits_with(text, vector(text)).map(sigmoid),
+                    thresholds,
+                }),
+        );
         progress(f + 1, folds);
     }
-    Ok(out)
+    Ok((out, free))
 }
 
 /// Balanced accuracy per category on held-out spans, LegalBench's way: positives = spans of the
@@ -1173,10 +1245,15 @@ pub struct ListingReport {
     pub listed_precision: f64,
     pub listed_recall: f64,
     pub listed_per_clause: f64,
+    /// Held-out sentences no annotation covers ([`unannotated_sentences`]), and the shares of
+    /// them that get a likely type and any listed type.
+    pub unannotated: usize,
+    pub unannotated_with_likely: f64,
+    pub unannotated_with_listed: f64,
 }
 
-/// [`ListingReport`] of held-out spans.
-pub fn listing_report(spans: &[HeldOutSpan]) -> ListingReport {
+/// [`ListingReport`] of held-out spans and unannotated held-out sentences.
+pub fn listing_report(spans: &[HeldOutSpan], unannotated: &[HeldOutUnannotated]) -> ListingReport {
     let (mut clauses, mut truths, mut top) = (0usize, 0usize, 0usize);
     let (mut likely, mut likely_right, mut listed, mut listed_right) = (0, 0, 0, 0);
     // A text annotated under k categories is k spans with the same scores: read it once, at
@@ -1217,6 +1294,21 @@ pub fn listing_report(spans: &[HeldOutSpan]) -> ListingReport {
         listed_precision: share(listed_right, listed),
         listed_recall: share(listed_right, truths),
         listed_per_clause: share(listed, clauses),
+        unannotated: unannotated.len(),
+        unannotated_with_likely: share(
+            unannotated
+                .iter()
+                .filter(|u| u.scores.iter().any(|&x| x >= 0.5))
+                .count(),
+            unannotated.len(),
+        ),
+        unannotated_with_listed: share(
+            unannotated
+                .iter()
+                .filter(|u| u.scores.iter().zip(&u.thresholds).any(|(x, t)| x >= t))
+                .count(),
+            unannotated.len(),
+        ),
     }
 }
 
@@ -1380,7 +1472,7 @@ mod tests {
             }
         };
         let both = 1 << 4 | 1 << 5;
-        let report = listing_report(&[
+        let spans = [
             // Right and alone.
             span(3, 1 << 3, &[(3, 0.9)]),
             // One text annotated twice (two LegalBench rows, one clause): both types listed,
@@ -1389,7 +1481,13 @@ mod tests {
             span(5, both, &[(4, 0.7), (5, 0.3)]),
             // Wrong on top; the right type only possible.
             span(6, 1 << 6, &[(7, 0.8), (6, 0.4)]),
-        ]);
+        ];
+        let free = |high: f32| HeldOutUnannotated {
+            contract: 0,
+            scores: [high; N_CATEGORIES],
+            thresholds: [0.2; N_CATEGORIES],
+        };
+        let report = listing_report(&spans, &[free(0.1), free(0.3), free(0.6), free(0.01)]);
         assert_eq!(report.clauses, 3);
         assert!((report.top_type_right - 2.0 / 3.0).abs() < 1e-9);
         assert!((report.likely_precision - 2.0 / 3.0).abs() < 1e-9);
@@ -1397,6 +1495,9 @@ mod tests {
         assert!((report.listed_precision - 4.0 / 5.0).abs() < 1e-9);
         assert!((report.listed_recall - 1.0).abs() < 1e-9);
         assert!((report.listed_per_clause - 5.0 / 3.0).abs() < 1e-9);
+        assert_eq!(report.unannotated, 4);
+        assert!((report.unannotated_with_likely - 0.25).abs() < 1e-9);
+        assert!((report.unannotated_with_listed - 0.5).abs() < 1e-9);
     }
 
     #[test]
