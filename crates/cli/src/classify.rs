@@ -46,9 +46,6 @@ pub struct ClassifyArgs {
     pub typer: TyperArgs,
 }
 
-/// The confidence from which a listed type reads as likely rather than possible.
-const LIKELY: f32 = 0.5;
-
 #[derive(Serialize)]
 struct Classified<'a> {
     text: &'a str,
@@ -132,7 +129,7 @@ pub fn run(args: ClassifyArgs) -> Result<()> {
         for t in &types {
             // As the web page splits them: at 0.5 and up a type is likely (83% of those are
             // right on the development CV); under it, at its threshold, only possible.
-            let mark = match (t.reached(), t.confidence >= LIKELY) {
+            let mark = match (t.reached(), t.likely()) {
                 (true, true) => "likely",
                 (true, false) => "possible",
                 (false, _) => "no",

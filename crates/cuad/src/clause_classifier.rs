@@ -363,10 +363,19 @@ pub struct TypeScore {
     pub threshold: f32,
 }
 
+/// The confidence from which a listed type reads as likely rather than only possible
+/// (`classify`'s text output, the web page, [`listing_report`]); fixed, not tuned.
+pub const LIKELY_CONFIDENCE: f32 = 0.5;
+
 impl TypeScore {
     /// The confidence reaches the threshold: the clause is read as of this type.
     pub fn reached(&self) -> bool {
         self.confidence >= self.threshold
+    }
+
+    /// The confidence reaches [`LIKELY_CONFIDENCE`].
+    pub fn likely(&self) -> bool {
+        self.confidence >= LIKELY_CONFIDENCE
     }
 }
 
@@ -1274,7 +1283,7 @@ pub fn listing_report(spans: &[HeldOutSpan], unannotated: &[HeldOutUnannotated])
         top += usize::from(best.is_some_and(is_truth));
         for (k, (&score, &threshold)) in s.scores.iter().zip(&s.thresholds).enumerate() {
             let right = usize::from(is_truth(k));
-            if score >= 0.5 {
+            if score >= LIKELY_CONFIDENCE {
                 likely += 1;
                 likely_right += right;
             }
@@ -1298,7 +1307,7 @@ pub fn listing_report(spans: &[HeldOutSpan], unannotated: &[HeldOutUnannotated])
         unannotated_with_likely: share(
             unannotated
                 .iter()
-                .filter(|u| u.scores.iter().any(|&x| x >= 0.5))
+                .filter(|u| u.scores.iter().any(|&x| x >= LIKELY_CONFIDENCE))
                 .count(),
             unannotated.len(),
         ),
