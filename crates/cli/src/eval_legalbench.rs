@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use precedent_cuad::clause_classifier::{
-    cross_validate_with_unannotated, dev_report, listing_report, unannotated_sentences,
-    ClauseClassifier,
+    cross_validate_gate, cross_validate_with_unannotated, dev_report, listing_report,
+    unannotated_sentences, ClassifierOptions, ClauseClassifier,
 };
 use precedent_cuad::legalbench::{read_examples, tasks, Task, Thresholds};
 use precedent_cuad::{ClauseTyper, CATEGORIES, N_CATEGORIES};
@@ -203,7 +203,7 @@ fn dev_scores(
     // A few sentences of each contract that no annotation covers: what `classify` says of
     // clauses of no CUAD type (they do not enter LegalBench's figures).
     let free = unannotated_sentences(&contracts, UNANNOTATED_PER_CONTRACT);
-    let (spans, free) = cross_validate_with_unannotated(
+    let (mut spans, mut free) = cross_validate_with_unannotated(
         &contracts,
         args.folds,
         &options,
@@ -217,17 +217,31 @@ fn dev_scores(
             )
         },
     )?;
+    // The gate that learnt from unmatched sentences too, nested the same way.
+    cross_validate_gate(
+        &contracts,
+        args.folds,
+        &ClassifierOptions::for_second_stage(),
+        &mut spans,
+        &mut free,
+        |done, folds| {
+            eprintln!(
+                "gate fold {done}/{folds} done ({:.0} s)",
+                started.elapsed().as_secs_f64()
+            )
+        },
+    )?;
     let report = dev_report(&spans, args.folds, &options);
     // What a lawyer sees of the same held-out spans through `classify`.
     let listing = listing_report(&spans, &free);
     let pct = |x: f64| 100.0 * x;
     println!(
-        "as classify lists them ({} distinct held-out clauses): top type right {:.1}%; likely (0.5 and up) precision {:.1}%, recall {:.1}%, {:.2} per clause; listed (own thresholds) precision {:.1}%, recall {:.1}%, {:.2} per clause",
+        "as classify lists them ({} distinct held-out clauses): top type right {:.1}%; likely (0.5 and up, the type gate agreeing) precision {:.1}%, recall {:.1}%, {:.2} per clause; listed (own thresholds) precision {:.1}%, recall {:.1}%, {:.2} per clause",
         listing.clauses,
         pct(listing.top_type_right),
-        pct(listing.likely_precision),
-        pct(listing.likely_recall),
-        listing.likely_per_clause,
+        pct(listing.likely.precision),
+        pct(listing.likely.recall),
+        listing.likely.per_clause,
         pct(listing.listed_precision),
         pct(listing.listed_recall),
         listing.listed_per_clause
@@ -235,9 +249,18 @@ fn dev_scores(
     println!(
         "and of {} held-out sentences no annotation covers: {:.1}% get a likely type, {:.1}% a listed one",
         listing.unannotated,
-        pct(listing.unannotated_with_likely),
+        pct(listing.likely.unannotated_with_likely),
         pct(listing.unannotated_with_listed)
     );
+    if let Some(without) = listing.likely_without_gate {
+        println!(
+            "without the type gate: likely precision {:.1}%, recall {:.1}%, {:.2} per clause; {:.1}% of the sentences of no type get a likely type",
+            pct(without.precision),
+            pct(without.recall),
+            without.per_clause,
+            pct(without.unannotated_with_likely)
+        );
+    }
     let mut scores = BTreeMap::new();
     for task in tasks {
         let category = CATEGORIES[task.category];

@@ -121,6 +121,8 @@ impl precedent_server::ClauseClassifier for LegalBenchClassifier {
                         category: t.category.to_owned(),
                         confidence: t.confidence,
                         threshold: t.threshold,
+                        likely: t.likely,
+                        gate: t.gate,
                     })
                     .collect()
             })
@@ -128,14 +130,27 @@ impl precedent_server::ClauseClassifier for LegalBenchClassifier {
     }
 }
 
-/// `typer.classifier` here is the classify model (`--clause-classifier`), not the second
-/// stage's.
-fn classifier_loader(typer: TyperArgs, words_only: bool) -> ClassifierLoader {
+/// The classify model is `clause_classifier` (`--clause-classifier`) or the cached one; its
+/// type gate is the second stage's classifier (`typer.classifier`, `--classifier`, or the cached
+/// one), which review loads too.
+fn classifier_loader(
+    typer: TyperArgs,
+    clause_classifier: Option<PathBuf>,
+    words_only: bool,
+) -> ClassifierLoader {
     Arc::new(move || {
         eprintln!("loading the clause classifier for /v1/classify");
-        let model = typer
-            .load_legalbench_classifier(words_only)
-            .map_err(|e| format!("{e:#}"))?;
+        let mut model = TyperArgs {
+            classifier: clause_classifier.clone(),
+            ..typer.clone()
+        }
+        .load_legalbench_classifier(words_only)
+        .map_err(|e| format!("{e:#}"))?;
+        crate::classify::attach_type_gate(
+            &mut model,
+            typer.load_classifier(&ClassifierOptions::for_second_stage()),
+        )
+        .map_err(|e| format!("{e:#}"))?;
         Ok(Arc::new(LegalBenchClassifier(model)) as Arc<dyn precedent_server::ClauseClassifier>)
     })
 }
@@ -186,10 +201,8 @@ pub fn run(args: ServeArgs) -> Result<()> {
         OnDemandModels {
             reviewer: Some(reviewer_loader(args.typer.clone(), args.fast_review)),
             classifier: Some(classifier_loader(
-                TyperArgs {
-                    classifier: args.clause_classifier,
-                    ..args.typer.clone()
-                },
+                args.typer.clone(),
+                args.clause_classifier,
                 args.fast_review,
             )),
             preload: args.preload,

@@ -545,6 +545,18 @@ fn api_over_loopback_on_acord() {
         assert_eq!(types[0].0, category, "{clause}");
         assert!(types.iter().all(|(_, c, t)| c >= t), "{clause}");
         assert!(types.windows(2).all(|w| w[0].1 >= w[1].1), "{clause}");
+        // Each type says whether it reads as likely: the server has the type gate (the
+        // second stage's classifier), and its confidence comes with the answer.
+        let top = &clause["types"][0];
+        assert!(top["gate"].as_f64().is_some(), "{clause}");
+        assert_eq!(
+            top["likely"].as_bool(),
+            Some(precedent_cuad::clause_classifier::is_likely(
+                top["confidence"].as_f64().unwrap_or_default() as f32,
+                top["gate"].as_f64().map(|g| g as f32),
+            )),
+            "{clause}"
+        );
     }
     // Every category with `all`; one cut for every category with `threshold`.
     let every = confidences(&classify(json!({"texts": [law], "all": true}))[0]["types"]);

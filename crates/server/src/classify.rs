@@ -32,6 +32,12 @@ pub struct TypeScore {
     /// The cut the confidence is read against: the category's own (tuned for LegalBench's
     /// balanced accuracy, so it errs towards listing), or the request's `threshold`.
     pub threshold: f32,
+    /// The type reads as likely rather than only possible: a confidence of 0.5 or more that a
+    /// second model, which also learnt from clauses of no CUAD type, agrees with enough.
+    pub likely: bool,
+    /// That second model's confidence for the category, when the server has it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<f32>,
 }
 
 /// Reads the CUAD types of clauses on their own.

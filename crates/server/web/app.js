@@ -452,15 +452,16 @@ async function runClassify() {
     const r = await api("POST", "/v1/classify", { texts: [text] });
     const types = r.clauses[0].types;
     // Each category's threshold is tuned for balanced accuracy and errs towards listing, so
-    // the types under an even chance are shown apart, as possible rather than likely.
-    const likely = types.filter((t) => t.confidence >= 0.5);
-    const possible = types.filter((t) => t.confidence < 0.5);
+    // the server marks which types are likely (an even chance or more, and a second model
+    // that has seen clauses of no type agreeing); the rest are shown apart, as possible.
+    const likely = types.filter((t) => t.likely);
+    const possible = types.filter((t) => !t.likely);
     setStatus("classify-status", types.length
       ? `${likely.length} likely, ${possible.length} possible clause type${possible.length === 1 ? "" : "s"}`
       : "No CUAD clause type reaches its threshold");
     const typeButton = (t) => el("li", {},
       el("button", {
-        type: "button", class: t.confidence >= 0.5 ? "type-link likely" : "type-link",
+        type: "button", class: t.likely ? "type-link likely" : "type-link",
         title: `Find precedents like this clause, of type ${t.category}`,
         onclick: () => {
           $("query").value = text.trim();
