@@ -15,7 +15,7 @@ use std::io::Read;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use precedent_cuad::clause_classifier::{ClassifierOptions, ClauseClassifier, TypeScore};
+use precedent_cuad::clause_classifier::TypeScore;
 use serde::Serialize;
 
 use crate::review::TyperArgs;
@@ -117,37 +117,16 @@ fn clauses(args: &ClassifyArgs) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// Attaches the type gate to `model`, or says why it cannot and goes on without it (the likely
-/// mark then reads the confidence alone): a classify model passed as a file needs no CUAD data,
-/// the gate does when it is not cached.
-pub fn attach_type_gate(
-    model: &mut ClauseClassifier,
-    gate: Result<ClauseClassifier>,
-) -> Result<()> {
-    match gate {
-        Ok(gate) => model.set_type_gate(gate),
-        Err(e) => {
-            eprintln!(
-                "warning: no type gate ({e:#}); types at 0.5 and up are marked likely without it"
-            );
-            Ok(())
-        }
-    }
-}
-
 pub fn run(args: ClassifyArgs) -> Result<()> {
     let texts = clauses(&args)?;
     let mut model = args.typer.load_legalbench_classifier(args.words_only)?;
     if !args.no_gate {
         // `--classifier` is the classify model here, so the gate comes from the cache.
-        let gate_source = TyperArgs {
+        TyperArgs {
             classifier: None,
             ..args.typer.clone()
-        };
-        attach_type_gate(
-            &mut model,
-            gate_source.load_classifier(&ClassifierOptions::for_second_stage()),
-        )?;
+        }
+        .attach_type_gate(&mut model)?;
     }
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let listed = model.types_of(&refs, args.threshold, args.all)?;

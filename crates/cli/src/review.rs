@@ -123,6 +123,22 @@ impl TyperArgs {
         .with_context(|| format!("training the clause classifier from {}", dir.display()))
     }
 
+    /// Attaches the type gate to the classify `model`: the second stage's classifier
+    /// ([`Self::load_classifier`] with [`ClassifierOptions::for_second_stage`]), whose agreement
+    /// a type needs to be marked likely. When it cannot be loaded (a classify model passed as a
+    /// file needs no CUAD data, the gate does when not cached), says why and goes on without it.
+    pub fn attach_type_gate(&self, model: &mut ClauseClassifier) -> Result<()> {
+        match self.load_classifier(&ClassifierOptions::for_second_stage()) {
+            Ok(gate) => model.set_type_gate(gate),
+            Err(e) => {
+                eprintln!(
+                    "warning: no type gate ({e:#}); types at 0.5 and up are marked likely without it"
+                );
+                Ok(())
+            }
+        }
+    }
+
     /// The classifier `eval-legalbench` answers with: --classifier (with MiniLM attached when
     /// the file has a sentence view), else the cached one of
     /// [`ClassifierOptions::for_legalbench`], words plus the MiniLM view. With `words_only`, or

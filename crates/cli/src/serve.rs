@@ -146,11 +146,9 @@ fn classifier_loader(
         }
         .load_legalbench_classifier(words_only)
         .map_err(|e| format!("{e:#}"))?;
-        crate::classify::attach_type_gate(
-            &mut model,
-            typer.load_classifier(&ClassifierOptions::for_second_stage()),
-        )
-        .map_err(|e| format!("{e:#}"))?;
+        typer
+            .attach_type_gate(&mut model)
+            .map_err(|e| format!("{e:#}"))?;
         Ok(Arc::new(LegalBenchClassifier(model)) as Arc<dyn precedent_server::ClauseClassifier>)
     })
 }
