@@ -122,11 +122,9 @@ pub fn run(args: ClassifyArgs) -> Result<()> {
     let mut model = args.typer.load_legalbench_classifier(args.words_only)?;
     if !args.no_gate {
         // `--classifier` is the classify model here, so the gate comes from the cache.
-        TyperArgs {
-            classifier: None,
-            ..args.typer.clone()
-        }
-        .attach_type_gate(&mut model)?;
+        args.typer
+            .with_classifier(None)
+            .attach_type_gate(&mut model)?;
     }
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let listed = model.types_of(&refs, args.threshold, args.all)?;

@@ -44,7 +44,17 @@ pub struct TyperArgs {
     /// Cache directory for trained clause classifiers (default: beside the typer cache).
     #[arg(long, default_value_os_t = default_classifier_cache())]
     pub classifier_cache: PathBuf,
+    /// The second stage's classifier once loaded, shared by every clone of these arguments: a
+    /// server's review typer, `/v1/classify`'s type gate and the clause-type reader of queries
+    /// read the same 44 MB model, loaded once ([`Self::second_stage_classifier`]).
+    #[arg(skip)]
+    second_stage: SharedClassifier,
 }
+
+/// A model loaded at most once across clones ([`TyperArgs::second_stage_classifier`]). A failed
+/// load is not remembered: the next caller tries again and gets its own error.
+#[derive(Clone, Default)]
+struct SharedClassifier(Arc<std::sync::Mutex<Option<Arc<ClauseClassifier>>>>);
 
 /// MiniLM as the typer's sentence embedder: the sentence-embedding view of `review` (and of
 /// `eval-cuad --dense`).
@@ -72,7 +82,7 @@ impl TyperArgs {
     /// The typer with the clause classifier its second stage reads: word features only (what
     /// `ingest` types clauses with, and `review --fast`).
     pub fn load(&self) -> Result<ClauseTyper> {
-        let classifier = self.load_classifier(&ClassifierOptions::for_second_stage())?;
+        let classifier = self.second_stage_classifier()?;
         Ok(self
             .load_first_stage()?
             .with_clause_classifier(Some(classifier)))
@@ -123,12 +133,40 @@ impl TyperArgs {
         .with_context(|| format!("training the clause classifier from {}", dir.display()))
     }
 
+    /// These arguments with another `--classifier`: a clone that does not share the loaded
+    /// second-stage classifier, which came from the other one.
+    pub fn with_classifier(&self, classifier: Option<PathBuf>) -> TyperArgs {
+        TyperArgs {
+            classifier,
+            second_stage: SharedClassifier::default(),
+            ..self.clone()
+        }
+    }
+
+    /// The classifier the typer's second stage reads ([`Self::load_classifier`] with
+    /// [`ClassifierOptions::for_second_stage`]), loaded once for these arguments and their
+    /// clones. The lock is held while loading (or training, the first time), so concurrent first
+    /// users wait for one load instead of each loading a copy.
+    pub fn second_stage_classifier(&self) -> Result<Arc<ClauseClassifier>> {
+        let mut slot = self
+            .second_stage
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(model) = slot.as_ref() {
+            return Ok(model.clone());
+        }
+        let model = Arc::new(self.load_classifier(&ClassifierOptions::for_second_stage())?);
+        *slot = Some(model.clone());
+        Ok(model)
+    }
+
     /// Attaches the type gate to the classify `model`: the second stage's classifier
-    /// ([`Self::load_classifier`] with [`ClassifierOptions::for_second_stage`]), whose agreement
+    /// ([`Self::second_stage_classifier`]), whose agreement
     /// a type needs to be marked likely. When it cannot be loaded (a classify model passed as a
     /// file needs no CUAD data, the gate does when not cached), says why and goes on without it.
     pub fn attach_type_gate(&self, model: &mut ClauseClassifier) -> Result<()> {
-        match self.load_classifier(&ClassifierOptions::for_second_stage()) {
+        match self.second_stage_classifier() {
             Ok(gate) => model.set_type_gate(gate),
             Err(e) => {
                 eprintln!(
@@ -546,4 +584,64 @@ pub fn run(args: ReviewArgs) -> Result<()> {
         bail!("{failed} of {} files could not be reviewed", files.len());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use precedent_cuad::clause_classifier::{LabelledClause, ALL_KNOWN};
+
+    /// A words-only classifier trained on a dozen toy clauses of two types, saved to `path`.
+    fn save_toy_classifier(path: &Path) {
+        let examples: Vec<LabelledClause> = (0..12)
+            .flat_map(|g| {
+                [
+                    (
+                        format!("This Agreement is governed by the laws of State {g}."),
+                        7,
+                    ),
+                    (
+                        format!("Neither party may assign this Agreement, clause {g}."),
+                        18,
+                    ),
+                ]
+                .map(|(text, category)| LabelledClause {
+                    text,
+                    positive: 1 << category,
+                    known: ALL_KNOWN,
+                    group: g,
+                })
+            })
+            .collect();
+        ClauseClassifier::train(&examples, &ClassifierOptions::default(), "toy")
+            .and_then(|model| model.save(path))
+            .expect("toy classifier");
+    }
+
+    #[test]
+    fn clones_load_the_second_stage_classifier_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("toy.bin");
+        let args = TyperArgs {
+            typer: None,
+            cuad: None,
+            typer_cache: dir.path().join("typer"),
+            classifier: Some(path.clone()),
+            classifier_cache: dir.path().join("classifier"),
+            second_stage: SharedClassifier::default(),
+        };
+        // A failed load is not remembered: once the file exists, the next call loads it.
+        assert!(args.clone().second_stage_classifier().is_err());
+        save_toy_classifier(&path);
+        let first = args.second_stage_classifier().expect("load");
+        let again = args.clone().second_stage_classifier().expect("shared");
+        assert!(Arc::ptr_eq(&first, &again), "a clone loaded its own copy");
+        // Arguments naming another classifier do not get this one.
+        let other = args.with_classifier(Some(path)).second_stage_classifier();
+        assert!(!Arc::ptr_eq(&first, &other.expect("load")));
+        // The gate attached to a classify model is that model too (it has no gate of its own).
+        let mut model = ClauseClassifier::load(&dir.path().join("toy.bin")).expect("load");
+        args.attach_type_gate(&mut model).expect("gate");
+        assert!(model.has_type_gate() && !first.has_type_gate());
+    }
 }

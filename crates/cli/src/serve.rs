@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use precedent_cuad::clause_classifier::ClassifierOptions;
 use precedent_cuad::ClauseTyper;
 use precedent_server::{
     ClassifierLoader, ContractReviewer, Finding, LibrarySpec, ModelOptions, OnDemandModels,
@@ -140,12 +139,10 @@ fn classifier_loader(
 ) -> ClassifierLoader {
     Arc::new(move || {
         eprintln!("loading the clause classifier for /v1/classify");
-        let mut model = TyperArgs {
-            classifier: clause_classifier.clone(),
-            ..typer.clone()
-        }
-        .load_legalbench_classifier(words_only)
-        .map_err(|e| format!("{e:#}"))?;
+        let mut model = typer
+            .with_classifier(clause_classifier.clone())
+            .load_legalbench_classifier(words_only)
+            .map_err(|e| format!("{e:#}"))?;
         typer
             .attach_type_gate(&mut model)
             .map_err(|e| format!("{e:#}"))?;
@@ -160,8 +157,8 @@ fn lazy_clause_types(typer: TyperArgs) -> Arc<precedent_learn::clause_types::Laz
         Box::new(move || {
             eprintln!("loading the clause classifier for queries naming a clause type");
             typer
-                .load_classifier(&ClassifierOptions::for_second_stage())
-                .map(|c| Arc::new(c) as Arc<dyn precedent_learn::ClauseTypeReader>)
+                .second_stage_classifier()
+                .map(|c| c as Arc<dyn precedent_learn::ClauseTypeReader>)
                 .map_err(|e| format!("{e:#}"))
         }),
     ))

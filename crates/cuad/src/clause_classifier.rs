@@ -410,7 +410,7 @@ pub struct ClauseClassifier {
     /// What embeds texts for the view when scoring ([`ClauseClassifier::set_sentence_embedder`]).
     embedder: Option<Arc<dyn SentenceEmbedder>>,
     /// The model whose agreement a type needs to read as likely ([`Self::set_type_gate`]).
-    type_gate: Option<Box<ClauseClassifier>>,
+    type_gate: Option<Arc<ClauseClassifier>>,
 }
 
 /// Unit vectors of a set of texts, each distinct text embedded once.
@@ -917,7 +917,7 @@ impl ClauseClassifier {
     /// Attaches a type gate: a classifier that also learnt from sentences of no CUAD type
     /// ([`ClassifierOptions::for_second_stage`]), whose agreement a type needs to read as likely
     /// in [`Self::types_of`] ([`is_likely`]). It reads words only, so it adds little time.
-    pub fn set_type_gate(&mut self, gate: ClauseClassifier) -> Result<()> {
+    pub fn set_type_gate(&mut self, gate: Arc<ClauseClassifier>) -> Result<()> {
         ensure!(
             !gate.info.options.reads_vectors(),
             "the type gate must be a words-only classifier ({:?})",
@@ -927,7 +927,7 @@ impl ClauseClassifier {
             gate.type_gate.is_none(),
             "the type gate has a gate of its own"
         );
-        self.type_gate = Some(Box::new(gate));
+        self.type_gate = Some(gate);
         Ok(())
     }
 
@@ -1634,7 +1634,7 @@ mod tests {
             });
         }
         let gate = ClauseClassifier::train(&gate_examples, &options, "toy gate").unwrap();
-        model.set_type_gate(gate).unwrap();
+        model.set_type_gate(Arc::new(gate)).unwrap();
         assert!(model.has_type_gate());
         let gated = model.types_of(&[law], None, true).unwrap();
         assert_eq!(gated[0].len(), N_CATEGORIES);
@@ -1647,9 +1647,9 @@ mod tests {
         // A gate with a gate of its own is refused.
         let mut nested = ClauseClassifier::train(&examples, &options, "toy").unwrap();
         let inner = ClauseClassifier::train(&examples, &options, "toy").unwrap();
-        nested.set_type_gate(inner).unwrap();
+        nested.set_type_gate(Arc::new(inner)).unwrap();
         let mut outer = ClauseClassifier::train(&examples, &options, "toy").unwrap();
-        assert!(outer.set_type_gate(nested).is_err());
+        assert!(outer.set_type_gate(Arc::new(nested)).is_err());
     }
 
     #[test]

@@ -85,8 +85,10 @@ pub struct ClauseTyper {
     second_stage: Option<SecondStage>,
     /// The second stage's other evidence: what the single-clause classifier says of each
     /// candidate. Not part of the typer's file (it is its own cached model); without it the
-    /// second stage cannot run and confidences are the first stage's.
-    clause_classifier: Option<ClauseClassifier>,
+    /// second stage cannot run and confidences are the first stage's. Shared: a server holds
+    /// the same model as this typer's reader, as `classify`'s type gate and as the clause-type
+    /// reader of queries.
+    clause_classifier: Option<Arc<ClauseClassifier>>,
     /// Embeds a contract's sentences for a second stage that reads the sentence-embedding view
     /// ([`Self::set_sentence_embedder`]).
     sentence_embedder: Option<Arc<dyn SentenceEmbedder>>,
@@ -218,13 +220,13 @@ impl ClauseTyper {
     }
 
     /// Attaches the single-clause classifier the second stage reads (see the field's docs).
-    pub fn with_clause_classifier(mut self, classifier: Option<ClauseClassifier>) -> Self {
+    pub fn with_clause_classifier(mut self, classifier: Option<Arc<ClauseClassifier>>) -> Self {
         self.clause_classifier = classifier;
         self
     }
 
     pub fn clause_classifier(&self) -> Option<&ClauseClassifier> {
-        self.clause_classifier.as_ref()
+        self.clause_classifier.as_deref()
     }
 
     /// The same first stage with another second stage (`None`: first-stage confidences only).

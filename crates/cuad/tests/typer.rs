@@ -141,7 +141,7 @@ fn learns_governing_law_and_round_trips() {
     .unwrap();
     let text = &held_out[0].text;
     let before = typer.review(text);
-    let typer = typer.with_clause_classifier(Some(classifier));
+    let typer = typer.with_clause_classifier(Some(std::sync::Arc::new(classifier)));
     let after = typer.review(text);
     assert_eq!(before.len(), after.len());
     assert!(before
