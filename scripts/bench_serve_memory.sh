@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Resident memory of a server once its review, classify and clause-type models are loaded.
+# Usage: bash scripts/bench_serve_memory.sh BINARY LIBRARY [PORT]
+# Starts `BINARY serve --index LIBRARY --preload --fast-review`, polls /healthz until the clause
+# typer and the classify model are ready, waits 20 s more for the query clause-type reader (it
+# loads in its own thread and /healthz does not report it), prints the resident set size, stops.
+set -euo pipefail
+BIN=$1
+LIB=$2
+PORT=${3:-18081}
+"$BIN" serve --index "bench=$LIB" --addr "127.0.0.1:$PORT" --preload --fast-review \
+    >/dev/null 2>/tmp/bench_serve_memory.err &
+PID=$!
+trap 'kill $PID 2>/dev/null || true' EXIT
+start=$(date +%s)
+for _ in $(seq 1 600); do
+    sleep 1
+    health=$(curl -s "127.0.0.1:$PORT/healthz" || true)
+    if grep -q '"clause_typer":{"state":"ready"' <<<"$health" \
+        && grep -q '"clause_classifier":{"state":"ready"' <<<"$health"; then
+        break
+    fi
+done
+ready=$(( $(date +%s) - start ))
+sleep 20
+echo "ready after ${ready} s; resident $(( $(ps -o rss= -p $PID) / 1024 )) MB"
