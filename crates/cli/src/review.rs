@@ -45,8 +45,8 @@ pub struct TyperArgs {
     #[arg(long, default_value_os_t = default_classifier_cache())]
     pub classifier_cache: PathBuf,
     /// The second stage's classifier once loaded, shared by every clone of these arguments: a
-    /// server's review typer, `/v1/classify`'s type gate and the clause-type reader of queries
-    /// read the same 44 MB model, loaded once ([`Self::second_stage_classifier`]).
+    /// server's review typer and `/v1/classify`'s type gate read the same 44 MB model, loaded
+    /// once ([`Self::second_stage_classifier`]).
     #[arg(skip)]
     second_stage: SharedClassifier,
 }
@@ -162,9 +162,9 @@ impl TyperArgs {
     }
 
     /// Attaches the type gate to the classify `model`: the second stage's classifier
-    /// ([`Self::second_stage_classifier`]), whose agreement
-    /// a type needs to be marked likely. When it cannot be loaded (a classify model passed as a
-    /// file needs no CUAD data, the gate does when not cached), says why and goes on without it.
+    /// ([`Self::second_stage_classifier`]), whose agreement a type needs to be marked likely.
+    /// When it cannot be loaded (a classify model passed as a file needs no CUAD data, the gate
+    /// does when not cached), says why and goes on without it.
     pub fn attach_type_gate(&self, model: &mut ClauseClassifier) -> Result<()> {
         match self.second_stage_classifier() {
             Ok(gate) => model.set_type_gate(gate),

@@ -150,27 +150,18 @@ fn classifier_loader(
     })
 }
 
-/// The clause classifier the review's typer reads, as the learned ranker's clause-type reader,
-/// loaded on the first query naming a CUAD clause type.
-fn lazy_clause_types(typer: TyperArgs) -> Arc<precedent_learn::clause_types::LazyClauseTypes> {
-    Arc::new(precedent_learn::clause_types::LazyClauseTypes::new(
-        Box::new(move || {
-            eprintln!("loading the clause classifier for queries naming a clause type");
-            typer
-                .second_stage_classifier()
-                .map(|c| c as Arc<dyn precedent_learn::ClauseTypeReader>)
-                .map_err(|e| format!("{e:#}"))
-        }),
-    ))
-}
-
 pub fn run(args: ServeArgs) -> Result<()> {
     let specs = args
         .index
         .iter()
         .map(|s| LibrarySpec::parse(s).map_err(anyhow::Error::msg))
         .collect::<Result<Vec<_>>>()?;
-    let clause_types = lazy_clause_types(args.typer.clone());
+    // The reader `search` uses (ACORD's classifier, which the shipped ranker was trained with),
+    // not the review typer's second-stage classifier: a query ranks as from the command line.
+    let clause_types = crate::train::lazy_clause_type_reader(
+        args.typer.cuad.clone(),
+        args.typer.classifier_cache.clone(),
+    );
     if args.preload {
         let lazy = clause_types.clone();
         std::thread::spawn(move || lazy.load());

@@ -214,7 +214,10 @@ pub(crate) fn load_rated(source: &RatedSource, bars: &Bars) -> Result<RatedInput
         &source.vectors.cache,
         bars,
     )?;
-    let clause_types = lazy_clause_type_reader(source.cuad.clone());
+    let clause_types: Arc<dyn ClauseTypeReader> = lazy_clause_type_reader(
+        source.cuad.clone(),
+        precedent_cuad::cache::default_classifier_cache(),
+    );
     Ok(RatedInputs {
         library,
         rated,
@@ -231,16 +234,20 @@ pub(crate) fn load_rated(source: &RatedSource, bars: &Bars) -> Result<RatedInput
 /// (else the one found), loaded on the first query that names a clause type, so searches,
 /// trainings and cross-validations whose queries name none never load its 44 MB. Trained on
 /// first use (about a minute) and cached under `.precedent/cache/clause-classifier` (in the
-/// project state directory, `precedent_paths::state_path`). Without a
-/// CUAD folder it warns once and such queries rank without it.
-fn lazy_clause_type_reader(dir: Option<PathBuf>) -> Arc<dyn ClauseTypeReader> {
+/// project state directory, `precedent_paths::state_path`; `serve` passes its
+/// `--classifier-cache`). Without a CUAD folder it warns once and such queries rank without it.
+/// `search`, `eval`, `train` and `serve` all read clause types through this one reader, so a
+/// query ranks the same from the command line and from the server.
+pub(crate) fn lazy_clause_type_reader(
+    dir: Option<PathBuf>,
+    cache: PathBuf,
+) -> Arc<precedent_learn::clause_types::LazyClauseTypes> {
     Arc::new(precedent_learn::clause_types::LazyClauseTypes::new(
         Box::new(move || {
             let dir = dir
                 .clone()
                 .or_else(precedent_cuad::cache::find_cuad_dir)
                 .ok_or("no CUAD folder found (give --cuad DIR or set PRECEDENT_CUAD_DIR)")?;
-            let cache = precedent_cuad::cache::default_classifier_cache();
             let classifier = precedent_cuad::cache::load_or_train_classifier(
                 &dir,
                 &cache,
@@ -426,7 +433,7 @@ pub fn make_pipeline(
         let pipeline = precedent_learn::clause_types::with_clause_types(
             precedent_rank::build_pipeline(base, library.clone(), models)?,
             library,
-            lazy_clause_type_reader(None),
+            lazy_clause_type_reader(None, precedent_cuad::cache::default_classifier_cache()),
             learned.learned_top,
         );
         return Ok((pipeline, None));
@@ -446,7 +453,10 @@ pub fn make_pipeline(
         model.clone(),
         learned.learned_top,
         models.fusion_weights,
-        Some(lazy_clause_type_reader(None)),
+        Some(lazy_clause_type_reader(
+            None,
+            precedent_cuad::cache::default_classifier_cache(),
+        )),
     )?;
     if let Some(cross) = &models.cross_encoder {
         pipeline = pipeline.then(

@@ -191,6 +191,42 @@ fn train_cross_validate_eval_search_and_refusals() {
     let cli_ids = ids(&hits, &["id"]);
     assert_eq!(cli_ids.len(), 5);
     assert_eq!(ids(&served, &["clause", "id"]), cli_ids);
+    // Queries naming a CUAD clause type read clauses' types with the same classifier in both
+    // (until session 36 the server read the review typer's, and these two queries' first five
+    // differed from `search`'s).
+    for query in [
+        "Covenant Not To Sue",
+        "third party IP infringement exception to cap on liability",
+    ] {
+        let out = precedent(
+            &[
+                "search",
+                "--index",
+                s(&library),
+                "--model-dir",
+                s(&model),
+                "--json",
+                "-k",
+                "5",
+                query,
+            ],
+            cwd,
+        );
+        assert!(out.status.success(), "{}", text(&out).1);
+        let cli: serde_json::Value = serde_json::from_str(&text(&out).0).expect("search json");
+        let reply = support::call(
+            "POST",
+            &server.url("/v1/search"),
+            Some(&key),
+            Some(&serde_json::json!({"query": query, "k": 5})),
+        );
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert_eq!(
+            ids(&reply.json(), &["clause", "id"]),
+            ids(&cli, &["id"]),
+            "{query}"
+        );
+    }
     drop(server);
 
     // The category filter keeps only clauses of the category: none that the training queries of
