@@ -2,8 +2,9 @@
 # Resident memory of a server once its review, classify and clause-type models are loaded.
 # Usage: bash scripts/bench_serve_memory.sh BINARY LIBRARY [PORT]
 # Starts `BINARY serve --index LIBRARY --preload --fast-review`, polls /healthz until the clause
-# typer and the classify model are ready, waits 20 s more for the query clause-type reader (it
-# loads in its own thread and /healthz does not report it), prints the resident set size, stops.
+# typer, the classify model and the clause-type reader of queries are ready (builds before
+# session 36's /healthz report no reader: then it waits 20 s more for it), prints the resident
+# set size, stops.
 set -euo pipefail
 BIN=$1
 LIB=$2
@@ -18,9 +19,13 @@ for _ in $(seq 1 600); do
     health=$(curl -s "127.0.0.1:$PORT/healthz" || true)
     if grep -q '"clause_typer":{"state":"ready"' <<<"$health" \
         && grep -q '"clause_classifier":{"state":"ready"' <<<"$health"; then
-        break
+        if grep -q '"query_clause_types":{"state":"ready"' <<<"$health"; then
+            break
+        elif ! grep -q '"query_clause_types"' <<<"$health"; then
+            sleep 20
+            break
+        fi
     fi
 done
 ready=$(( $(date +%s) - start ))
-sleep 20
 echo "ready after ${ready} s; resident $(( $(ps -o rss= -p $PID) / 1024 )) MB"

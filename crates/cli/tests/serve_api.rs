@@ -51,6 +51,10 @@ fn api_over_loopback_on_acord() {
     // The review and classify models load on their first request.
     assert_eq!(health["models"]["clause_typer"]["state"], "not_loaded");
     assert_eq!(health["models"]["clause_classifier"]["state"], "not_loaded");
+    assert_eq!(
+        health["models"]["query_clause_types"]["state"],
+        "not_loaded"
+    );
     let openapi = call("GET", &url("/openapi.json"), None, None).json();
     for path in [
         "/v1/search",
@@ -771,13 +775,18 @@ fn filters_facets_and_context_on_ingested_cuad_contracts() {
         let models = call("GET", &server.url("/healthz"), None, None).json()["models"].clone();
         let settled =
             |m: &serde_json::Value| !matches!(m["state"].as_str(), Some("loading" | "not_loaded"));
-        if settled(&models["clause_typer"]) && settled(&models["clause_classifier"]) {
+        if ["clause_typer", "clause_classifier", "query_clause_types"]
+            .iter()
+            .all(|m| settled(&models[m]))
+        {
             break models;
         }
         assert!(waited.elapsed() < Duration::from_secs(120), "{models}");
         std::thread::sleep(Duration::from_millis(200));
     };
     assert_eq!(models["clause_typer"]["state"], "ready", "{models}");
+    // The reader of queries naming a clause type was preloaded too, and /healthz says so.
+    assert_eq!(models["query_clause_types"]["state"], "ready", "{models}");
     assert_eq!(models["clause_classifier"]["state"], "failed", "{models}");
     assert!(
         models["clause_classifier"]["reason"]

@@ -9,6 +9,7 @@
 //! nothing into the cross-validation. Clauses it reads as none of the named types get the same
 //! demotion as the other query constraints ([`crate::features::FeatureExtractor::against_query`]).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use precedent_cuad::clause_classifier::ClauseClassifier;
@@ -25,6 +26,24 @@ use crate::LearnError;
 /// held against the query on that account.
 pub trait ClauseTypeReader: Send + Sync + std::fmt::Debug {
     fn clause_types(&self, text: &str) -> Option<u64>;
+
+    /// Whether the reader's model is there yet, for a server's health report; a reader that
+    /// holds its model is always ready.
+    fn state(&self) -> ReaderState {
+        ReaderState::Ready
+    }
+}
+
+/// Where a reader's model is ([`ClauseTypeReader::state`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReaderState {
+    /// No query has named a clause type yet (and no preload asked for the model).
+    NotLoaded,
+    /// Loading, or training for the first time.
+    Loading,
+    Ready,
+    /// The load failed, for this reason; queries naming a type rank without the rule.
+    Failed(String),
 }
 
 /// The classifier's logit above which a clause is read as of a type.
@@ -65,8 +84,10 @@ pub type ReaderLoader = Box<dyn Fn() -> Result<Arc<dyn ClauseTypeReader>, String
 /// is 44 MB (and about a minute to train when not cached), which most searches never need. A
 /// failed load is reported once and leaves the reader answering `None`.
 pub struct LazyClauseTypes {
-    loaded: OnceLock<Option<Arc<dyn ClauseTypeReader>>>,
+    loaded: OnceLock<Result<Arc<dyn ClauseTypeReader>, String>>,
     load: ReaderLoader,
+    /// Whether a load has begun ([`ClauseTypeReader::state`] tells loading from not loaded).
+    started: AtomicBool,
 }
 
 impl LazyClauseTypes {
@@ -74,6 +95,7 @@ impl LazyClauseTypes {
         LazyClauseTypes {
             loaded: OnceLock::new(),
             load,
+            started: AtomicBool::new(false),
         }
     }
 }
@@ -81,7 +103,7 @@ impl LazyClauseTypes {
 impl std::fmt::Debug for LazyClauseTypes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LazyClauseTypes")
-            .field("loaded", &self.loaded.get().map(Option::is_some))
+            .field("state", &self.state())
             .finish()
     }
 }
@@ -94,23 +116,32 @@ impl LazyClauseTypes {
     }
 
     fn reader(&self) -> Option<&Arc<dyn ClauseTypeReader>> {
+        self.started.store(true, Ordering::Release);
         self.loaded
-            .get_or_init(|| match (self.load)() {
-                Ok(reader) => Some(reader),
-                Err(e) => {
+            .get_or_init(|| {
+                (self.load)().inspect_err(|e| {
                     tracing::warn!(
                         "clause types unavailable, queries naming one rank without: {e}"
                     );
-                    None
-                }
+                })
             })
             .as_ref()
+            .ok()
     }
 }
 
 impl ClauseTypeReader for LazyClauseTypes {
     fn clause_types(&self, text: &str) -> Option<u64> {
         self.reader()?.clause_types(text)
+    }
+
+    fn state(&self) -> ReaderState {
+        match self.loaded.get() {
+            Some(Ok(_)) => ReaderState::Ready,
+            Some(Err(e)) => ReaderState::Failed(e.clone()),
+            None if self.started.load(Ordering::Acquire) => ReaderState::Loading,
+            None => ReaderState::NotLoaded,
+        }
     }
 }
 
@@ -217,7 +248,7 @@ impl Reranker for ClauseTypeStage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::AtomicUsize;
 
     #[derive(Debug)]
     struct Fixed(u64);
@@ -235,10 +266,18 @@ mod tests {
             counted.fetch_add(1, Ordering::SeqCst);
             Ok(Arc::new(Fixed(0b101)) as Arc<dyn ClauseTypeReader>)
         }));
+        assert_eq!(lazy.state(), ReaderState::NotLoaded);
         assert_eq!(lazy.clause_types("a"), Some(0b101));
         assert_eq!(lazy.clause_types("b"), Some(0b101));
         assert_eq!(loads.load(Ordering::SeqCst), 1);
+        assert_eq!(lazy.state(), ReaderState::Ready);
         let failing = LazyClauseTypes::new(Box::new(|| Err("no CUAD folder".into())));
         assert_eq!(failing.clause_types("a"), None);
+        assert_eq!(
+            failing.state(),
+            ReaderState::Failed("no CUAD folder".into())
+        );
+        // A reader holding its model is ready.
+        assert_eq!(Fixed(0).state(), ReaderState::Ready);
     }
 }

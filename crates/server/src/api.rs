@@ -406,6 +406,9 @@ pub struct OnDemandStates {
     pub clause_typer: crate::lazy::ModelState,
     /// The single-clause classifier behind /v1/classify.
     pub clause_classifier: crate::lazy::ModelState,
+    /// The clause classifier that queries naming a CUAD clause type read (loaded on the first
+    /// such query, or at start with `serve --preload`); until it is ready they rank without it.
+    pub query_clause_types: crate::lazy::ModelState,
 }
 
 fn library_info(service: &LibraryService, role: Option<Role>) -> LibraryInfo {
@@ -1002,6 +1005,23 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
         models: OnDemandStates {
             clause_typer: state.reviewer.state(),
             clause_classifier: state.classifier.state(),
+            query_clause_types: match &state.query_types {
+                None => crate::lazy::ModelState::Unavailable,
+                Some(reader) => match reader.state() {
+                    precedent_learn::clause_types::ReaderState::NotLoaded => {
+                        crate::lazy::ModelState::NotLoaded
+                    }
+                    precedent_learn::clause_types::ReaderState::Loading => {
+                        crate::lazy::ModelState::Loading
+                    }
+                    precedent_learn::clause_types::ReaderState::Ready => {
+                        crate::lazy::ModelState::Ready
+                    }
+                    precedent_learn::clause_types::ReaderState::Failed(reason) => {
+                        crate::lazy::ModelState::Failed(reason)
+                    }
+                },
+            },
         },
     })
 }

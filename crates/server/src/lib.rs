@@ -72,6 +72,9 @@ pub struct AppState {
     engine_slots: Arc<Semaphore>,
     reviewer: Arc<LazyModel<dyn ContractReviewer>>,
     classifier: Arc<LazyModel<dyn ClauseClassifier>>,
+    /// The clause-type reader of queries naming a CUAD type ([`ModelOptions::clause_types`]),
+    /// for `/healthz` to say whether its model is there.
+    query_types: Option<Arc<dyn precedent_learn::ClauseTypeReader>>,
 }
 
 /// The models behind `/v1/review` and `/v1/classify`, loaded on their first request (training
@@ -87,7 +90,11 @@ pub struct OnDemandModels {
 }
 
 impl AppState {
-    pub fn new(libraries: Vec<Arc<LibrarySlot>>, on_demand: OnDemandModels) -> Self {
+    pub fn new(
+        libraries: Vec<Arc<LibrarySlot>>,
+        on_demand: OnDemandModels,
+        query_types: Option<Arc<dyn precedent_learn::ClauseTypeReader>>,
+    ) -> Self {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         let state = AppState {
             libraries: Arc::new(libraries),
@@ -95,6 +102,7 @@ impl AppState {
             engine_slots: Arc::new(Semaphore::new(cores)),
             reviewer: Arc::new(review::lazy_reviewer(on_demand.reviewer)),
             classifier: Arc::new(classify::lazy_classifier(on_demand.classifier)),
+            query_types,
         };
         if on_demand.preload {
             state.reviewer.preload();
@@ -200,6 +208,7 @@ pub async fn serve(
 ) -> Result<(), ServeError> {
     let specs = specs.to_vec();
     let watch_every = models.watch_every;
+    let query_types = models.clause_types.clone();
     let models = models.clone();
     let libraries = tokio::task::spawn_blocking(move || state::load_libraries(&specs, &models))
         .await
@@ -216,7 +225,7 @@ pub async fn serve(
     if let Some(every) = watch_every {
         tokio::spawn(watch_generations(libraries.clone(), every));
     }
-    let app = router(AppState::new(libraries, on_demand));
+    let app = router(AppState::new(libraries, on_demand, query_types));
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown_signal())
         .await?;
