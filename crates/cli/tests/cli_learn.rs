@@ -114,22 +114,26 @@ fn train_cross_validate_eval_search_and_refusals() {
         cwd,
     );
     assert!(out.status.success(), "{}", text(&out).1);
-    let out = precedent(
-        &[
-            "search",
-            "--index",
-            s(&library),
-            "--model-dir",
-            s(&model),
-            "--json",
-            "-k",
-            "5",
-            "cap on liability equals 12 months payment",
-        ],
-        cwd,
-    );
-    assert!(out.status.success(), "{}", text(&out).1);
-    let hits: serde_json::Value = serde_json::from_str(&text(&out).0).expect("search json");
+    // `search --json -k 5` with the trained model.
+    let search_top5 = |query: &str| -> serde_json::Value {
+        let out = precedent(
+            &[
+                "search",
+                "--index",
+                s(&library),
+                "--model-dir",
+                s(&model),
+                "--json",
+                "-k",
+                "5",
+                query,
+            ],
+            cwd,
+        );
+        assert!(out.status.success(), "{}", text(&out).1);
+        serde_json::from_str(&text(&out).0).expect("search json")
+    };
+    let hits = search_top5("cap on liability equals 12 months payment");
     assert_eq!(hits["pipeline"], "hybrid+learned");
     assert_eq!(hits["hits"].as_array().map(Vec::len), Some(5));
     let top = hits["hits"][0]["text"]
@@ -198,22 +202,7 @@ fn train_cross_validate_eval_search_and_refusals() {
         "Covenant Not To Sue",
         "third party IP infringement exception to cap on liability",
     ] {
-        let out = precedent(
-            &[
-                "search",
-                "--index",
-                s(&library),
-                "--model-dir",
-                s(&model),
-                "--json",
-                "-k",
-                "5",
-                query,
-            ],
-            cwd,
-        );
-        assert!(out.status.success(), "{}", text(&out).1);
-        let cli: serde_json::Value = serde_json::from_str(&text(&out).0).expect("search json");
+        let cli = search_top5(query);
         let reply = support::call(
             "POST",
             &server.url("/v1/search"),
