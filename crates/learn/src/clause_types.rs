@@ -116,9 +116,9 @@ impl LazyClauseTypes {
     }
 
     fn reader(&self) -> Option<&Arc<dyn ClauseTypeReader>> {
-        self.started.store(true, Ordering::Release);
         self.loaded
             .get_or_init(|| {
+                self.started.store(true, Ordering::Release);
                 (self.load)().inspect_err(|e| {
                     tracing::warn!(
                         "clause types unavailable, queries naming one rank without: {e}"

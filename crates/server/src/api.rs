@@ -1005,23 +1005,12 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
         models: OnDemandStates {
             clause_typer: state.reviewer.state(),
             clause_classifier: state.classifier.state(),
-            query_clause_types: match &state.query_types {
-                None => crate::lazy::ModelState::Unavailable,
-                Some(reader) => match reader.state() {
-                    precedent_learn::clause_types::ReaderState::NotLoaded => {
-                        crate::lazy::ModelState::NotLoaded
-                    }
-                    precedent_learn::clause_types::ReaderState::Loading => {
-                        crate::lazy::ModelState::Loading
-                    }
-                    precedent_learn::clause_types::ReaderState::Ready => {
-                        crate::lazy::ModelState::Ready
-                    }
-                    precedent_learn::clause_types::ReaderState::Failed(reason) => {
-                        crate::lazy::ModelState::Failed(reason)
-                    }
-                },
-            },
+            query_clause_types: state
+                .query_types
+                .as_ref()
+                .map_or(crate::lazy::ModelState::Unavailable, |reader| {
+                    reader.state().into()
+                }),
         },
     })
 }

@@ -52,6 +52,19 @@ pub enum ModelState {
     Unavailable,
 }
 
+/// The clause-type reader of queries reports the same states as the models loaded here.
+impl From<precedent_learn::clause_types::ReaderState> for ModelState {
+    fn from(state: precedent_learn::clause_types::ReaderState) -> Self {
+        use precedent_learn::clause_types::ReaderState;
+        match state {
+            ReaderState::NotLoaded => ModelState::NotLoaded,
+            ReaderState::Loading => ModelState::Loading,
+            ReaderState::Ready => ModelState::Ready,
+            ReaderState::Failed(reason) => ModelState::Failed(reason),
+        }
+    }
+}
+
 impl<T: ?Sized + Send + Sync + 'static> LazyModel<T> {
     pub fn new(model: &'static str, feature: &'static str, loader: Option<Loader<T>>) -> Self {
         LazyModel {
