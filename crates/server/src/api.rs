@@ -3,6 +3,7 @@
 //! behind a semaphore sized to the cores, so a burst of searches queues instead of thrashing.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use axum::extract::{Path, Query, State};
@@ -10,7 +11,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use precedent_library::{CopyFolder, Filter, Placement};
-use precedent_rank::Hit;
+use precedent_rank::{Hit, Pipeline};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -532,19 +533,23 @@ fn facet_list(counts: BTreeMap<String, usize>) -> Vec<FacetValue> {
     list
 }
 
-/// Ranks with `pipeline`, keeps hits that pass `filters` (fetching deeper until `k` pass or
+/// Ranks with `pipeline`, keeps hits that pass `filter` (fetching deeper until `k` pass or
 /// the library is exhausted), skips `exclude` (and, when folding, its copies), folds
 /// word-for-word copies into the first hit with their words unless `keep_duplicates`
 /// ([`CopyFolder`]), and counts facets over the top candidates.
 fn ranked_hits(
     service: &LibraryService,
-    pipeline: &precedent_rank::Pipeline,
-    query: &str,
-    k: usize,
-    filter: &Filter,
-    exclude: Option<u32>,
-    keep_duplicates: bool,
+    pipeline: &Pipeline,
+    ranking: &Ranking,
 ) -> Result<(Vec<SearchHit>, Facets), Problem> {
+    let Ranking {
+        query,
+        k,
+        filter,
+        exclude,
+        keep_duplicates,
+    } = ranking;
+    let (k, exclude, keep_duplicates) = (*k, *exclude, *keep_duplicates);
     let library_len = service.library.len();
     let filtered = !filter.is_empty();
     let mut depth = if filtered {
@@ -678,17 +683,42 @@ pub async fn search(
     let pipeline = service
         .pipeline(request.pipeline.as_deref(), request.rerank)
         .map_err(Problem::bad_request)?;
+    let ranking = Ranking {
+        query: request.query,
+        k,
+        filter,
+        exclude: None,
+        keep_duplicates: request.keep_duplicates,
+    };
+    search_response(&state, service, pipeline, ranking).await
+}
+
+/// What `/v1/search` and `/v1/similar` rank: the query text, how many hits, the filters, a
+/// clause to leave out (the one `similar` starts from) and whether copies are folded.
+struct Ranking {
+    query: String,
+    k: usize,
+    filter: Filter,
+    exclude: Option<u32>,
+    keep_duplicates: bool,
+}
+
+/// Ranks on the blocking pool and answers with the hits, the facets and the time taken.
+async fn search_response(
+    state: &AppState,
+    service: Arc<LibraryService>,
+    pipeline: Arc<Pipeline>,
+    ranking: Ranking,
+) -> Result<Json<SearchResponse>, Problem> {
     let started = Instant::now();
-    let svc = service.clone();
-    let query = request.query.clone();
-    let keep_duplicates = request.keep_duplicates;
-    let pipe = pipeline.clone();
-    let (hits, facets) = run_blocking(&state, move || {
-        ranked_hits(&svc, &pipe, &query, k, &filter, None, keep_duplicates)
+    let (svc, pipe) = (service.clone(), pipeline.clone());
+    let (hits, facets, query) = run_blocking(state, move || {
+        let (hits, facets) = ranked_hits(&svc, &pipe, &ranking)?;
+        Ok((hits, facets, ranking.query))
     })
     .await?;
     Ok(Json(SearchResponse {
-        query: request.query,
+        query,
         library: service.name.clone(),
         pipeline: pipeline.name().to_owned(),
         took_ms: started.elapsed().as_secs_f64() * 1e3,
@@ -734,23 +764,14 @@ pub async fn similar(
     let pipeline = service
         .pipeline(request.pipeline.as_deref(), false)
         .map_err(Problem::bad_request)?;
-    let started = Instant::now();
-    let svc = service.clone();
-    let pipe = pipeline.clone();
-    let query = text.clone();
-    let keep_duplicates = request.keep_duplicates;
-    let (hits, facets) = run_blocking(&state, move || {
-        ranked_hits(&svc, &pipe, &query, k, &filter, exclude, keep_duplicates)
-    })
-    .await?;
-    Ok(Json(SearchResponse {
+    let ranking = Ranking {
         query: text,
-        library: service.name.clone(),
-        pipeline: pipeline.name().to_owned(),
-        took_ms: started.elapsed().as_secs_f64() * 1e3,
-        hits,
-        facets,
-    }))
+        k,
+        filter,
+        exclude,
+        keep_duplicates: request.keep_duplicates,
+    };
+    search_response(&state, service, pipeline, ranking).await
 }
 
 #[utoipa::path(
