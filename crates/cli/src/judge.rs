@@ -20,7 +20,7 @@ use precedent_library::{Library, Progress};
 use precedent_metrics::{MeanMetrics, QueryMetrics, Scored};
 use serde::Serialize;
 
-use crate::{train, Bars, VectorArgs};
+use crate::{train, Bars};
 
 /// Pipelines that end with a judge, and the judge backend each uses.
 const JUDGE_PIPELINES: &[(&str, &str)] = &[("learned+judge", "judge"), ("learned+llm", "llm")];
@@ -176,13 +176,9 @@ pub fn report_usage(judge: &dyn Judge) {
 
 #[derive(Args)]
 pub struct EvalJudgeArgs {
-    #[arg(long)]
-    corpus: PathBuf,
-    #[arg(long)]
-    queries: PathBuf,
-    /// Rating files (repeat to combine, e.g. train and valid).
-    #[arg(long, required = true)]
-    qrels: Vec<PathBuf>,
+    /// The corpus, queries, ratings, library, CUAD folder and bi-encoder, as `precedent train`.
+    #[command(flatten)]
+    rated: train::RatedArgs,
     /// Judge backend: judge (local GGUF) or llm (OpenAI-compatible endpoint from the environment).
     #[arg(long, default_value = "judge")]
     backend: String,
@@ -199,16 +195,6 @@ pub struct EvalJudgeArgs {
     /// Write the report (per query, per weight) as JSON.
     #[arg(long)]
     json_out: Option<PathBuf>,
-    #[arg(long)]
-    index: Option<PathBuf>,
-    /// CUAD folder for the learned ranker's clause-type features (as `precedent train --cuad`).
-    #[arg(long)]
-    cuad: Option<PathBuf>,
-    /// Annotated spans per CUAD type averaged into its profile (as `precedent train`).
-    #[arg(long, default_value_t = 40)]
-    cuad_spans: usize,
-    #[command(flatten)]
-    vectors: VectorArgs,
     #[command(flatten)]
     judge: JudgeArgs,
 }
@@ -257,18 +243,7 @@ pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
         cuad_types,
         clause_types,
         ..
-    } = train::load_rated(
-        &train::RatedSource {
-            corpus: &args.corpus,
-            queries: &args.queries,
-            qrels: &args.qrels,
-            index: args.index.as_deref(),
-            cuad: args.cuad.clone(),
-            cuad_spans: args.cuad_spans,
-            vectors: &args.vectors,
-        },
-        bars,
-    )?;
+    } = train::load_rated(&args.rated, bars)?;
     let options = TrainOptions {
         seed: args.seed,
         ..TrainOptions::default()

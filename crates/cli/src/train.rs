@@ -1,6 +1,6 @@
 //! `precedent train`: learn the ranking stage from rating files (and cross-validate it).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
@@ -18,16 +18,8 @@ use crate::{load_embedder, open_or_build, Bars, VectorArgs};
 
 #[derive(Args)]
 pub struct TrainArgs {
-    /// Clause corpus (BEIR corpus.jsonl) the ratings refer to.
-    #[arg(long)]
-    corpus: PathBuf,
-    /// Queries (BEIR queries.jsonl; ACORD's `metadata.category` is used when present).
-    #[arg(long)]
-    queries: PathBuf,
-    /// Rating files (TSV `query-id corpus-id score`, 0..4 = 1..5 stars); repeat to combine, e.g.
-    /// train and valid. Never pass the split you will evaluate on.
-    #[arg(long, required = true)]
-    qrels: Vec<PathBuf>,
+    #[command(flatten)]
+    rated: RatedArgs,
     /// Model directory to write (created; replaced file by file, manifest last).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -53,6 +45,21 @@ pub struct TrainArgs {
     objective: RankObjective,
     #[arg(long, default_value_t = 42)]
     seed: u64,
+}
+
+/// Where learning from ratings reads its inputs (shared by `train` and `eval-judge`).
+#[derive(Args)]
+pub(crate) struct RatedArgs {
+    /// Clause corpus (BEIR corpus.jsonl) the ratings refer to.
+    #[arg(long)]
+    corpus: PathBuf,
+    /// Queries (BEIR queries.jsonl; ACORD's `metadata.category` is used when present).
+    #[arg(long)]
+    queries: PathBuf,
+    /// Rating files (TSV `query-id corpus-id score`, 0..4 = 1..5 stars); repeat to combine, e.g.
+    /// train and valid. Never pass the split you will evaluate on.
+    #[arg(long, required = true)]
+    pub qrels: Vec<PathBuf>,
     /// Library to use; by default the one `precedent eval` builds under `.precedent/eval/`.
     #[arg(long)]
     index: Option<PathBuf>,
@@ -79,18 +86,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         embedder,
         cuad_types,
         clause_types,
-    } = load_rated(
-        &RatedSource {
-            corpus: &args.corpus,
-            queries: &args.queries,
-            qrels: &args.qrels,
-            index: args.index.as_deref(),
-            cuad: args.cuad.clone(),
-            cuad_spans: args.cuad_spans,
-            vectors: &args.vectors,
-        },
-        bars,
-    )?;
+    } = load_rated(&args.rated, bars)?;
     let options = TrainOptions {
         objective: args.objective,
         trees: args.trees,
@@ -139,7 +135,11 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             &library,
             &data,
             embedder.model_id(),
-            args.qrels.iter().map(|p| p.display().to_string()).collect(),
+            args.rated
+                .qrels
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
             &options,
             |_, _| bars.advance(1),
         )?;
@@ -156,18 +156,6 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
     Ok(())
 }
 
-/// Reads and merges rating files; the same query in two files is refused (ambiguous labels).
-/// Where learning from ratings reads its inputs (shared by `train` and `eval-judge`).
-pub(crate) struct RatedSource<'a> {
-    pub corpus: &'a Path,
-    pub queries: &'a Path,
-    pub qrels: &'a [PathBuf],
-    pub index: Option<&'a Path>,
-    pub cuad: Option<PathBuf>,
-    pub cuad_spans: usize,
-    pub vectors: &'a VectorArgs,
-}
-
 /// What learning from ratings starts from: the library (with vectors), the rated queries and
 /// their embeddings, the library's bi-encoder, and the CUAD type profiles when CUAD is found.
 pub(crate) struct RatedInputs {
@@ -181,19 +169,19 @@ pub(crate) struct RatedInputs {
 
 /// Reads the queries and rating files, opens (or builds) the library, resolves the ratings,
 /// embeds the queries with the library's model and builds the CUAD type profiles.
-pub(crate) fn load_rated(source: &RatedSource, bars: &Bars) -> Result<RatedInputs> {
-    let queries = precedent_formats::read_queries(source.queries)?;
-    let qrels = read_all_qrels(source.qrels)?;
-    let fingerprint = crate::fingerprint_file(source.corpus)?;
-    let index_dir = match source.index {
-        Some(dir) => dir.to_owned(),
+pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs> {
+    let queries = precedent_formats::read_queries(&source.queries)?;
+    let qrels = read_all_qrels(&source.qrels)?;
+    let fingerprint = crate::fingerprint_file(&source.corpus)?;
+    let index_dir = match &source.index {
+        Some(dir) => dir.clone(),
         None => PathBuf::from(".precedent/eval").join(&fingerprint),
     };
     let library = Arc::new(open_or_build(
         &index_dir,
-        source.corpus,
+        &source.corpus,
         &fingerprint,
-        Some(source.vectors),
+        Some(&source.vectors),
         bars,
     )?);
     let (rated, warnings) = RatedQuery::resolve(&library, &queries, &qrels)?;
@@ -308,6 +296,7 @@ fn cuad_type_profiles(
     )))
 }
 
+/// Reads and merges rating files; the same query in two files is refused (ambiguous labels).
 fn read_all_qrels(paths: &[PathBuf]) -> Result<Qrels> {
     let mut merged = Qrels::new();
     let mut seen: std::collections::HashMap<String, PathBuf> = Default::default();
