@@ -55,15 +55,12 @@ fn train_cross_validate_eval_search_and_refusals() {
     // only judged clauses, so the others change no figure below, and embedding them was 40% of
     // this test's time. The shipped ranker, trained on train + valid, holds all of them.
     let corpus = cwd.join("rated.jsonl");
-    let judged: std::collections::HashSet<String> = [&train, &valid]
+    let train_qrels = precedent_formats::read_qrels(&train).expect("train qrels");
+    let valid_qrels = precedent_formats::read_qrels(&valid).expect("valid qrels");
+    let judged: std::collections::HashSet<&String> = [&train_qrels, &valid_qrels]
         .into_iter()
-        .flat_map(|path| {
-            let qrels = precedent_formats::read_qrels(path).expect("qrels");
-            qrels
-                .query_ids()
-                .flat_map(|q| qrels.judged(q).into_iter().flat_map(|m| m.keys().cloned()))
-                .collect::<Vec<_>>()
-        })
+        .flat_map(|qrels| qrels.query_ids().filter_map(|q| qrels.judged(q)))
+        .flat_map(|labels| labels.keys())
         .collect();
     let rated_docs: Vec<_> = precedent_formats::read_corpus(&acord().join("corpus.jsonl"))
         .expect("corpus")
@@ -134,25 +131,23 @@ fn train_cross_validate_eval_search_and_refusals() {
         cwd,
     );
     assert!(out.status.success(), "{}", text(&out).1);
-    // `search --json -k 5` with the trained model.
-    let search_top5 = |query: &str| -> serde_json::Value {
-        let out = precedent(
-            &[
-                "search",
-                "--index",
-                s(&library),
-                "--model-dir",
-                s(&model),
-                "--json",
-                "-k",
-                "5",
-                query,
-            ],
-            cwd,
-        );
+    // `search --json` with the trained model and the given options.
+    let search_json = |options: &[&str], query: &str| -> serde_json::Value {
+        let mut args = vec![
+            "search",
+            "--index",
+            s(&library),
+            "--model-dir",
+            s(&model),
+            "--json",
+        ];
+        args.extend(options);
+        args.push(query);
+        let out = precedent(&args, cwd);
         assert!(out.status.success(), "{}", text(&out).1);
         serde_json::from_str(&text(&out).0).expect("search json")
     };
+    let search_top5 = |query: &str| search_json(&["-k", "5"], query);
     let hits = search_top5("cap on liability equals 12 months payment");
     assert_eq!(hits["pipeline"], "hybrid+learned");
     assert_eq!(hits["hits"].as_array().map(Vec::len), Some(5));
@@ -240,27 +235,12 @@ fn train_cross_validate_eval_search_and_refusals() {
 
     // The category filter keeps only clauses of the category: none that the training queries of
     // that category judged as another category's clause (one star only) comes back.
-    let out = precedent(
-        &[
-            "search",
-            "--index",
-            s(&library),
-            "--model-dir",
-            s(&model),
-            "--json",
-            "-k",
-            "20",
-            "--category",
-            "limitation of liability",
-            "clause about damages",
-        ],
-        cwd,
+    let hits = search_json(
+        &["-k", "20", "--category", "limitation of liability"],
+        "clause about damages",
     );
-    assert!(out.status.success(), "{}", text(&out).1);
-    let hits: serde_json::Value = serde_json::from_str(&text(&out).0).expect("search json");
     let hits = hits["hits"].as_array().cloned().unwrap_or_default();
     assert_eq!(hits.len(), 20);
-    let rated = precedent_formats::read_qrels(&train).expect("qrels");
     let lol: Vec<String> = precedent_formats::read_queries(&queries)
         .expect("queries")
         .into_iter()
@@ -269,7 +249,7 @@ fn train_cross_validate_eval_search_and_refusals() {
         .collect();
     let mut in_category = std::collections::HashMap::<String, bool>::new();
     for q in &lol {
-        for (doc, label) in rated.judged(q).into_iter().flatten() {
+        for (doc, label) in train_qrels.judged(q).into_iter().flatten() {
             *in_category.entry(doc.clone()).or_insert(false) |= *label >= 1;
         }
     }
