@@ -8,6 +8,7 @@ mod filters;
 mod ingest;
 mod judge;
 mod keys;
+mod map_qrels;
 mod progress;
 mod remove;
 mod review;
@@ -71,6 +72,9 @@ enum Command {
     Train(train::TrainArgs),
     /// Measure what an LLM judge adds to the learned ranker (cross-validated over ratings).
     EvalJudge(judge::EvalJudgeArgs),
+    /// Carry judgements on a clause corpus (ACORD) over to a library ingested from the contracts
+    /// the clauses were cut from, for `eval --index LIB`.
+    MapQrels(map_qrels::MapQrelsArgs),
 }
 
 #[derive(Args)]
@@ -237,8 +241,11 @@ struct SearchArgs {
 
 #[derive(Args)]
 struct EvalArgs {
-    #[arg(long)]
-    corpus: PathBuf,
+    /// Clause corpus (BEIR corpus.jsonl) the library is built from (or reused for). Leave it
+    /// out to score the library at --index as it is, e.g. one `ingest` built from contracts,
+    /// with judgements carried over by `map-qrels`.
+    #[arg(long, required_unless_present = "index")]
+    corpus: Option<PathBuf>,
     #[arg(long)]
     queries: PathBuf,
     /// Judgements (TSV `query-id corpus-id score`, CSV quoting); only these queries are run.
@@ -303,6 +310,7 @@ fn main() {
         Command::EvalLegalbench(args) => eval_legalbench::run(args),
         Command::Train(args) => train::run(args, &bars),
         Command::EvalJudge(args) => judge::run_eval(args, &bars),
+        Command::MapQrels(args) => map_qrels::run(args),
     };
     if let Err(err) = result {
         eprintln!("error: {err:#}");
@@ -609,13 +617,43 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
             judge::known_pipelines().join(", ")
         );
     }
-    let fingerprint = fingerprint_file(&args.corpus)?;
-    let index_dir = match &args.index {
-        Some(dir) => dir.clone(),
-        None => PathBuf::from(".precedent/eval").join(&fingerprint),
-    };
     let want_vectors = judge::needs_embedder(pipeline_name).then_some(&args.vectors);
-    let library = open_or_build(&index_dir, &args.corpus, &fingerprint, want_vectors, bars)?;
+    let library = match (&args.corpus, &args.index) {
+        (Some(corpus), index) => {
+            let fingerprint = fingerprint_file(corpus)?;
+            let index_dir = match index {
+                Some(dir) => {
+                    refuse_to_replace(dir, &fingerprint)?;
+                    dir.clone()
+                }
+                None => PathBuf::from(".precedent/eval").join(&fingerprint),
+            };
+            open_or_build(&index_dir, corpus, &fingerprint, want_vectors, bars)?
+        }
+        (None, Some(dir)) => {
+            let library = Library::open(dir)?;
+            if want_vectors.is_some() && library.vectors_info().is_none() {
+                bail!(
+                    "{} has no clause vectors, which pipeline {pipeline_name} needs: use --pipeline bm25, or rebuild the library with vectors",
+                    dir.display()
+                );
+            }
+            library
+        }
+        (None, None) => bail!(
+            "give --corpus (a library is built from it) or --index (a library to score as it is)"
+        ),
+    };
+    // As in `search`: the learned ranker is the default only on the clauses it learnt from.
+    let pipeline_name = match (&args.pipeline, pipeline_name) {
+        (None, "learned") if args.learned.model_dir.is_none() && !train::model_fits(&library) => {
+            eprintln!(
+                "note: the shipped learned model was trained on another library's clauses, so the default pipeline here is hybrid+types"
+            );
+            precedent_learn::clause_types::HYBRID_WITH_TYPES
+        }
+        _ => pipeline_name,
+    };
     let library = Arc::new(library);
     let models = pipeline_models(pipeline_name, &library, None, &args.rerank)?;
     let built = judge::make_pipeline(
@@ -716,6 +754,25 @@ fn bench(args: BenchArgs) -> Result<()> {
             pct(0.50),
             pct(0.99),
             open_ms
+        );
+    }
+    Ok(())
+}
+
+/// Refuses to let `eval --corpus C --index DIR` rebuild a library that was built from something
+/// else (another corpus, or contracts by `ingest`): the rebuild would replace it.
+fn refuse_to_replace(dir: &Path, fingerprint: &str) -> Result<()> {
+    if !Library::exists(dir) {
+        return Ok(());
+    }
+    let Ok(library) = Library::open(dir) else {
+        // Unreadable: open_or_build says so and rebuilds, as for a cache.
+        return Ok(());
+    };
+    if library.manifest().source_fingerprint.as_deref() != Some(fingerprint) {
+        bail!(
+            "{} holds a library built from something else (another corpus, or contracts by `ingest`), and eval would replace it with this corpus: leave out --corpus to score it as it is, or give --index a new folder",
+            dir.display()
         );
     }
     Ok(())

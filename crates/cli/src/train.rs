@@ -45,6 +45,20 @@ pub struct TrainArgs {
     objective: RankObjective,
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    /// Leave a feature group out (repeatable): bm25, jargon-expansion, dense, phrases+coverage,
+    /// clause-length, category-centroids, category-classifier, cuad-types, rating-memory. The
+    /// model remembers it and blanks the group when ranking too; `--without rating-memory`
+    /// makes a ranker for libraries nobody rated (contracts you ingested).
+    #[arg(long)]
+    without: Vec<String>,
+    /// With --cv: also score each fold's model on this library (built by `ingest` from the
+    /// contracts the rated clauses were cut from), next to hybrid+types, with the judgements
+    /// `map-qrels` carried over to it (--cv-library-qrels).
+    #[arg(long, requires = "cv", requires = "cv_library_qrels")]
+    cv_library: Option<PathBuf>,
+    /// Judgements over --cv-library's clause ids (`precedent map-qrels --out`).
+    #[arg(long, requires = "cv_library")]
+    cv_library_qrels: Option<PathBuf>,
 }
 
 /// Where learning from ratings reads its inputs (shared by `train` and `eval-judge`).
@@ -93,8 +107,10 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         max_depth: args.depth,
         learning_rate: args.learning_rate,
         seed: args.seed,
+        without: args.without.clone(),
         ..TrainOptions::default()
     };
+    precedent_learn::cv::group_columns(&options.without).map_err(anyhow::Error::msg)?;
     let data = TrainingData {
         rated: &rated,
         embeddings: &embeddings,
@@ -128,6 +144,17 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
                 .with_context(|| format!("writing {}", path.display()))?;
             eprintln!("report written to {}", path.display());
         }
+        if let (Some(dir), Some(qrels)) = (&args.cv_library, &args.cv_library_qrels) {
+            let embedder = Arc::new(load_embedder(
+                &library
+                    .vectors_info()
+                    .map(|i| i.model_source.clone())
+                    .unwrap_or_else(|| args.rated.vectors.model.clone()),
+            )?);
+            cross_validate_on_library(
+                &library, &data, &embedder, folds, &options, dir, qrels, bars,
+            )?;
+        }
     }
     if let Some(out) = &args.out {
         bars.start("features of training queries", rated.len() as u64);
@@ -151,6 +178,151 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             model.manifest.training_queries,
             model.manifest.training_ratings,
             model.manifest.train_seconds
+        );
+    }
+    Ok(())
+}
+
+/// `train --cv K --cv-library LIB`: each fold's model (trained on the rated library, as `--cv`
+/// trains it) ranks LIB's whole clause set for the fold's held-out queries, scored with LIB's
+/// judgements (`map-qrels`, condensed protocol); hybrid+types ranks the same queries. Says how a
+/// ranker trained on hand-cut clauses does on a library cut from contracts.
+#[allow(clippy::too_many_arguments)]
+fn cross_validate_on_library(
+    library: &Arc<Library>,
+    data: &TrainingData<'_>,
+    embedder: &Arc<precedent_models::Embedder>,
+    folds: usize,
+    options: &TrainOptions,
+    target_dir: &std::path::Path,
+    qrels_path: &std::path::Path,
+    bars: &Bars,
+) -> Result<()> {
+    let target = Arc::new(Library::open(target_dir)?);
+    if target.vectors_info().is_none() {
+        bail!(
+            "{} has no clause vectors: ingest it without --no-vectors",
+            target_dir.display()
+        );
+    }
+    let qrels = precedent_formats::read_qrels(qrels_path)?;
+    let rated = data.rated;
+    let queries: Vec<precedent_formats::Query> = rated
+        .iter()
+        .map(|q| precedent_formats::Query {
+            id: q.id.clone(),
+            text: q.text.clone(),
+            category: q.category.clone(),
+            split: None,
+            metadata: serde_json::Value::Null,
+        })
+        .collect();
+    let ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
+    let fold_of = precedent_learn::cv::assign_folds(&ids, folds, options.seed);
+    let subset = |keep: &dyn Fn(&str) -> bool| -> Qrels {
+        let mut out = Qrels::new();
+        for (query, judged) in qrels.iter().filter(|(q, _)| keep(q)) {
+            for (doc, &label) in judged {
+                out.insert(query, doc, label);
+            }
+        }
+        out
+    };
+    let eval_options = precedent_eval::EvalOptions::default();
+    let clause_types = data.clause_types.cloned();
+    let mut learned: Vec<precedent_eval::QueryResult> = Vec::new();
+    for fold in 0..folds {
+        bars.note(&format!(
+            "fold {}/{folds}: training, then ranking {}",
+            fold + 1,
+            target_dir.display()
+        ));
+        let train_idx: Vec<usize> = (0..rated.len())
+            .filter(|&i| fold_of.get(&rated[i].id) != Some(&fold))
+            .collect();
+        let fold_rated: Vec<RatedQuery> = train_idx.iter().map(|&i| rated[i].clone()).collect();
+        let fold_embeddings: Vec<Vec<f32>> = train_idx
+            .iter()
+            .map(|&i| data.embeddings[i].clone())
+            .collect();
+        let fold_data = TrainingData {
+            rated: &fold_rated,
+            embeddings: &fold_embeddings,
+            ..*data
+        };
+        let model = precedent_learn::train(
+            library,
+            &fold_data,
+            embedder.model_id(),
+            Vec::new(),
+            options,
+            |_, _| {},
+        )?;
+        let pipeline = precedent_learn::learned_pipeline(
+            target.clone(),
+            embedder.clone(),
+            Arc::new(model),
+            500,
+            None,
+            clause_types.clone(),
+        )?;
+        let held_out = subset(&|q| fold_of.get(q) == Some(&fold));
+        if held_out.num_queries() == 0 {
+            continue;
+        }
+        let evaluation = precedent_eval::evaluate(
+            &pipeline,
+            &target,
+            &queries,
+            &held_out,
+            &eval_options,
+            &precedent_library::NoProgress,
+        )?;
+        learned.extend(evaluation.per_query);
+    }
+    let scored: std::collections::HashSet<&str> =
+        learned.iter().map(|r| r.query_id.as_str()).collect();
+    let baseline_pipeline = precedent_learn::clause_types::with_clause_types(
+        precedent_rank::build_pipeline(
+            "hybrid",
+            target.clone(),
+            &precedent_rank::PipelineModels {
+                embedder: Some(embedder.clone()),
+                ..Default::default()
+            },
+        )?,
+        target.clone(),
+        clause_types.context("hybrid+types needs the CUAD clause-type reader")?,
+        500,
+    );
+    let baseline = precedent_eval::evaluate(
+        &baseline_pipeline,
+        &target,
+        &queries,
+        &subset(&|q| scored.contains(q)),
+        &eval_options,
+        &precedent_library::NoProgress,
+    )?;
+    let learned_mean = precedent_metrics::MeanMetrics::of(learned.iter().map(|r| &r.metrics));
+    let pct = |x: Option<f64>| x.map_or("   -".to_string(), |v| format!("{:5.1}", 100.0 * v));
+    println!(
+        "on {} ({} clauses; judgements {}), {} queries, condensed protocol",
+        target_dir.display(),
+        target.len(),
+        qrels_path.display(),
+        learned.len()
+    );
+    for (name, m) in [
+        (HYBRID_WITH_TYPES.to_string(), &baseline.overall),
+        (format!("learned, {folds}-fold CV by query"), &learned_mean),
+    ] {
+        println!(
+            "{name:<48} {:>6} {:>6} {:>6} {:>6} {:>6}",
+            pct(Some(m.ndcg5)),
+            pct(Some(m.ndcg10)),
+            pct(m.p5_4star),
+            pct(m.p5_5star),
+            pct(m.recall100)
         );
     }
     Ok(())
@@ -365,16 +537,19 @@ pub fn default_pipeline(library: &Library, learned: &LearnedArgs) -> &'static st
     if library.vectors_info().is_none() {
         return "bm25";
     }
-    let fits = || {
-        precedent_learn::default_model_dir()
-            .and_then(|dir| LearnedModel::load(&dir).ok())
-            .is_some_and(|m| m.library_fit(library) >= precedent_learn::MIN_LIBRARY_FIT)
-    };
-    if learned.model_dir.is_some() || fits() {
+    if learned.model_dir.is_some() || model_fits(library) {
         "learned"
     } else {
         HYBRID_WITH_TYPES
     }
+}
+
+/// Whether the default model (`$PRECEDENT_RANKER`, else the shipped one) was trained on this
+/// library's clauses ([`LearnedModel::library_fit`]).
+pub fn model_fits(library: &Library) -> bool {
+    precedent_learn::default_model_dir()
+        .and_then(|dir| LearnedModel::load(&dir).ok())
+        .is_some_and(|m| m.library_fit(library) >= precedent_learn::MIN_LIBRARY_FIT)
 }
 
 /// `eval`'s default: `learned` when a model is available and was not trained on the queries

@@ -323,7 +323,11 @@ fn train_cross_validate_eval_search_and_refusals() {
     // A model directory from another format version is refused, not misread.
     let manifest_path = model.join("manifest.json");
     let manifest = std::fs::read_to_string(&manifest_path).expect("manifest");
-    let old = manifest.replace("\"format_version\":3", "\"format_version\":2");
+    let current = format!(
+        "\"format_version\":{}",
+        precedent_learn::MODEL_FORMAT_VERSION
+    );
+    let old = manifest.replace(&current, "\"format_version\":2");
     assert_ne!(old, manifest, "manifest layout changed: {manifest}");
     std::fs::write(&manifest_path, old).expect("write");
     let mut args = vec!["eval"];

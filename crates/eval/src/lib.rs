@@ -10,6 +10,8 @@
 //! The harness never learns from the qrels it scores against: it only reads them after the
 //! pipeline has ranked.
 
+pub mod transfer;
+
 use std::collections::{BTreeMap, HashMap};
 
 use precedent_formats::{Qrels, Query, RunEntry};

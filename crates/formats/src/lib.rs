@@ -331,24 +331,49 @@ pub struct RunEntry {
 /// Scores are written in Rust's shortest round-trip form so that a reader recovers the exact
 /// value, and ties stay ties for any tool that re-sorts by score.
 pub fn write_run(path: &Path, entries: &[RunEntry]) -> Result<()> {
+    write_tsv(
+        path,
+        ["query-id", "corpus-id", "rank", "score"],
+        entries.iter().map(|e| {
+            [
+                e.query_id.clone(),
+                e.doc_id.clone(),
+                e.rank.to_string(),
+                e.score.to_string(),
+            ]
+        }),
+    )
+}
+
+/// Writes qrels as [`read_qrels`] reads them (`query-id corpus-id score`, CSV quoting), queries
+/// in sorted order and each query's clauses sorted by id, so the same judgements give the same
+/// file.
+pub fn write_qrels(path: &Path, qrels: &Qrels) -> Result<()> {
+    let rows = qrels.iter().flat_map(|(query, judged)| {
+        let mut docs: Vec<(&String, &i32)> = judged.iter().collect();
+        docs.sort();
+        docs.into_iter()
+            .map(move |(doc, label)| [query.to_owned(), doc.clone(), label.to_string()])
+    });
+    write_tsv(path, ["query-id", "corpus-id", "score"], rows)
+}
+
+/// A tab-separated file with a header row, CSV-quoted where a field needs it (query ids hold
+/// quotes and spaces).
+fn write_tsv<const N: usize>(
+    path: &Path,
+    header: [&str; N],
+    rows: impl IntoIterator<Item = [String; N]>,
+) -> Result<()> {
     let file = File::create(path).map_err(|e| FormatError::io(path, e))?;
     let mut writer = csv::WriterBuilder::new()
         .delimiter(b'\t')
         .quote_style(csv::QuoteStyle::Necessary)
         .from_writer(BufWriter::new(file));
     let wrap = |e: csv::Error| csv_error(path, e);
-    writer
-        .write_record(["query-id", "corpus-id", "rank", "score"])
-        .map_err(wrap)?;
-    for e in entries {
-        writer
-            .write_record([
-                e.query_id.as_str(),
-                e.doc_id.as_str(),
-                &e.rank.to_string(),
-                &e.score.to_string(),
-            ])
-            .map_err(wrap)?;
+    writer.write_record(header).map_err(wrap)?;
+    for row in rows {
+        writer.write_record(&row).map_err(wrap)?;
     }
     let mut inner = writer
         .into_inner()
@@ -518,6 +543,28 @@ mod tests {
         let text = std::fs::read_to_string(&path).expect("read");
         assert!(text.starts_with("query-id\tcorpus-id\trank\tscore\n"));
         assert_eq!(read_run(&path).expect("read back"), entries);
+    }
+
+    #[test]
+    fn qrels_roundtrip_quoted_ids_and_explicit_zeros() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("qrels.tsv");
+        let mut qrels = Qrels::new();
+        qrels.insert("\"as-is\" clause", "c#2", 4);
+        qrels.insert("\"as-is\" clause", "c#10", 0);
+        qrels.insert("cap on liability", "d\t1", 2);
+        write_qrels(&path, &qrels).expect("write");
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(text.starts_with("query-id\tcorpus-id\tscore\n"), "{text}");
+        let back = read_qrels(&path).expect("read back");
+        assert_eq!(
+            back.iter().collect::<Vec<_>>(),
+            qrels.iter().collect::<Vec<_>>()
+        );
+        assert_eq!(
+            back.judged("\"as-is\" clause").and_then(|j| j.get("c#10")),
+            Some(&0)
+        );
     }
 }
 

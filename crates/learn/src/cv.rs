@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::features::{library_vectors, FeatureExtractor, QueryInput, FEATURE_NAMES, NUM_FEATURES};
 use crate::feedback::final_scores;
 use crate::memory::{RatedQuery, RatingMemory};
-use crate::model::{Ranker, TrainOptions, TrainingData};
+use crate::model::{blank, Ranker, TrainOptions, TrainingData};
 use crate::LearnError;
 
 /// Named groups of features, for ablations ("what each feature buys").
@@ -32,6 +32,25 @@ pub const FEATURE_GROUPS: &[(&str, &[usize])] = &[
     ("cuad-types", &[22, 23]),
     ("rating-memory", &[12, 13, 14, 15, 16, 17, 18, 19, 20]),
 ];
+
+/// The feature columns of the named groups ([`FEATURE_GROUPS`]); an unknown name is an error
+/// listing the known ones.
+pub fn group_columns(groups: &[String]) -> Result<Vec<usize>, String> {
+    let mut columns = Vec::new();
+    for name in groups {
+        let Some((_, cols)) = FEATURE_GROUPS.iter().find(|(g, _)| g == name) else {
+            let known: Vec<&str> = FEATURE_GROUPS.iter().map(|(g, _)| *g).collect();
+            return Err(format!(
+                "unknown feature group {name:?}; known groups: {}",
+                known.join(", ")
+            ));
+        };
+        columns.extend_from_slice(cols);
+    }
+    columns.sort_unstable();
+    columns.dedup();
+    Ok(columns)
+}
 
 /// One way of scoring the held-out queries.
 #[derive(Debug, Clone)]
@@ -165,6 +184,7 @@ fn out_of_fold(
         )));
     }
     let vectors = library_vectors(library, "the learned ranker needs them")?;
+    let without = group_columns(&options.without).map_err(LearnError::Invalid)?;
     let ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
     let fold_of = assign_folds(&ids, folds, options.seed);
     let learned = variants
@@ -233,14 +253,11 @@ fn out_of_fold(
                         Variant::Learned {
                             dropped, feedback, ..
                         } => {
+                            // The variant's own groups and those the model is trained without.
+                            let mut dropped = dropped.clone();
+                            dropped.extend_from_slice(&without);
                             let blank = |g: &Group| -> Group {
-                                g.iter()
-                                    .map(|(f, l)| {
-                                        let mut f = *f;
-                                        dropped.iter().for_each(|&c| f[c] = 0.0);
-                                        (f, *l)
-                                    })
-                                    .collect()
+                                g.iter().map(|(f, l)| (blank(*f, &dropped), *l)).collect()
                             };
                             let train: Vec<Group> = train_groups.iter().map(blank).collect();
                             let ranker = Ranker::fit(&train, options)?;

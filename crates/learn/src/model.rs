@@ -24,7 +24,13 @@ use crate::LearnError;
 
 pub const MODEL_FORMAT: &str = "precedent-learned-ranker";
 /// Bumped whenever features, memory or ranker layout change; older directories are refused.
-pub const MODEL_FORMAT_VERSION: u32 = 3;
+/// Version 4 added [`ModelManifest::without`]: a version-3 directory (the layout is otherwise
+/// the same) is read as leaving nothing out, and a binary that knows only version 3 refuses a
+/// version-4 model instead of ranking with the groups it was trained without.
+pub const MODEL_FORMAT_VERSION: u32 = 4;
+
+/// The oldest format version [`LearnedModel::load`] still reads.
+pub const OLDEST_READ_FORMAT_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModelManifest {
@@ -42,6 +48,11 @@ pub struct ModelManifest {
     /// Rating files trained on (as given), for provenance.
     pub trained_on: Vec<String>,
     pub train_seconds: f64,
+    /// Feature groups ([`crate::cv::FEATURE_GROUPS`]) left out: blanked when training and when
+    /// ranking. A model for libraries nobody rated leaves out `rating-memory`, which is empty
+    /// there (`train --without rating-memory`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub without: Vec<String>,
 }
 
 /// Options of [`train`].
@@ -57,6 +68,8 @@ pub struct TrainOptions {
     pub learning_rate: f32,
     /// Seed of the cross-validation fold assignment (tree fitting itself is deterministic).
     pub seed: u64,
+    /// Feature groups left out ([`ModelManifest::without`]).
+    pub without: Vec<String>,
 }
 
 impl Default for TrainOptions {
@@ -68,6 +81,7 @@ impl Default for TrainOptions {
             min_leaf: 40,
             learning_rate: 0.1,
             seed: 42,
+            without: Vec::new(),
         }
     }
 }
@@ -292,6 +306,15 @@ pub fn train(
             )
             .collect::<Result<Vec<_>, LearnError>>()?
     };
+    let dropped = crate::cv::group_columns(&options.without).map_err(LearnError::Invalid)?;
+    let groups: Vec<Vec<([f32; NUM_FEATURES], i32)>> = groups
+        .into_iter()
+        .map(|g| {
+            g.into_iter()
+                .map(|(f, l)| (blank(f, &dropped), l))
+                .collect()
+        })
+        .collect();
     let ranker = Ranker::fit(&groups, options)?;
     let manifest = ModelManifest {
         format: MODEL_FORMAT.into(),
@@ -306,12 +329,21 @@ pub fn train(
         training_ratings: memory.num_ratings(),
         trained_on,
         train_seconds: started.elapsed().as_secs_f64(),
+        without: options.without.clone(),
     };
     Ok(LearnedModel {
         manifest,
         memory,
         ranker,
     })
+}
+
+/// `features` with the `columns` set to zero (a feature group left out).
+pub(crate) fn blank(mut features: [f32; NUM_FEATURES], columns: &[usize]) -> [f32; NUM_FEATURES] {
+    for &c in columns {
+        features[c] = 0.0;
+    }
+    features
 }
 
 /// What training learns from: rated queries, their unit embeddings (same order), and the CUAD
@@ -424,9 +456,10 @@ impl LearnedModel {
             )));
         }
         let version = raw.get("format_version").and_then(|v| v.as_u64());
-        if version != Some(u64::from(MODEL_FORMAT_VERSION)) {
+        let readable = u64::from(OLDEST_READ_FORMAT_VERSION)..=u64::from(MODEL_FORMAT_VERSION);
+        if !version.is_some_and(|v| readable.contains(&v)) {
             return Err(bad(format!(
-                "model format version {} is not the supported version {MODEL_FORMAT_VERSION}; retrain it with `precedent train`",
+                "model format version {} is not a supported version ({OLDEST_READ_FORMAT_VERSION} to {MODEL_FORMAT_VERSION}); retrain it with `precedent train`",
                 version.map_or("(missing)".to_string(), |v| v.to_string())
             )));
         }
@@ -449,11 +482,25 @@ impl LearnedModel {
         }
         let ranker: Ranker = serde_json::from_str(&read("ranker.json")?)
             .map_err(|e| bad(format!("ranker.json: {e}")))?;
+        crate::cv::group_columns(&manifest.without).map_err(bad)?;
         Ok(LearnedModel {
             manifest,
             memory: Arc::new(memory),
             ranker,
         })
+    }
+
+    /// The trees' scores of candidates' features, with the groups the model was trained
+    /// without blanked as they were in training.
+    pub fn predict(&self, features: &[[f32; NUM_FEATURES]]) -> Vec<f32> {
+        // Checked when the model was trained or loaded.
+        let dropped = crate::cv::group_columns(&self.manifest.without).unwrap_or_default();
+        if dropped.is_empty() {
+            return self.ranker.predict(features);
+        }
+        let blanked: Vec<[f32; NUM_FEATURES]> =
+            features.iter().map(|f| blank(*f, &dropped)).collect();
+        self.ranker.predict(&blanked)
     }
 
     pub fn dir_exists(dir: &Path) -> bool {

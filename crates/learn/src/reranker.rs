@@ -68,7 +68,7 @@ impl Reranker for LearnedReranker {
             .extractor
             .extract(&input, &rows)
             .map_err(|e| stage(e.to_string()))?;
-        let raw = self.model.ranker.predict(&features);
+        let raw = self.model.predict(&features);
         let flagged = self
             .extractor
             .against_query(query, &rows)
