@@ -433,3 +433,158 @@ fn review_from_a_folder_outside_the_checkout_uses_the_checkouts_data_and_models(
         "a .precedent directory was created in the working directory"
     );
 }
+
+/// Letters and digits, lowercased: how `map-qrels` compares ACORD's cuts with contract text.
+fn folded(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+#[test]
+fn acord_ratings_carried_to_ingested_contracts_score_a_library_as_it_is() {
+    // Three CUAD contracts that ACORD cut many rated clauses from.
+    let contracts = [
+        "PaperexchangeComInc_20000322_S-1A_EX-10.4_5202103_EX-10.4_Co-Branding Agreement.txt",
+        "UpjohnInc_20200121_10-12G_EX-2.6_11948692_EX-2.6_Manufacturing Agreement_ Supply Agreement.txt",
+        "NeoformaInc_19991202_S-1A_EX-10.26_5224521_EX-10.26_Co-Branding Agreement.txt",
+    ];
+    let work = tempfile::tempdir().expect("tempdir");
+    let folder = work.path().join("contracts");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for name in contracts {
+        copy_cuad(name, &folder);
+    }
+    let lib = work.path().join("lib");
+    let s = support::s;
+    let out = precedent(&[
+        "ingest",
+        s(&folder),
+        "--index",
+        s(&lib),
+        "--no-vectors",
+        "--no-types",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let acord = support::acord();
+    let corpus = acord.join("corpus.jsonl");
+    let train = acord.join("qrels/train.tsv");
+    let queries = acord.join("queries.jsonl");
+    let qrels = work.path().join("lib-qrels.tsv");
+    let mapping = work.path().join("mapping.json");
+    let out = precedent(&[
+        "map-qrels",
+        "--corpus",
+        s(&corpus),
+        "--qrels",
+        s(&train),
+        "--index",
+        s(&lib),
+        "--out",
+        s(&qrels),
+        "--mapping-out",
+        s(&mapping),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("placed in the 3 contracts' text"),
+        "{stdout}"
+    );
+
+    // Every ACORD clause carried over shares its words with a library clause it was carried to.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&mapping).expect("mapping")).expect("json");
+    let carried = report["mapping"].as_object().expect("mapping object");
+    assert!(
+        carried.len() >= 40,
+        "only {} ACORD clauses carried: {stdout}",
+        carried.len()
+    );
+    let acord_text: std::collections::HashMap<String, String> =
+        precedent_formats::read_corpus(&corpus)
+            .expect("corpus")
+            .into_iter()
+            .map(|d| (d.id, folded(&d.text)))
+            .collect();
+    let library = precedent_library::Library::open(&lib).expect("library");
+    let clause_text = |id: &str| {
+        let row = library.store().row(id).expect("library clause id");
+        folded(&library.store().clause(row).expect("clause").text)
+    };
+    for (acord_id, targets) in carried {
+        let rated = &acord_text[acord_id];
+        let targets: Vec<String> = targets
+            .as_array()
+            .expect("targets")
+            .iter()
+            .map(|t| clause_text(t.as_str().expect("id")))
+            .collect();
+        let shared = (0..rated.len().saturating_sub(40))
+            .step_by(40)
+            .any(|k| targets.iter().any(|t| t.contains(&rated[k..k + 40])));
+        assert!(
+            shared,
+            "{acord_id} carried to clauses that do not hold its words"
+        );
+    }
+
+    // The carried judgements score the library as it is (no --corpus: nothing is rebuilt).
+    let judged = precedent_formats::read_qrels(&qrels).expect("qrels");
+    assert!(judged.num_queries() >= 20, "{}", judged.num_queries());
+    let out = precedent(&[
+        "eval",
+        "--index",
+        s(&lib),
+        "--queries",
+        s(&queries),
+        "--qrels",
+        s(&qrels),
+        "--pipeline",
+        "bm25",
+    ]);
+    let table = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let overall = table
+        .lines()
+        .find(|l| l.starts_with("Overall"))
+        .unwrap_or_else(|| panic!("no Overall line: {table}"));
+    let fields: Vec<&str> = overall.split_whitespace().collect();
+    assert_eq!(fields[1], judged.num_queries().to_string(), "{overall}");
+    let ndcg5: f64 = fields[2].parse().expect("NDCG@5");
+    assert!(ndcg5 > 20.0 && ndcg5 <= 100.0, "{overall}");
+
+    // Asked to build the ACORD corpus into that library, eval refuses instead of replacing it.
+    let clauses = library.len();
+    let out = precedent(&[
+        "eval",
+        "--corpus",
+        s(&corpus),
+        "--index",
+        s(&lib),
+        "--queries",
+        s(&queries),
+        "--qrels",
+        s(&train),
+        "--pipeline",
+        "bm25",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("eval would replace it"), "{stderr}");
+    let reopened = precedent_library::Library::open(&lib).expect("library still opens");
+    assert_eq!(reopened.len(), clauses);
+}

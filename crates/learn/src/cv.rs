@@ -421,3 +421,35 @@ impl CvReport {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_groups_name_their_columns_and_unknown_names_are_refused() {
+        let memory = group_columns(&["rating-memory".into()]).expect("known group");
+        assert_eq!(memory, (12..=20).collect::<Vec<usize>>());
+        // Overlapping groups give each column once, in order.
+        let lexical = group_columns(&["bm25".into(), "jargon-expansion".into()]).expect("known");
+        assert_eq!(lexical, vec![0, 1, 2, 5, 6, 7]);
+        assert!(group_columns(&[]).expect("none").is_empty());
+        let err = group_columns(&["memory".into()]).expect_err("unknown");
+        assert!(
+            err.contains("\"memory\"") && err.contains("rating-memory"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn folds_are_seeded_and_balanced() {
+        let ids: Vec<String> = (0..57).map(|i| format!("q{i}")).collect();
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let a = assign_folds(&refs, 5, 42);
+        assert_eq!(a, assign_folds(&refs, 5, 42));
+        assert_ne!(a, assign_folds(&refs, 5, 1));
+        let mut sizes = [0usize; 5];
+        a.values().for_each(|&f| sizes[f] += 1);
+        assert_eq!(sizes, [12, 12, 11, 11, 11]);
+    }
+}
