@@ -607,7 +607,7 @@ fn search(args: SearchArgs) -> Result<()> {
 fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
     let queries = precedent_formats::read_queries(&args.queries)?;
     let qrels = precedent_formats::read_qrels(&args.qrels)?;
-    let pipeline_name = match args.pipeline.as_deref() {
+    let mut pipeline_name = match args.pipeline.as_deref() {
         Some(name) => name,
         None => train::default_eval_pipeline(&args.learned, &qrels),
     };
@@ -632,7 +632,14 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         }
         (None, Some(dir)) => {
             let library = Library::open(dir)?;
-            if want_vectors.is_some() && library.vectors_info().is_none() {
+            if want_vectors.is_some() && library.vectors_info().is_none() && args.pipeline.is_none()
+            {
+                eprintln!(
+                    "note: {} has no clause vectors, so the default pipeline here is bm25",
+                    dir.display()
+                );
+                pipeline_name = "bm25";
+            } else if want_vectors.is_some() && library.vectors_info().is_none() {
                 bail!(
                     "{} has no clause vectors, which pipeline {pipeline_name} needs: use --pipeline bm25, or rebuild the library with vectors",
                     dir.display()
@@ -759,8 +766,8 @@ fn bench(args: BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// Refuses to let `eval --corpus C --index DIR` rebuild a library that was built from something
-/// else (another corpus, or contracts by `ingest`): the rebuild would replace it.
+/// Refuses to let `eval`/`train --corpus C --index DIR` rebuild a library that was built from
+/// something else (another corpus, or contracts by `ingest`): the rebuild would replace it.
 fn refuse_to_replace(dir: &Path, fingerprint: &str) -> Result<()> {
     if !Library::exists(dir) {
         return Ok(());
@@ -771,7 +778,7 @@ fn refuse_to_replace(dir: &Path, fingerprint: &str) -> Result<()> {
     };
     if library.manifest().source_fingerprint.as_deref() != Some(fingerprint) {
         bail!(
-            "{} holds a library built from something else (another corpus, or contracts by `ingest`), and eval would replace it with this corpus: leave out --corpus to score it as it is, or give --index a new folder",
+            "{} holds a library built from something else (another corpus, or contracts by `ingest`), and would be replaced by one built from this corpus: give --index a new folder (eval: or leave out --corpus to score it as it is)",
             dir.display()
         );
     }

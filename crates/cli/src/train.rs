@@ -346,7 +346,10 @@ pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs>
     let qrels = read_all_qrels(&source.qrels)?;
     let fingerprint = crate::fingerprint_file(&source.corpus)?;
     let index_dir = match &source.index {
-        Some(dir) => dir.clone(),
+        Some(dir) => {
+            crate::refuse_to_replace(dir, &fingerprint)?;
+            dir.clone()
+        }
         None => PathBuf::from(".precedent/eval").join(&fingerprint),
     };
     let library = Arc::new(open_or_build(
