@@ -134,6 +134,27 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
                 Variant::full(),
             ]
         };
+        // Every learned variant leaves out the --without groups; the full model's name says so.
+        let variants: Vec<Variant> = variants
+            .into_iter()
+            .map(|v| match v {
+                Variant::Learned {
+                    name,
+                    dropped,
+                    feedback,
+                } if !args.without.is_empty() && dropped.is_empty() && feedback => {
+                    Variant::Learned {
+                        name: name.replace(
+                            "all features",
+                            &format!("without {}", args.without.join(", ")),
+                        ),
+                        dropped,
+                        feedback,
+                    }
+                }
+                v => v,
+            })
+            .collect();
         let report = cross_validate(&library, &data, folds, &options, &variants, |msg| {
             bars.note(msg)
         })?;
@@ -314,7 +335,16 @@ fn cross_validate_on_library(
     );
     for (name, m) in [
         (HYBRID_WITH_TYPES.to_string(), &baseline.overall),
-        (format!("learned, {folds}-fold CV by query"), &learned_mean),
+        (
+            match options.without.as_slice() {
+                [] => format!("learned, {folds}-fold CV by query"),
+                groups => format!(
+                    "learned without {}, {folds}-fold CV by query",
+                    groups.join(", ")
+                ),
+            },
+            &learned_mean,
+        ),
     ] {
         println!(
             "{name:<48} {:>6} {:>6} {:>6} {:>6} {:>6}",

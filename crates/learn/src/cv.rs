@@ -404,7 +404,7 @@ impl CvReport {
         if let Some(v) = self
             .variants
             .iter()
-            .find(|v| v.name.starts_with("learned (all"))
+            .find(|v| v.name.starts_with("learned ("))
         {
             out.push_str(&format!("\nper category ({}):\n", v.name));
             for (c, m) in &v.by_category {
