@@ -468,9 +468,12 @@ fn search(args: SearchArgs) -> Result<()> {
         bail!("the query is empty: say what clause you are looking for");
     }
     let library = Arc::new(Library::open(&args.index)?);
-    let pipeline_name = match &args.pipeline {
-        Some(name) => name.clone(),
-        None => train::default_pipeline(&library, &args.learned).to_owned(),
+    let (pipeline_name, learned) = match &args.pipeline {
+        Some(name) => (name.clone(), args.learned.clone()),
+        None => {
+            let (name, learned) = train::default_ranking(&library, &args.learned);
+            (name.to_owned(), learned)
+        }
     };
     let models = pipeline_models(
         &pipeline_name,
@@ -482,14 +485,14 @@ fn search(args: SearchArgs) -> Result<()> {
         &pipeline_name,
         library.clone(),
         &models,
-        &args.learned,
+        &learned,
         &args.judge,
     )?;
     let pipeline = built.pipeline;
     let filter = args.filter.filter()?;
     let members = match &args.filter.category {
         Some(name) => {
-            let (_, model) = train::load_model(args.learned.model_dir.as_deref())?;
+            let (_, model) = train::load_model(learned.model_dir.as_deref())?;
             Some(model.category_members(&library, name)?)
         }
         None => None,
@@ -651,15 +654,37 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
             "give --corpus (a library is built from it) or --index (a library to score as it is)"
         ),
     };
-    // As in `search`: the learned ranker is the default only on the clauses it learnt from.
-    let pipeline_name = match (&args.pipeline, pipeline_name) {
+    // As in `search`: on a library other than the one the ranker learnt from (contracts you
+    // ingested), the contracts ranker, if it was not trained on the queries scored here.
+    let (pipeline_name, learned) = match (&args.pipeline, pipeline_name) {
         (None, "learned") if args.learned.model_dir.is_none() && !train::model_fits(&library) => {
-            eprintln!(
-                "note: the shipped learned model was trained on another library's clauses, so the default pipeline here is hybrid+types"
-            );
-            precedent_learn::clause_types::HYBRID_WITH_TYPES
+            let (name, learned) = train::default_ranking(&library, &args.learned);
+            let contracts_model = learned
+                .model_dir
+                .as_deref()
+                .filter(|_| name == "learned")
+                .and_then(|dir| precedent_learn::LearnedModel::load(dir).ok());
+            match contracts_model {
+                Some(model) if train::check_no_overlap(&model, &qrels).is_ok() => {
+                    ("learned", learned)
+                }
+                found => {
+                    eprintln!(
+                        "note: {}, so the default pipeline here is hybrid+types",
+                        if found.is_some() {
+                            "the contracts ranker was trained on these queries"
+                        } else {
+                            "no learned ranker was trained for this library"
+                        }
+                    );
+                    (
+                        precedent_learn::clause_types::HYBRID_WITH_TYPES,
+                        args.learned.clone(),
+                    )
+                }
+            }
         }
-        _ => pipeline_name,
+        _ => (pipeline_name, args.learned.clone()),
     };
     let library = Arc::new(library);
     let models = pipeline_models(pipeline_name, &library, None, &args.rerank)?;
@@ -667,7 +692,7 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         pipeline_name,
         library.clone(),
         &models,
-        &args.learned,
+        &learned,
         &args.judge,
     )?;
     let pipeline = built.pipeline;

@@ -561,19 +561,29 @@ pub fn known_pipelines() -> Vec<&'static str> {
     names
 }
 
-/// The pipeline used when none is named: `learned` when the library has vectors and either a
-/// model is named (`--model-dir`) or the default model fits the library (holds the clauses it
-/// was trained on, [`LearnedModel::library_fit`]; not so for ingested contracts), else
-/// `hybrid+types` with vectors (the clause-type rule needs no ratings), else `bm25`.
-/// `precedent serve` chooses the same way.
-pub fn default_pipeline(library: &Library, learned: &LearnedArgs) -> &'static str {
+/// The pipeline used when none is named, and the learned model it ranks with: with vectors,
+/// `learned` when a model is named (`--model-dir`) or the default model fits the library (holds
+/// the clauses it was trained on, [`LearnedModel::library_fit`]: the ACORD corpus), else
+/// `learned` with the contracts ranker (trained without the rating memory, which is empty on a
+/// library nobody rated: contracts you ingest) when it is found, else `hybrid+types` (the
+/// clause-type rule needs no ratings); without vectors `bm25`. `precedent serve` chooses the
+/// same way.
+pub fn default_ranking(library: &Library, learned: &LearnedArgs) -> (&'static str, LearnedArgs) {
     if library.vectors_info().is_none() {
-        return "bm25";
+        return ("bm25", learned.clone());
     }
     if learned.model_dir.is_some() || model_fits(library) {
-        "learned"
-    } else {
-        HYBRID_WITH_TYPES
+        return ("learned", learned.clone());
+    }
+    match precedent_learn::default_contracts_model_dir() {
+        Some(dir) => (
+            "learned",
+            LearnedArgs {
+                model_dir: Some(dir),
+                ..learned.clone()
+            },
+        ),
+        None => (HYBRID_WITH_TYPES, learned.clone()),
     }
 }
 

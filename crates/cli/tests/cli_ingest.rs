@@ -458,14 +458,8 @@ fn acord_ratings_carried_to_ingested_contracts_score_a_library_as_it_is() {
     }
     let lib = work.path().join("lib");
     let s = support::s;
-    let out = precedent(&[
-        "ingest",
-        s(&folder),
-        "--index",
-        s(&lib),
-        "--no-vectors",
-        "--no-types",
-    ]);
+    // With vectors (661 clauses), so that the default pipeline is the contracts ranker's.
+    let out = precedent(&["ingest", s(&folder), "--index", s(&lib), "--no-types"]);
     assert!(
         out.status.success(),
         "{}",
@@ -566,6 +560,26 @@ fn acord_ratings_carried_to_ingested_contracts_score_a_library_as_it_is() {
     assert_eq!(fields[1], judged.num_queries().to_string(), "{overall}");
     let ndcg5: f64 = fields[2].parse().expect("NDCG@5");
     assert!(ndcg5 > 20.0 && ndcg5 <= 100.0, "{overall}");
+
+    // The ACORD ranker does not fit these contracts; the contracts ranker (trained without the
+    // rating memory) is search's default here.
+    let out = precedent(&[
+        "search",
+        "--index",
+        s(&lib),
+        "--json",
+        "-k",
+        "3",
+        "liability cap carveouts",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let found: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(found["pipeline"], "hybrid+learned", "{found}");
+    assert_eq!(found["hits"].as_array().map(Vec::len), Some(3), "{found}");
 
     // Asked to build the ACORD corpus into that library, eval refuses instead of replacing it.
     let clauses = library.len();

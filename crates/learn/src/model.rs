@@ -543,12 +543,30 @@ pub const SHIPPED_MODEL_DIR: &str = "models/acord-ranker";
 /// ([`precedent_paths::search_roots`]: the CLI built in a checkout finds the checkout's
 /// model from any folder).
 pub fn default_model_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("PRECEDENT_RANKER") {
+    model_dir_from("PRECEDENT_RANKER", SHIPPED_MODEL_DIR)
+}
+
+/// The ranker the repository ships for libraries nobody rated (contracts you ingest): trained on
+/// ACORD train + valid without the rating-memory features (`train --without rating-memory`),
+/// which are empty on such a library. Cross-validated on the CUAD contracts ingested and
+/// judged through `map-qrels` it beats both `hybrid+types` and the rated-library model
+/// (BENCHMARKS.md, "ACORD's ratings on ingested contracts").
+pub const SHIPPED_CONTRACTS_MODEL_DIR: &str = "models/contracts-ranker";
+
+/// The learned model for libraries [`default_model_dir`]'s does not fit
+/// ([`LearnedModel::library_fit`]): `$PRECEDENT_CONTRACTS_RANKER`, else
+/// [`SHIPPED_CONTRACTS_MODEL_DIR`] found as [`default_model_dir`] finds its own.
+pub fn default_contracts_model_dir() -> Option<PathBuf> {
+    model_dir_from("PRECEDENT_CONTRACTS_RANKER", SHIPPED_CONTRACTS_MODEL_DIR)
+}
+
+fn model_dir_from(variable: &str, shipped: &str) -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os(variable) {
         return Some(PathBuf::from(dir));
     }
     precedent_paths::search_roots()
         .into_iter()
-        .map(|a| a.join(SHIPPED_MODEL_DIR))
+        .map(|a| a.join(shipped))
         .find(|d| LearnedModel::dir_exists(d))
 }
 

@@ -102,6 +102,22 @@ fn load_ranker(options: &ModelOptions) -> Result<Option<Arc<LearnedModel>>, Serv
     }
 }
 
+/// The contracts ranker ([`precedent_learn::default_contracts_model_dir`]), for libraries the
+/// learned ranker does not fit, when no ranker was named (a named one serves every library).
+fn load_contracts_ranker(options: &ModelOptions) -> Option<Arc<LearnedModel>> {
+    if options.ranker_dir.is_some() {
+        return None;
+    }
+    let dir = precedent_learn::default_contracts_model_dir()?;
+    match LearnedModel::load(&dir) {
+        Ok(model) => Some(Arc::new(model)),
+        Err(e) => {
+            tracing::warn!("no contracts ranker: {e}");
+            None
+        }
+    }
+}
+
 /// One served library, as of one generation.
 pub struct LibraryService {
     pub name: String,
@@ -143,6 +159,8 @@ pub struct Loader {
     embedders: Mutex<HashMap<String, Arc<Embedder>>>,
     cross_encoder: Option<Arc<CrossEncoder>>,
     ranker: Option<Arc<LearnedModel>>,
+    /// Ranks, and is the default of, libraries `ranker` does not fit (contracts ingested).
+    contracts_ranker: Option<Arc<LearnedModel>>,
 }
 
 /// A served library: the service of its current generation, replaced whole by
@@ -214,6 +232,7 @@ pub fn load_libraries(
         embedders: Mutex::new(HashMap::new()),
         cross_encoder,
         ranker,
+        contracts_ranker: load_contracts_ranker(options),
     });
     let mut slots: Vec<Arc<LibrarySlot>> = Vec::with_capacity(specs.len());
     for spec in specs {
@@ -242,9 +261,17 @@ fn load_library(
 ) -> Result<LibraryService, ServeError> {
     let options = &loader.options;
     let cross_encoder = loader.cross_encoder.as_ref();
-    let ranker = loader.ranker.as_ref();
     let library =
         Arc::new(Library::open(&spec.dir).map_err(|e| ServeError::Config(e.to_string()))?);
+    // The learned ranker where it fits the library, else the contracts ranker where there is
+    // one (it needs no ratings of the library's clauses), else the ranker offered but not the
+    // default.
+    let fits = |model: &LearnedModel| model.library_fit(&library) >= MIN_LIBRARY_FIT;
+    let (ranker, ranker_is_default) = match (&loader.ranker, &loader.contracts_ranker) {
+        (Some(model), _) if fits(model) => (Some(model), true),
+        (_, Some(contracts)) => (Some(contracts), true),
+        (other, None) => (other.as_ref(), false),
+    };
     let model_spec = options
         .model
         .clone()
@@ -346,7 +373,7 @@ fn load_library(
                 pipelines.insert("learned+cross-encoder".to_owned(), Arc::new(reranked));
             }
             pipelines.insert("learned".to_owned(), Arc::new(pipeline));
-            learned_fits = model.library_fit(&library) >= MIN_LIBRARY_FIT;
+            learned_fits = ranker_is_default;
         } else {
             tracing::warn!(
                 "library {}: no learned pipeline, its vectors are not from the bi-encoder the ranker was trained with ({})",
@@ -377,8 +404,8 @@ fn load_library(
 }
 
 /// The project's default, as `precedent search` chooses it: `learned` when the library holds
-/// the clauses the learned ranker was trained on, else `hybrid+types` (or `hybrid` without a
-/// clause-type reader) with vectors, else `bm25`.
+/// the clauses the learned ranker was trained on or the contracts ranker serves it, else
+/// `hybrid+types` (or `hybrid` without a clause-type reader) with vectors, else `bm25`.
 fn default_pipeline(
     pipelines: &BTreeMap<String, Arc<Pipeline>>,
     learned_fits: bool,
