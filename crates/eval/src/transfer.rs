@@ -339,12 +339,7 @@ mod tests {
     use super::*;
 
     fn doc(id: &str, text: &str) -> CorpusDoc {
-        CorpusDoc {
-            id: id.into(),
-            title: None,
-            text: text.into(),
-            metadata: serde_json::Value::Null,
-        }
+        CorpusDoc::new(id, text)
     }
 
     fn clause(id: &str, contract: usize, text: &str, part: &str) -> SourceClause {

@@ -70,6 +70,18 @@ pub struct CorpusDoc {
     pub metadata: serde_json::Value,
 }
 
+impl CorpusDoc {
+    /// A clause with an id and a text only (no title, no metadata).
+    pub fn new(id: impl Into<String>, text: impl Into<String>) -> Self {
+        CorpusDoc {
+            id: id.into(),
+            title: None,
+            text: text.into(),
+            metadata: serde_json::Value::Null,
+        }
+    }
+}
+
 /// One attorney query. `category` and `split` come from ACORD's `metadata` when present.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Query {

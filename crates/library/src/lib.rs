@@ -693,12 +693,7 @@ mod tests {
     use super::*;
 
     fn doc(id: &str, text: &str) -> CorpusDoc {
-        CorpusDoc {
-            id: id.into(),
-            title: None,
-            text: text.into(),
-            metadata: serde_json::Value::Null,
-        }
+        CorpusDoc::new(id, text)
     }
 
     fn sample() -> Vec<CorpusDoc> {

@@ -306,12 +306,7 @@ mod tests {
             ("d", "governing law"),
         ]
         .iter()
-        .map(|(id, text)| CorpusDoc {
-            id: id.to_string(),
-            title: None,
-            text: text.to_string(),
-            metadata: serde_json::Value::Null,
-        })
+        .map(|(id, text)| CorpusDoc::new(*id, *text))
         .collect();
         Arc::new(
             Library::build(dir, &docs, &BuildOptions::default(), None, &NoProgress).expect("build"),
