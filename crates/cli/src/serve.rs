@@ -31,10 +31,13 @@ pub struct ServeArgs {
     /// Candidates the cross-encoder rescores.
     #[arg(long, default_value_t = 50)]
     rerank_top: usize,
-    /// Learned ranker directory (`precedent train --out`) for the `learned` pipeline; default
-    /// $PRECEDENT_RANKER, else the shipped models/acord-ranker above the working directory.
-    /// `learned` is a library's default pipeline when the library holds the clauses the ranker
-    /// was trained on (the ACORD corpus), else `hybrid+types` (with vectors) or `bm25`.
+    /// Learned ranker directory (`precedent train --out`) for the `learned` pipeline of every
+    /// library. Default: $PRECEDENT_RANKER, else the shipped models/acord-ranker above the
+    /// working directory, for the library holding the clauses it was trained on (the ACORD
+    /// corpus), and $PRECEDENT_CONTRACTS_RANKER, else the shipped models/contracts-ranker
+    /// (trained without the rating memory), for the others (contracts you ingested); `learned`
+    /// is then every library's default pipeline with vectors, else `bm25`. A named ranker is
+    /// the default only on a library holding its clauses, else `hybrid+types`.
     #[arg(long = "model-dir")]
     ranker_dir: Option<PathBuf>,
     /// How many hybrid candidates the learned ranker reorders.
