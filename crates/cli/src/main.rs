@@ -207,9 +207,9 @@ struct SearchArgs {
     /// Number of clauses to show.
     #[arg(short, default_value_t = 10)]
     k: usize,
-    /// Retrieval pipeline (bm25, dense, hybrid, hybrid-norm, hybrid+types, learned); default:
-    /// learned when the learned ranker fits the library, else hybrid+types when the library has
-    /// vectors, else bm25.
+    /// Retrieval pipeline (bm25, dense, hybrid, hybrid-norm, hybrid+types, learned); default
+    /// with vectors: learned, with the ACORD ranker where it fits the library, else the
+    /// contracts ranker (models/contracts-ranker), else hybrid+types; without vectors bm25.
     #[arg(long)]
     pipeline: Option<String>,
     /// Query model; by default the model that embedded the library.

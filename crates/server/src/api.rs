@@ -237,8 +237,9 @@ pub struct SearchRequest {
     #[serde(default)]
     pub library: Option<String>,
     /// bm25, dense, hybrid, hybrid-norm, hybrid+types or learned (every pipeline of `precedent
-    /// search`). By default the library's: learned when it holds the clauses the server's learned
-    /// ranker was trained on (the ACORD corpus), else hybrid+types with vectors, else bm25. The response's
+    /// search`). By default the library's: learned with vectors (the ACORD ranker on the ACORD
+    /// corpus, the contracts ranker on libraries of ingested contracts; with a ranker named at
+    /// start, learned only where it fits, else hybrid+types), else bm25. The response's
     /// `pipeline` names the stages that answered (e.g. "hybrid+learned").
     #[serde(default)]
     pub pipeline: Option<String>,
