@@ -429,7 +429,8 @@ fn hybrid_index_search_explain_and_model_checks() {
             "{pipeline}: top hit {top} is not a 3+-star clause"
         );
     }
-    // Default pipeline on a library with vectors is hybrid, and --explain names both stages.
+    // The default pipeline on this slice (which the ACORD ranker does not fit) is the contracts
+    // ranker over hybrid retrieval, and --explain names both retrieval stages.
     // Without CUAD data (an empty folder named), the clause-type rule for the query's "Governing
     // Law" is skipped with a warning instead of training the CUAD classifier here.
     let out = Command::new(env!("CARGO_BIN_EXE_precedent"))
