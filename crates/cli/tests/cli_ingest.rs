@@ -458,8 +458,10 @@ fn acord_ratings_carried_to_ingested_contracts_score_a_library_as_it_is() {
     }
     let lib = work.path().join("lib");
     let s = support::s;
+    // Run from the work folder, so that caches (embeddings) land there, not in the checkout.
+    let in_work = |args: &[&str]| support::precedent(args, work.path());
     // With vectors (661 clauses), so that the default pipeline is the contracts ranker's.
-    let out = precedent(&["ingest", s(&folder), "--index", s(&lib), "--no-types"]);
+    let out = in_work(&["ingest", s(&folder), "--index", s(&lib), "--no-types"]);
     assert!(
         out.status.success(),
         "{}",
@@ -471,7 +473,7 @@ fn acord_ratings_carried_to_ingested_contracts_score_a_library_as_it_is() {
     let queries = acord.join("queries.jsonl");
     let qrels = work.path().join("lib-qrels.tsv");
     let mapping = work.path().join("mapping.json");
-    let out = precedent(&[
+    let out = in_work(&[
         "map-qrels",
         "--corpus",
         s(&corpus),
@@ -535,7 +537,7 @@ fn acord_ratings_carried_to_ingested_contracts_score_a_library_as_it_is() {
     // The carried judgements score the library as it is (no --corpus: nothing is rebuilt).
     let judged = precedent_formats::read_qrels(&qrels).expect("qrels");
     assert!(judged.num_queries() >= 20, "{}", judged.num_queries());
-    let out = precedent(&[
+    let out = in_work(&[
         "eval",
         "--index",
         s(&lib),
@@ -563,7 +565,7 @@ fn acord_ratings_carried_to_ingested_contracts_score_a_library_as_it_is() {
 
     // The ACORD ranker does not fit these contracts; the contracts ranker (trained without the
     // rating memory) is search's default here.
-    let out = precedent(&[
+    let out = in_work(&[
         "search",
         "--index",
         s(&lib),
@@ -583,7 +585,7 @@ fn acord_ratings_carried_to_ingested_contracts_score_a_library_as_it_is() {
 
     // Asked to build the ACORD corpus into that library, eval refuses instead of replacing it.
     let clauses = library.len();
-    let out = precedent(&[
+    let out = in_work(&[
         "eval",
         "--corpus",
         s(&corpus),
