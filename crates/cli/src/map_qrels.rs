@@ -121,7 +121,8 @@ pub fn run(args: MapQrelsArgs) -> Result<()> {
         }
     }
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let transferred = transfer_judgements(&corpus, &qrels, &refs, &clauses);
+    let transferred = transfer_judgements(&corpus, &qrels, &refs, &clauses)
+        .context("placing the corpus's clauses in the contracts")?;
     precedent_formats::write_qrels(&args.out, &transferred.qrels)?;
     if let Some(path) = &args.mapping_out {
         let mut mapping: Vec<(&String, &Vec<String>)> = transferred.mapping.iter().collect();

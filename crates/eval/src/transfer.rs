@@ -169,7 +169,7 @@ pub fn transfer_judgements(
     qrels: &Qrels,
     contracts: &[&str],
     clauses: &[SourceClause],
-) -> Transferred {
+) -> Result<Transferred, aho_corasick::BuildError> {
     let judged: std::collections::HashSet<&str> = qrels
         .iter()
         .flat_map(|(_, docs)| docs.keys().map(String::as_str))
@@ -205,8 +205,8 @@ pub fn transfer_judgements(
     }
     let mut patterns: Vec<(&[u8], usize)> = pattern_ids.into_iter().collect();
     patterns.sort_by_key(|&(_, id)| id);
-    let matcher = AhoCorasick::new(patterns.iter().map(|&(anchor, _)| anchor))
-        .expect("anchors of MIN_PLACED_CHARS bytes always build an automaton");
+    // Fails only when the automaton would outgrow its limits (millions of clauses at once).
+    let matcher = AhoCorasick::new(patterns.iter().map(|&(anchor, _)| anchor))?;
 
     let mut placements: Vec<Vec<Placement>> = vec![Vec::new(); docs.len()];
     for (c, text) in contracts.iter().enumerate() {
@@ -327,11 +327,11 @@ pub fn transfer_judgements(
         }
     }
     stats.library_clauses_judged = judged_library.len();
-    Transferred {
+    Ok(Transferred {
         qrels: out,
         stats,
         mapping,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -385,7 +385,7 @@ mod tests {
         qrels.insert("cap query", "law", 0);
         qrels.insert("cap query", "elsewhere", 3);
         qrels.insert("law query", "law", 3);
-        let t = transfer_judgements(&corpus, &qrels, &contracts, &library);
+        let t = transfer_judgements(&corpus, &qrels, &contracts, &library).expect("transfer");
         // The cap clause covers k#2 and k#4 (its <omitted> piece); each keeps the best label.
         assert_eq!(t.mapping["cap"], vec!["k#2".to_string(), "k#4".to_string()]);
         assert_eq!(t.mapping["law"], vec!["k#4".to_string()]);
@@ -422,7 +422,7 @@ mod tests {
         let corpus = [doc("cap", CAP)];
         let mut qrels = Qrels::new();
         qrels.insert("q", "cap", 4);
-        let t = transfer_judgements(&corpus, &qrels, &contracts, &library);
+        let t = transfer_judgements(&corpus, &qrels, &contracts, &library).expect("transfer");
         assert!(t.qrels.judged("q").is_none(), "{:?}", t.qrels);
         assert_eq!(t.stats.placed_clauses, 1);
         assert_eq!(t.stats.mapped_clauses, 0);
@@ -450,7 +450,8 @@ mod tests {
         let corpus = [doc("ins", &format!("{first} {second}"))];
         let mut qrels = Qrels::new();
         qrels.insert("insurance", "ins", 3);
-        let t = transfer_judgements(&corpus, &qrels, &[contract.as_str()], &library);
+        let t =
+            transfer_judgements(&corpus, &qrels, &[contract.as_str()], &library).expect("transfer");
         assert_eq!(t.mapping["ins"], vec!["k#1".to_string(), "k#3".to_string()]);
     }
 
@@ -466,7 +467,7 @@ mod tests {
             start: 0,
             end: contract.chars().count(),
         }];
-        let t = transfer_judgements(&corpus, &qrels, &[contract], &library);
+        let t = transfer_judgements(&corpus, &qrels, &[contract], &library).expect("transfer");
         assert_eq!(t.stats.placed_clauses, 0);
     }
 }
