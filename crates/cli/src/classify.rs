@@ -152,6 +152,11 @@ pub fn run(args: ClassifyArgs) -> Result<()> {
                 t.category, t.confidence, t.threshold
             );
         }
+        if types.iter().any(|t| t.reached()) && !types.iter().any(|t| t.likely) {
+            // The thresholds favour listing; with no likely type, say what that usually means
+            // (the classifier learnt from typed clauses only: it names a type for almost any text).
+            println!("  (no type is likely: the clause may be of none of the 41 CUAD types)");
+        }
     }
     Ok(())
 }

@@ -537,6 +537,20 @@ fn eval_legalbench_with_the_clause_classifier() {
         "{stdout}"
     );
     assert!(rows[40].ends_with("no"), "{stdout}");
+    // The text output says so when a clause gets no likely type (boilerplate of no CUAD type
+    // usually reaches some threshold), and only then: it agrees with the JSON's marks.
+    let boilerplate =
+        "The headings in this Agreement are for convenience only and shall not affect its interpretation.";
+    for clause in [law, boilerplate] {
+        let json = precedent(&["classify", clause, "--classifier", s(&model), "--json"]);
+        let line: serde_json::Value =
+            serde_json::from_str(String::from_utf8_lossy(&json.stdout).trim()).unwrap();
+        let types = line["types"].as_array().unwrap();
+        let none_likely = !types.is_empty() && types.iter().all(|t| t["likely"] == false);
+        let text = precedent(&["classify", clause, "--classifier", s(&model)]);
+        let said = String::from_utf8_lossy(&text.stdout).contains("no type is likely");
+        assert_eq!(said, none_likely, "{line}");
+    }
     // One threshold for every category: at 0.99 the governing-law clause keeps at most its type.
     let out = precedent(&[
         "classify",
