@@ -610,17 +610,20 @@ fn search(args: SearchArgs) -> Result<()> {
 fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
     let queries = precedent_formats::read_queries(&args.queries)?;
     let qrels = precedent_formats::read_qrels(&args.qrels)?;
-    let mut pipeline_name = match args.pipeline.as_deref() {
-        Some(name) => name,
-        None => train::default_eval_pipeline(&args.learned, &qrels),
-    };
-    if !judge::known_pipelines().contains(&pipeline_name) {
-        bail!(
-            "unknown pipeline {pipeline_name:?}; known pipelines: {}",
-            judge::known_pipelines().join(", ")
-        );
+    if let Some(name) = args.pipeline.as_deref() {
+        if !judge::known_pipelines().contains(&name) {
+            bail!(
+                "unknown pipeline {name:?}; known pipelines: {}",
+                judge::known_pipelines().join(", ")
+            );
+        }
     }
-    let want_vectors = judge::needs_embedder(pipeline_name).then_some(&args.vectors);
+    // The default pipelines (learned, hybrid+types) read vectors.
+    let want_vectors = args
+        .pipeline
+        .as_deref()
+        .is_none_or(judge::needs_embedder)
+        .then_some(&args.vectors);
     let library = match (&args.corpus, &args.index) {
         (Some(corpus), index) => {
             let fingerprint = fingerprint_file(corpus)?;
@@ -635,18 +638,13 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         }
         (None, Some(dir)) => {
             let library = Library::open(dir)?;
-            if want_vectors.is_some() && library.vectors_info().is_none() && args.pipeline.is_none()
-            {
-                eprintln!(
-                    "note: {} has no clause vectors, so the default pipeline here is bm25",
-                    dir.display()
-                );
-                pipeline_name = "bm25";
-            } else if want_vectors.is_some() && library.vectors_info().is_none() {
-                bail!(
-                    "{} has no clause vectors, which pipeline {pipeline_name} needs: use --pipeline bm25, or rebuild the library with vectors",
-                    dir.display()
-                );
+            if let Some(name) = args.pipeline.as_deref() {
+                if want_vectors.is_some() && library.vectors_info().is_none() {
+                    bail!(
+                        "{} has no clause vectors, which pipeline {name} needs: use --pipeline bm25, or rebuild the library with vectors",
+                        dir.display()
+                    );
+                }
             }
             library
         }
@@ -654,37 +652,10 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
             "give --corpus (a library is built from it) or --index (a library to score as it is)"
         ),
     };
-    // As in `search`: on a library other than the one the ranker learnt from (contracts you
-    // ingested), the contracts ranker, if it was not trained on the queries scored here.
-    let (pipeline_name, learned) = match (&args.pipeline, pipeline_name) {
-        (None, "learned") if args.learned.model_dir.is_none() && !train::model_fits(&library) => {
-            let (name, learned) = train::default_ranking(&library, &args.learned);
-            let contracts_model = learned
-                .model_dir
-                .as_deref()
-                .filter(|_| name == "learned")
-                .and_then(|dir| precedent_learn::LearnedModel::load(dir).ok());
-            match contracts_model {
-                Some(model) if train::check_no_overlap(&model, &qrels).is_ok() => {
-                    ("learned", learned)
-                }
-                found => {
-                    eprintln!(
-                        "note: {}, so the default pipeline here is hybrid+types",
-                        if found.is_some() {
-                            "the contracts ranker was trained on these queries"
-                        } else {
-                            "no learned ranker was trained for this library"
-                        }
-                    );
-                    (
-                        precedent_learn::clause_types::HYBRID_WITH_TYPES,
-                        args.learned.clone(),
-                    )
-                }
-            }
-        }
-        _ => (pipeline_name, args.learned.clone()),
+    // As `search` chooses, but never a model trained on the queries scored here.
+    let (pipeline_name, learned) = match args.pipeline.as_deref() {
+        Some(name) => (name, args.learned.clone()),
+        None => train::default_eval_ranking(&library, &args.learned, &qrels),
     };
     let library = Arc::new(library);
     let models = pipeline_models(pipeline_name, &library, None, &args.rerank)?;

@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use precedent_eval::transfer::{transfer_judgements, SourceClause};
-use precedent_formats::Qrels;
 use precedent_library::Library;
 
 #[derive(Args)]
@@ -17,7 +16,7 @@ pub struct MapQrelsArgs {
     #[arg(long)]
     pub corpus: PathBuf,
     /// Judgements over the corpus's clause ids (TSV `query-id corpus-id score`); repeat to merge
-    /// several files (a pair judged in two files must agree).
+    /// several files, as `train --qrels` does (each query rated in one file only).
     #[arg(long, required = true)]
     pub qrels: Vec<PathBuf>,
     /// A library built by `precedent ingest` (its clauses know their contract file and span).
@@ -31,30 +30,9 @@ pub struct MapQrelsArgs {
     pub mapping_out: Option<PathBuf>,
 }
 
-/// The judgements of several files as one set; a pair judged differently twice is an error.
-pub fn merge_qrels(paths: &[PathBuf]) -> Result<Qrels> {
-    let mut merged = Qrels::new();
-    for path in paths {
-        let qrels = precedent_formats::read_qrels(path)?;
-        for (query, judged) in qrels.iter() {
-            for (doc, &label) in judged {
-                if let Some(previous) = merged.insert(query, doc, label) {
-                    if previous != label {
-                        bail!(
-                            "{}: ({query:?}, {doc:?}) is judged {label} here and {previous} in an earlier --qrels file",
-                            path.display()
-                        );
-                    }
-                }
-            }
-        }
-    }
-    Ok(merged)
-}
-
 pub fn run(args: MapQrelsArgs) -> Result<()> {
     let corpus = precedent_formats::read_corpus(&args.corpus)?;
-    let qrels = merge_qrels(&args.qrels)?;
+    let qrels = crate::train::read_all_qrels(&args.qrels)?;
     let library = Library::open(&args.index)?;
     let store = library.store();
 

@@ -502,7 +502,7 @@ fn cuad_type_profiles(
 }
 
 /// Reads and merges rating files; the same query in two files is refused (ambiguous labels).
-fn read_all_qrels(paths: &[PathBuf]) -> Result<Qrels> {
+pub(crate) fn read_all_qrels(paths: &[PathBuf]) -> Result<Qrels> {
     let mut merged = Qrels::new();
     let mut seen: std::collections::HashMap<String, PathBuf> = Default::default();
     for path in paths {
@@ -595,32 +595,49 @@ pub fn model_fits(library: &Library) -> bool {
         .is_some_and(|m| m.library_fit(library) >= precedent_learn::MIN_LIBRARY_FIT)
 }
 
-/// `eval`'s default: `learned` when a model is available and was not trained on the queries
-/// being scored; otherwise `hybrid+types`, saying why.
-pub fn default_eval_pipeline(learned: &LearnedArgs, qrels: &Qrels) -> &'static str {
-    let dir = learned
+/// `eval`'s default pipeline over `library`, and the learned model it ranks with: `learned`
+/// with the model `search` would choose ([`default_ranking`]: the named one, else the ACORD
+/// ranker where it fits, else the contracts ranker) when that model was not trained on the
+/// queries being scored; otherwise `hybrid+types`, saying why; `bm25` without vectors.
+pub fn default_eval_ranking(
+    library: &Library,
+    learned: &LearnedArgs,
+    qrels: &Qrels,
+) -> (&'static str, LearnedArgs) {
+    let (name, chosen) = default_ranking(library, learned);
+    if name == "bm25" {
+        eprintln!(
+            "note: {} has no clause vectors, so the default pipeline here is bm25",
+            library.root().display()
+        );
+        return (name, chosen);
+    }
+    let dir = chosen
         .model_dir
         .clone()
         .or_else(precedent_learn::default_model_dir);
-    let Some(dir) = dir else {
-        return HYBRID_WITH_TYPES;
+    let Some(dir) = dir.filter(|_| name == "learned") else {
+        eprintln!(
+            "note: no learned ranker was trained for this library, so the default pipeline here is hybrid+types"
+        );
+        return (HYBRID_WITH_TYPES, learned.clone());
     };
     match LearnedModel::load(&dir) {
         Ok(model) => match check_no_overlap(&model, qrels) {
-            Ok(()) => "learned",
+            Ok(()) => ("learned", chosen),
             Err(_) => {
                 eprintln!(
                     "note: the learned model {} was trained on these queries, so the default pipeline here is hybrid+types; use `precedent train --cv 5` for cross-validated learned figures, or a model trained without them (--model-dir)",
                     dir.display()
                 );
-                HYBRID_WITH_TYPES
+                (HYBRID_WITH_TYPES, learned.clone())
             }
         },
         Err(e) => {
             eprintln!(
                 "note: learned model unusable ({e}); the default pipeline here is hybrid+types"
             );
-            HYBRID_WITH_TYPES
+            (HYBRID_WITH_TYPES, learned.clone())
         }
     }
 }
