@@ -2,6 +2,7 @@
 //! printing live here; everything else is in the library crates.
 
 mod classify;
+mod cross_encoder;
 mod eval_cuad;
 mod eval_legalbench;
 mod filters;
@@ -75,6 +76,8 @@ enum Command {
     /// Carry judgements on a clause corpus (ACORD) over to a library ingested from the contracts
     /// the clauses were cut from, for `eval --index LIB`.
     MapQrels(map_qrels::MapQrelsArgs),
+    /// Fine-tune a BERT cross-encoder on rating files (for `--rerank cross-encoder`).
+    TrainCrossEncoder(cross_encoder::TrainCrossEncoderArgs),
 }
 
 #[derive(Args)]
@@ -311,6 +314,7 @@ fn main() {
         Command::Train(args) => train::run(args, &bars),
         Command::EvalJudge(args) => judge::run_eval(args, &bars),
         Command::MapQrels(args) => map_qrels::run(args),
+        Command::TrainCrossEncoder(args) => cross_encoder::run(args, &bars),
     };
     if let Err(err) = result {
         eprintln!("error: {err:#}");
@@ -669,6 +673,12 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
     let pipeline = built.pipeline;
     if let Some(model) = &built.learned {
         train::check_no_overlap(model, &qrels)?;
+    }
+    if let (Some("cross-encoder"), Some(dir)) = (
+        args.rerank.rerank.as_deref(),
+        args.rerank.rerank_model.as_deref(),
+    ) {
+        cross_encoder::check_no_overlap(Path::new(dir), &qrels)?;
     }
     let options = EvalOptions {
         protocol: args.protocol,

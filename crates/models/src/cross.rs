@@ -20,10 +20,7 @@ pub struct CrossEncoder {
     pooler: Linear,
     classifier: Linear,
     num_labels: usize,
-    /// Truncates only the clause, as the query is short and carries the intent.
-    tok_only_second: Tokenizer,
-    /// Fallback for a query that alone exceeds the window.
-    tok_longest_first: Tokenizer,
+    pairs: PairTokenizer,
     max_len: usize,
     batch_size: usize,
     model_id: String,
@@ -62,20 +59,9 @@ impl CrossEncoder {
         let max_len = model_max_length
             .unwrap_or(512)
             .min(cfg.max_position_embeddings);
-        let tok = |strategy| -> Result<Tokenizer, ModelError> {
-            let mut t = tokenizer.clone();
-            t.with_truncation(Some(TruncationParams {
-                max_length: max_len,
-                strategy,
-                ..Default::default()
-            }))
-            .map_err(|e| ModelError::tokenizer(dir.display(), e))?;
-            Ok(t)
-        };
         let fingerprint = loader::hex(&hasher.finalize()[..8]);
         Ok(Self {
-            tok_only_second: tok(TruncationStrategy::OnlySecond)?,
-            tok_longest_first: tok(TruncationStrategy::LongestFirst)?,
+            pairs: PairTokenizer::new(&tokenizer, max_len, &dir)?,
             bert,
             pooler,
             classifier,
@@ -113,7 +99,7 @@ impl CrossEncoder {
     pub fn score_pairs(&self, pairs: &[(&str, &str)]) -> Result<Vec<f32>, ModelError> {
         let encs = pairs
             .iter()
-            .map(|&(q, d)| self.encode_pair(q, d))
+            .map(|&(q, d)| self.pairs.encode(q, d))
             .collect::<Result<Vec<_>, _>>()?;
         let mut order: Vec<usize> = (0..encs.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(encs[i].get_ids().len()));
@@ -149,13 +135,46 @@ impl CrossEncoder {
         }
         Ok(scores)
     }
+}
 
-    fn encode_pair(&self, q: &str, d: &str) -> Result<Encoding, ModelError> {
-        match self.tok_only_second.encode_fast((q, d), true) {
+/// Encodes (query, clause) pairs into one window of at most `max_len` tokens, cutting
+/// the clause first: the query is short and carries the intent. Shared by scoring and
+/// fine-tuning, so a model is trained on exactly the windows it will be scored on.
+pub(crate) struct PairTokenizer {
+    /// Truncates only the clause.
+    only_second: Tokenizer,
+    /// Fallback for a query that alone exceeds the window.
+    longest_first: Tokenizer,
+}
+
+impl PairTokenizer {
+    pub(crate) fn new(
+        tokenizer: &Tokenizer,
+        max_len: usize,
+        dir: &std::path::Path,
+    ) -> Result<Self, ModelError> {
+        let tok = |strategy| -> Result<Tokenizer, ModelError> {
+            let mut t = tokenizer.clone();
+            t.with_truncation(Some(TruncationParams {
+                max_length: max_len,
+                strategy,
+                ..Default::default()
+            }))
+            .map_err(|e| ModelError::tokenizer(dir.display(), e))?;
+            Ok(t)
+        };
+        Ok(Self {
+            only_second: tok(TruncationStrategy::OnlySecond)?,
+            longest_first: tok(TruncationStrategy::LongestFirst)?,
+        })
+    }
+
+    pub(crate) fn encode(&self, q: &str, d: &str) -> Result<Encoding, ModelError> {
+        match self.only_second.encode_fast((q, d), true) {
             Ok(e) => Ok(e),
             // OnlySecond refuses when the query alone overflows the window.
             Err(_) => self
-                .tok_longest_first
+                .longest_first
                 .encode_fast((q, d), true)
                 .map_err(|e| ModelError::tokenizer("encoding (query, clause) pair", e)),
         }

@@ -324,6 +324,78 @@ impl CustomOp1 for FusedAttention<'_> {
     }
 }
 
+/// Softmax over the last dimension with a backward pass, for training: candle-nn's fused
+/// softmax has no gradient and its composed one makes five single-threaded passes over
+/// the `[batch, heads, len, len]` scores, forward and again backward.
+pub(crate) struct TrainableSoftmax;
+
+impl CustomOp1 for TrainableSoftmax {
+    fn name(&self) -> &'static str {
+        "trainable-softmax"
+    }
+
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
+        let x = contiguous(s, l)?;
+        let n = l.dims().last().copied().unwrap_or(1).max(1);
+        let mut out = x.to_vec();
+        out.par_chunks_mut(n * rows_per_task(n))
+            .for_each(|rows| rows.chunks_exact_mut(n).for_each(softmax_row));
+        Ok((CpuStorage::F32(out), l.shape().clone()))
+    }
+
+    /// d softmax: grad_in = p · (grad_out − Σ grad_out·p), row by row.
+    fn bwd(&self, _arg: &Tensor, res: &Tensor, grad_res: &Tensor) -> Result<Option<Tensor>> {
+        let n = res.dims().last().copied().unwrap_or(1).max(1);
+        let p = res.flatten_all()?.to_vec1::<f32>()?;
+        let mut g = grad_res.flatten_all()?.to_vec1::<f32>()?;
+        g.par_chunks_mut(n * rows_per_task(n))
+            .zip(p.par_chunks(n * rows_per_task(n)))
+            .for_each(|(g, p)| {
+                for (g, p) in g.chunks_exact_mut(n).zip(p.chunks_exact(n)) {
+                    let dot: f32 = g.iter().zip(p).map(|(a, b)| a * b).sum();
+                    g.iter_mut().zip(p).for_each(|(g, p)| *g = p * (*g - dot));
+                }
+            });
+        Ok(Some(Tensor::from_vec(g, res.shape(), res.device())?))
+    }
+}
+
+/// GELU (erf form) with a backward pass, for training; one parallel pass each way
+/// instead of candle's single-threaded `gelu_erf` and its composed gradient.
+pub(crate) struct TrainableGelu;
+
+impl CustomOp1 for TrainableGelu {
+    fn name(&self) -> &'static str {
+        "trainable-gelu"
+    }
+
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
+        let x = contiguous(s, l)?;
+        let mut out = vec![0f32; x.len()];
+        out.par_chunks_mut(PAR_MIN_ELEMS)
+            .zip(x.par_chunks(PAR_MIN_ELEMS))
+            .for_each(|(o, x)| o.iter_mut().zip(x).for_each(|(o, &x)| *o = gelu_erf(x)));
+        Ok((CpuStorage::F32(out), l.shape().clone()))
+    }
+
+    /// d gelu(x) / dx = Φ(x) + x·φ(x).
+    fn bwd(&self, arg: &Tensor, _res: &Tensor, grad_res: &Tensor) -> Result<Option<Tensor>> {
+        let x = arg.flatten_all()?.to_vec1::<f32>()?;
+        let mut g = grad_res.flatten_all()?.to_vec1::<f32>()?;
+        const INV_SQRT_2PI: f32 = 0.398_942_3;
+        g.par_chunks_mut(PAR_MIN_ELEMS)
+            .zip(x.par_chunks(PAR_MIN_ELEMS))
+            .for_each(|(g, x)| {
+                g.iter_mut().zip(x).for_each(|(g, &x)| {
+                    let cdf = 0.5 * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2));
+                    let pdf = INV_SQRT_2PI * exp_neg(-0.5 * x * x);
+                    *g *= cdf + x * pdf;
+                })
+            });
+        Ok(Some(Tensor::from_vec(g, arg.shape(), arg.device())?))
+    }
+}
+
 /// Host copy of a small f32 parameter tensor, for use by the kernels above.
 pub(crate) fn host(t: &Tensor) -> Result<Vec<f32>> {
     t.flatten_all()?.to_vec1::<f32>()
@@ -332,6 +404,49 @@ pub(crate) fn host(t: &Tensor) -> Result<Vec<f32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trainable_ops_match_candle_forward_and_backward() {
+        use candle_core::{Device, Var, D};
+        let values: Vec<f32> = (0..6 * 40)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 13.0)
+            .collect();
+        let weights: Vec<f32> = (0..6 * 40)
+            .map(|i| ((i * 11 % 7) as f32 - 3.0) / 5.0)
+            .collect();
+        let x = Var::from_vec(values, (6, 40), &Device::Cpu).unwrap();
+        let w = Tensor::from_vec(weights, (6, 40), &Device::Cpu).unwrap();
+        let close = |a: &Tensor, b: &Tensor| {
+            let d = (a - b).unwrap().abs().unwrap().max_all().unwrap();
+            d.to_scalar::<f32>().unwrap()
+        };
+        let pairs: [(Tensor, Tensor); 2] = [
+            (
+                x.apply_op1(TrainableSoftmax).unwrap(),
+                candle_nn::ops::softmax(x.as_tensor(), D::Minus1).unwrap(),
+            ),
+            (
+                x.apply_op1(TrainableGelu).unwrap(),
+                x.as_tensor().gelu_erf().unwrap(),
+            ),
+        ];
+        for (ours, theirs) in pairs {
+            assert!(close(&ours, &theirs) < 1e-5);
+            let g1 = (ours * &w).unwrap().sum_all().unwrap().backward().unwrap();
+            let g2 = (theirs * &w)
+                .unwrap()
+                .sum_all()
+                .unwrap()
+                .backward()
+                .unwrap();
+            let (g1, g2) = (g1.get(&x).unwrap(), g2.get(&x).unwrap());
+            assert!(
+                close(g1, g2) < 1e-5,
+                "gradient differs by {}",
+                close(g1, g2)
+            );
+        }
+    }
 
     #[test]
     fn exp_matches_std() {

