@@ -2,27 +2,13 @@
 //! the encoder so that it runs in seconds: the folder it writes is read by `eval --rerank
 //! cross-encoder`, and rating files it cannot use are refused with a reason.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 
-fn acord() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/acord")
-}
+mod support;
+use support::{acord, precedent, s};
 
 fn tiny_encoder() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../models/tests/fixtures/tiny-cross-encoder")
-}
-
-fn precedent(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_precedent"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run precedent")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
 }
 
 #[test]
@@ -32,21 +18,7 @@ fn fine_tune_then_rerank_and_refusals() {
     let queries = acord().join("queries.jsonl");
     let train = acord().join("qrels/train.tsv");
     let valid = acord().join("qrels/valid.tsv");
-    // The clauses train or valid judge (2,291 of 3,931), as in `cli_learn`.
-    let train_qrels = precedent_formats::read_qrels(&train).expect("train qrels");
-    let valid_qrels = precedent_formats::read_qrels(&valid).expect("valid qrels");
-    let judged: std::collections::HashSet<&String> = [&train_qrels, &valid_qrels]
-        .into_iter()
-        .flat_map(|qrels| qrels.query_ids().filter_map(|q| qrels.judged(q)))
-        .flat_map(|labels| labels.keys())
-        .collect();
-    let docs: Vec<_> = precedent_formats::read_corpus(&acord().join("corpus.jsonl"))
-        .expect("corpus")
-        .into_iter()
-        .filter(|d| judged.contains(&d.id))
-        .collect();
-    let corpus = cwd.join("rated-clauses.jsonl");
-    precedent_formats::write_corpus(&corpus, &docs).expect("write corpus");
+    let corpus = support::rated_corpus(cwd);
 
     // A few steps on train's ratings: this checks the plumbing, not what the model learns
     // (BENCHMARKS.md has the MiniLM figures).

@@ -51,24 +51,9 @@ fn train_cross_validate_eval_search_and_refusals() {
     let queries = acord().join("queries.jsonl");
     let train = acord().join("qrels/train.tsv");
     let valid = acord().join("qrels/valid.tsv");
-    // The clauses that train or valid judge (2,291 of 3,931): the condensed protocol scores
-    // only judged clauses, so the others change no figure below, and embedding them was 40% of
-    // this test's time. The shipped ranker, trained on train + valid, holds all of them.
-    let corpus = cwd.join("rated.jsonl");
-    let train_qrels = precedent_formats::read_qrels(&train).expect("train qrels");
-    let valid_qrels = precedent_formats::read_qrels(&valid).expect("valid qrels");
-    let judged: std::collections::HashSet<&String> = [&train_qrels, &valid_qrels]
-        .into_iter()
-        .flat_map(|qrels| qrels.query_ids().filter_map(|q| qrels.judged(q)))
-        .flat_map(|labels| labels.keys())
-        .collect();
-    let rated_docs: Vec<_> = precedent_formats::read_corpus(&acord().join("corpus.jsonl"))
-        .expect("corpus")
-        .into_iter()
-        .filter(|d| judged.contains(&d.id))
-        .collect();
-    assert_eq!(rated_docs.len(), 2291);
-    precedent_formats::write_corpus(&corpus, &rated_docs).expect("write corpus");
+    // The clauses that train or valid judge: embedding the others was 40% of this test's time.
+    // The shipped ranker, trained on train + valid, holds all of them.
+    let corpus = support::rated_corpus(cwd);
     let common = ["--corpus", s(&corpus), "--queries", s(&queries)];
     // CUAD type profiles from 10 spans per type keep the test quick (training uses 40).
     let cuad = acord().join("../cuad");
@@ -247,6 +232,7 @@ fn train_cross_validate_eval_search_and_refusals() {
         .filter(|q| q.category.as_deref() == Some("Limitation of Liability"))
         .map(|q| q.id)
         .collect();
+    let train_qrels = precedent_formats::read_qrels(&train).expect("train qrels");
     let mut in_category = std::collections::HashMap::<String, bool>::new();
     for q in &lol {
         for (doc, label) in train_qrels.judged(q).into_iter().flatten() {

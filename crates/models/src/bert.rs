@@ -393,6 +393,26 @@ pub(crate) fn pad_batch(
     ))
 }
 
+/// Refuses token or type ids outside the embedding tables (a tokenizer that does not
+/// belong to the weights) with an error, instead of an index panic inside candle.
+pub(crate) fn check_ids(
+    seqs: &[(&[u32], &[u32])],
+    vocab_size: usize,
+    type_vocab_size: usize,
+) -> Result<(), ModelError> {
+    for (ids, types) in seqs {
+        if ids.iter().any(|&id| id as usize >= vocab_size)
+            || types.iter().any(|&t| t as usize >= type_vocab_size)
+        {
+            return Err(ModelError::tokenizer(
+                "encoding pairs",
+                "token or type id outside the model's embedding tables",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Copies a `[batch, len, hidden]` tensor out as one flat vector for pooling in
 /// plain Rust (cheaper than a chain of masked tensor ops for these sizes).
 pub(crate) fn to_host(x: &Tensor) -> candle_core::Result<Vec<f32>> {

@@ -5,7 +5,7 @@ use candle_nn::Linear;
 use sha2::Digest;
 use tokenizers::{Encoding, Tokenizer, TruncationParams, TruncationStrategy};
 
-use crate::bert::{pad_batch, Bert, Weights};
+use crate::bert::{check_ids, pad_batch, Bert, Weights};
 use crate::loader::{self, Loaded};
 use crate::ModelError;
 
@@ -109,18 +109,7 @@ impl CrossEncoder {
                 .iter()
                 .map(|&i| (encs[i].get_ids(), encs[i].get_type_ids()))
                 .collect();
-            for (ids, types) in &seqs {
-                if ids.iter().any(|&id| id as usize >= self.bert.vocab_size)
-                    || types
-                        .iter()
-                        .any(|&t| t as usize >= self.bert.type_vocab_size)
-                {
-                    return Err(ModelError::tokenizer(
-                        "encoding pairs",
-                        "token or type id outside the model's embedding tables",
-                    ));
-                }
-            }
+            check_ids(&seqs, self.bert.vocab_size, self.bert.type_vocab_size)?;
             let (ids, types, lens) = pad_batch(&seqs, &self.device)?;
             let hidden = self.bert.forward(&ids, &types, &lens)?; // [b, l, h]
             let cls = hidden.narrow(1, 0, 1)?.squeeze(1)?;

@@ -21,7 +21,7 @@ use candle_core::{DType, Device, Tensor, Var};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use serde_json::Value;
 
-use crate::bert::{pad_batch, BertConfig};
+use crate::bert::{check_ids, pad_batch, BertConfig};
 use crate::cross::PairTokenizer;
 use crate::kernels::{TrainableGelu, TrainableSoftmax};
 use crate::loader::{self, Loaded};
@@ -405,18 +405,7 @@ impl CrossEncoderTrainer {
             .iter()
             .map(|e| (e.get_ids(), e.get_type_ids()))
             .collect();
-        for (ids, types) in &seqs {
-            if ids.iter().any(|&id| id as usize >= self.cfg.vocab_size)
-                || types
-                    .iter()
-                    .any(|&t| t as usize >= self.cfg.type_vocab_size)
-            {
-                return Err(ModelError::tokenizer(
-                    "encoding pairs",
-                    "token or type id outside the model's embedding tables",
-                ));
-            }
-        }
+        check_ids(&seqs, self.cfg.vocab_size, self.cfg.type_vocab_size)?;
         let dev = Device::Cpu;
         let (ids, types, lens) = pad_batch(&seqs, &dev)?;
         let (b, l) = ids.dims2()?;

@@ -26,6 +26,33 @@ pub fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
 
+/// Writes `dir/rated.jsonl`: the ACORD clauses that train or valid judge (2,291 of 3,931).
+/// The condensed protocol scores only judged clauses, so the others change no figure, and
+/// leaving them out keeps libraries (and their embedding) small.
+pub fn rated_corpus(dir: &Path) -> PathBuf {
+    let qrels: Vec<precedent_formats::Qrels> = ["train", "valid"]
+        .iter()
+        .map(|split| {
+            precedent_formats::read_qrels(&acord().join(format!("qrels/{split}.tsv")))
+                .expect("qrels")
+        })
+        .collect();
+    let judged: std::collections::HashSet<&String> = qrels
+        .iter()
+        .flat_map(|qrels| qrels.query_ids().filter_map(|q| qrels.judged(q)))
+        .flat_map(|labels| labels.keys())
+        .collect();
+    let rated: Vec<_> = precedent_formats::read_corpus(&acord().join("corpus.jsonl"))
+        .expect("corpus")
+        .into_iter()
+        .filter(|d| judged.contains(&d.id))
+        .collect();
+    assert_eq!(rated.len(), 2291);
+    let path = dir.join("rated.jsonl");
+    precedent_formats::write_corpus(&path, &rated).expect("write corpus");
+    path
+}
+
 /// Builds a library in `dir/name` from the first `limit` ACORD clauses (all when `None`).
 pub fn build_library(dir: &Path, name: &str, limit: Option<usize>, vectors: bool) -> PathBuf {
     let corpus = acord().join("corpus.jsonl");
