@@ -30,14 +30,7 @@ struct TrainingRecord {
     rating_files: Vec<String>,
     /// Query ids whose ratings were trained on, sorted.
     trained_on: Vec<String>,
-    steps: usize,
-    batch_size: usize,
-    max_len: usize,
-    learning_rate: f64,
-    weight_decay: f64,
-    warmup: f64,
-    dropout: f32,
-    seed: u64,
+    options: FineTuneOptions,
     seconds: f64,
 }
 
@@ -50,9 +43,7 @@ pub fn check_no_overlap(dir: &Path, qrels: &Qrels) -> Result<()> {
     };
     let record: TrainingRecord = serde_json::from_str(&text)
         .with_context(|| format!("{}: unreadable training record", path.display()))?;
-    let trained: std::collections::HashSet<&str> =
-        record.trained_on.iter().map(String::as_str).collect();
-    let overlap: Vec<&str> = qrels.query_ids().filter(|q| trained.contains(q)).collect();
+    let overlap = crate::train::seen_queries(record.trained_on.iter().map(String::as_str), qrels);
     if let Some(first) = overlap.first() {
         bail!(
             "the cross-encoder in {} was trained on {} of the queries being evaluated (e.g. {first:?}; trained on {}): fine-tune it without them, e.g. `precedent train-cross-encoder --qrels train.tsv --out DIR`, then `precedent eval --qrels valid.tsv --rerank cross-encoder --rerank-model DIR`",
@@ -126,13 +117,11 @@ pub fn run(args: TrainCrossEncoderArgs, bars: &Bars) -> Result<()> {
     judged_pairs.sort_unstable();
     let mut pairs = Vec::new();
     let mut query_ids: std::collections::BTreeSet<&str> = Default::default();
-    let mut unknown: std::collections::HashSet<&str> = Default::default();
-    let (mut unknown_queries, mut unknown_clauses) = (0usize, 0usize);
+    let mut unknown_queries: std::collections::HashSet<&str> = Default::default();
+    let mut unknown_clauses = 0usize;
     for (query, doc, label) in judged_pairs {
         let Some(&q) = query_text.get(query) else {
-            if unknown.insert(query) {
-                unknown_queries += 1;
-            }
+            unknown_queries.insert(query);
             continue;
         };
         let Some(clause) = texts.get(doc) else {
@@ -146,9 +135,10 @@ pub fn run(args: TrainCrossEncoderArgs, bars: &Bars) -> Result<()> {
             target: (label as f32 / 4.0).clamp(0.0, 1.0),
         });
     }
-    if unknown_queries > 0 || unknown_clauses > 0 {
+    if !unknown_queries.is_empty() || unknown_clauses > 0 {
         eprintln!(
-            "warning: {unknown_queries} rated queries are not in {} and {unknown_clauses} rated clauses are not in {}; their ratings are skipped",
+            "warning: {} rated queries are not in {} and {unknown_clauses} rated clauses are not in {}; their ratings are skipped",
+            unknown_queries.len(),
             args.queries.display(),
             args.corpus.display()
         );
@@ -177,7 +167,7 @@ pub fn run(args: TrainCrossEncoderArgs, bars: &Bars) -> Result<()> {
         dropout: args.dropout,
         seed: args.seed,
     };
-    let mut trainer = CrossEncoderTrainer::from_encoder(&args.base_model, options)
+    let mut trainer = CrossEncoderTrainer::from_encoder(&args.base_model, options.clone())
         .with_context(|| format!("loading the encoder {}", args.base_model))?;
     let started = Instant::now();
     // The loss is reported whether or not bars are drawn: a long run's log is how one
@@ -205,20 +195,11 @@ pub fn run(args: TrainCrossEncoderArgs, bars: &Bars) -> Result<()> {
     }
     bars.finish();
     let seconds = started.elapsed().as_secs_f64();
-    let mut trained_on: Vec<String> = query_ids.into_iter().map(str::to_owned).collect();
-    trained_on.sort();
     let record = TrainingRecord {
         base_model: args.base_model.clone(),
         rating_files: args.qrels.iter().map(|p| p.display().to_string()).collect(),
-        trained_on,
-        steps: args.steps,
-        batch_size: args.batch_size,
-        max_len: args.max_len,
-        learning_rate: args.learning_rate,
-        weight_decay: args.weight_decay,
-        warmup: args.warmup,
-        dropout: args.dropout,
-        seed: args.seed,
+        trained_on: query_ids.into_iter().map(str::to_owned).collect(),
+        options,
         seconds,
     };
     let record = serde_json::to_vec_pretty(&record)?;

@@ -694,11 +694,19 @@ pub fn make_pipeline(
     Ok((pipeline, Some(model)))
 }
 
+/// The queries of `qrels` among `trained` (those a model learnt from), for the refusals of
+/// `eval`: a model scored on its own training queries reports what it memorised.
+pub(crate) fn seen_queries<'q, 't>(
+    trained: impl IntoIterator<Item = &'t str>,
+    qrels: &'q Qrels,
+) -> Vec<&'q str> {
+    let trained: std::collections::HashSet<&str> = trained.into_iter().collect();
+    qrels.query_ids().filter(|q| trained.contains(q)).collect()
+}
+
 /// Refuses to score queries the learned model was trained on: its memory holds their ratings.
 pub fn check_no_overlap(model: &LearnedModel, qrels: &Qrels) -> Result<()> {
-    let trained: std::collections::HashSet<&str> =
-        model.memory.queries.iter().map(|q| q.id.as_str()).collect();
-    let overlap: Vec<&str> = qrels.query_ids().filter(|q| trained.contains(q)).collect();
+    let overlap = seen_queries(model.memory.queries.iter().map(|q| q.id.as_str()), qrels);
     if !overlap.is_empty() {
         bail!(
             "the learned model was trained on {} of the queries being evaluated (e.g. {:?}; trained on {}): train without them, e.g. `precedent train --qrels train.tsv --out DIR` then `precedent eval --model-dir DIR --qrels valid.tsv`, or use `precedent train --cv 5` for cross-validated figures",

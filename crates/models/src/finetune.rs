@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use candle_core::{DType, Device, Tensor, Var};
+use candle_core::{Device, Tensor, Var};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use serde_json::Value;
 
@@ -27,8 +27,8 @@ use crate::kernels::{TrainableGelu, TrainableSoftmax};
 use crate::loader::{self, Loaded};
 use crate::ModelError;
 
-/// How a cross-encoder is fine-tuned.
-#[derive(Debug, Clone)]
+/// How a cross-encoder is fine-tuned (serialisable, so a trained folder can record it).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FineTuneOptions {
     /// Peak learning rate (reached after the warm-up).
     pub learning_rate: f64,
@@ -194,8 +194,7 @@ impl CrossEncoderTrainer {
             };
             params.insert(name.to_string(), Var::from_tensor(&tensor)?);
         }
-        let head_is_ours = weights.contains("classifier.weight")
-            && weights.get("classifier.weight", &[1, h]).is_ok();
+        let head_is_ours = weights.get("classifier.weight", &[1, h]).is_ok();
         for (name, shape) in [
             ("classifier.weight", vec![1, h]),
             ("classifier.bias", vec![1]),
@@ -491,44 +490,35 @@ fn scheduled_rate(options: &FineTuneOptions, step: usize) -> f64 {
 fn encoder_parameters(cfg: &BertConfig) -> Vec<(String, Vec<usize>)> {
     let h = cfg.hidden_size;
     let inter = cfg.intermediate_size;
-    let mut out = vec![
-        (
-            "embeddings.word_embeddings.weight".into(),
-            vec![cfg.vocab_size, h],
-        ),
-        (
-            "embeddings.position_embeddings.weight".into(),
-            vec![cfg.max_position_embeddings, h],
-        ),
-        (
-            "embeddings.token_type_embeddings.weight".into(),
-            vec![cfg.type_vocab_size, h],
-        ),
-        ("embeddings.LayerNorm.weight".into(), vec![h]),
-        ("embeddings.LayerNorm.bias".into(), vec![h]),
-    ];
+    let mut out = Vec::new();
+    // A weight of `shape` and a bias as long as its first dimension (dense layers and
+    // layer norms alike).
+    let mut affine = |name: String, shape: Vec<usize>| {
+        out.push((format!("{name}.bias"), vec![shape[0]]));
+        out.push((format!("{name}.weight"), shape));
+    };
+    affine("embeddings.LayerNorm".into(), vec![h]);
     for i in 0..cfg.num_hidden_layers {
         let p = format!("encoder.layer.{i}");
         for (name, shape) in [
-            ("attention.self.query.weight", vec![h, h]),
-            ("attention.self.query.bias", vec![h]),
-            ("attention.self.key.weight", vec![h, h]),
-            ("attention.self.key.bias", vec![h]),
-            ("attention.self.value.weight", vec![h, h]),
-            ("attention.self.value.bias", vec![h]),
-            ("attention.output.dense.weight", vec![h, h]),
-            ("attention.output.dense.bias", vec![h]),
-            ("attention.output.LayerNorm.weight", vec![h]),
-            ("attention.output.LayerNorm.bias", vec![h]),
-            ("intermediate.dense.weight", vec![inter, h]),
-            ("intermediate.dense.bias", vec![inter]),
-            ("output.dense.weight", vec![h, inter]),
-            ("output.dense.bias", vec![h]),
-            ("output.LayerNorm.weight", vec![h]),
-            ("output.LayerNorm.bias", vec![h]),
+            ("attention.self.query", vec![h, h]),
+            ("attention.self.key", vec![h, h]),
+            ("attention.self.value", vec![h, h]),
+            ("attention.output.dense", vec![h, h]),
+            ("attention.output.LayerNorm", vec![h]),
+            ("intermediate.dense", vec![inter, h]),
+            ("output.dense", vec![h, inter]),
+            ("output.LayerNorm", vec![h]),
         ] {
-            out.push((format!("{p}.{name}"), shape));
+            affine(format!("{p}.{name}"), shape);
         }
+    }
+    for (table, rows) in [
+        ("word_embeddings", cfg.vocab_size),
+        ("position_embeddings", cfg.max_position_embeddings),
+        ("token_type_embeddings", cfg.type_vocab_size),
+    ] {
+        out.push((format!("embeddings.{table}.weight"), vec![rows, h]));
     }
     out
 }
@@ -541,7 +531,7 @@ fn initial(shape: &[usize], is_weight: bool, rng: &mut SplitMix) -> Result<Tenso
     } else {
         vec![0.0; n]
     };
-    Ok(Tensor::from_vec(values, shape, &Device::Cpu)?.to_dtype(DType::F32)?)
+    Ok(Tensor::from_vec(values, shape, &Device::Cpu)?)
 }
 
 fn write_json(path: &Path, value: &Value) -> Result<(), ModelError> {
