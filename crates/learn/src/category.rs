@@ -8,9 +8,9 @@
 //!   training query of that category judged, and it backs the `--category` search filter.
 //! - [`CuadTypeProfiles`]: one embedding centroid per CUAD clause type (41), from the spans that
 //!   CUAD's annotators marked in 398 contracts. It needs no ratings at all, so it still speaks for
-//!   queries of categories the ratings never cover (ACORD's test split has "Liquidated Damages"
-//!   and "third party beneficiary" queries and no training query of either): the query and the
-//!   clause are compared by how they distribute over the CUAD types.
+//!   queries of categories the ratings never cover (a "Third Party Beneficiary" search, say,
+//!   when no training query is of that category): the query and the clause are compared by how
+//!   they distribute over the CUAD types.
 
 use serde::{Deserialize, Serialize};
 

@@ -91,42 +91,21 @@ struct ClauseProfile {
     log_terms: f32,
     /// Mutual phrases and carve-outs, for queries that ask for a side's version.
     balance: precedent_text::Balance,
-    /// Mutual phrases and reciprocal indemnities, for queries that ask for a mutual or a
-    /// one-sided clause.
-    sharing: precedent_text::Sharing,
     /// Whether the clause speaks of third parties, for indemnity queries that name whose
     /// claims they want covered.
     third_parties: bool,
     /// Whether the clause lists the grounds it covers, for indemnity queries that want broad or
     /// specified claims.
     lists_grounds: bool,
-    /// Whom the clause names among those a non-solicit protects (customers, employees).
-    solicited: Vec<precedent_text::Solicited>,
     /// The limits (duration, territory) the clause states.
     stated_limits: Vec<precedent_text::Limit>,
-    /// The longest duration the clause states as a number, in months, for queries that bound
-    /// the length of a covenant ("longer than 12 months").
-    longest_duration: Option<f32>,
-    /// Every period the clause states, in months, for cap queries that name the period of fees
-    /// ("12 months payment").
-    periods: Vec<f32>,
-    /// How many bodies of law the clause names, for queries that want several.
-    laws_named: usize,
-    /// How the clause renews the term, for queries that ask for automatic renewal or renewal
-    /// by notice.
+    /// How the clause renews the term, for queries that ask for automatic renewal.
     renewal: precedent_text::Renewal,
-    /// Whether the clause limits or excludes liability, for queries that ask for limitations
-    /// of liability tied to another subject.
-    limits_liability: bool,
-    /// Whether the clause states a sum of money, for queries that ask for a fixed-sum cap.
-    states_fixed_sum: bool,
     /// Whether the clause sets a ceiling on liability, for queries that ask for a cap.
     states_cap: bool,
     /// Whether the clause names indirect, consequential... damages, for queries that ask for
     /// their waiver.
     names_waived_damages: bool,
-    /// Whether the clause provides liquidated damages (not merely lists them in a waiver).
-    liquidated_damages: bool,
     /// Distribution over CUAD types (when the memory has type profiles).
     cuad_types: Option<Vec<f32>>,
     /// Cosine to each category centroid of the memory.
@@ -237,10 +216,8 @@ impl FeatureExtractor {
             bigrams: terms.windows(2).map(|w| bigram_key(&w[0], &w[1])).collect(),
             log_terms: (1.0 + terms.len() as f32).ln(),
             balance: precedent_text::Balance::of(&text),
-            sharing: precedent_text::Sharing::of(&text),
             third_parties: precedent_text::mentions_third_parties(&text),
             lists_grounds: precedent_text::lists_grounds(&text),
-            solicited: precedent_text::solicited_in(&text),
             stated_limits: [
                 precedent_text::Limit::Duration,
                 precedent_text::Limit::Territory,
@@ -248,15 +225,9 @@ impl FeatureExtractor {
             .into_iter()
             .filter(|l| l.stated_in(&text))
             .collect(),
-            longest_duration: precedent_text::longest_duration_months(&text),
-            periods: precedent_text::stated_periods(&text),
-            laws_named: precedent_text::laws_named(&text),
             renewal: precedent_text::Renewal::of(&text),
-            limits_liability: precedent_text::limits_liability(&text),
-            states_fixed_sum: precedent_text::states_fixed_sum(&text),
             states_cap: precedent_text::states_cap(&text),
             names_waived_damages: precedent_text::names_waived_damages(&text),
-            liquidated_damages: precedent_text::provides_liquidated_damages(&text),
             terms: terms.into_iter().collect(),
             cuad_types: self
                 .memory
@@ -345,25 +316,16 @@ impl FeatureExtractor {
     /// side's version of a protection the query wants for one side ("seller-favorable waiver of
     /// indirect damages"; see [`precedent_text::stance`]), or it does not state a limit the query
     /// requires ("non-compete bound by time and territory"; see [`precedent_text::scope`]), or
-    /// it is one-sided where the query asks for a mutual clause or plainly mutual where it asks
-    /// for a unilateral one ("mutual indemnification provisions"; see
-    /// [`precedent_text::reciprocity`]), or it covers the other kind of claims than an
-    /// indemnity query names ("first party indemnification"; see [`precedent_text::claims`]), or
-    /// its longest stated duration misses a bound the query puts on it ("not bound by time or
-    /// longer than 12 months"; see [`precedent_text::DurationBound`]), or it names one governing
-    /// law where the query asks for several ([`precedent_text::laws`]), or it renews the other
-    /// way than the query asks ("Renewal clause that requires notice to Renew"; see
-    /// [`precedent_text::renewal`]), or it limits no liability where the query asks for
-    /// limitations of liability by name, or states no sum or limits nothing where the query
-    /// asks for a fixed-sum cap, or sets no ceiling where it asks for a cap, or states no period
-    /// of the length a cap query names ("12 months payment"; [`precedent_text::scope`]), or
-    /// names no indirect damages where it asks for their waiver ([`precedent_text::limitation`]),
-    /// or lists its grounds where the query asks for broad-based claims (none where it asks for
-    /// specified ones; [`precedent_text::claims`]), or names no one of the kind a non-solicit
-    /// query protects ([`precedent_text::solicitation`]), or provides no liquidated damages where
-    /// the query asks for them ([`precedent_text::liquidated`]), or is of none of the CUAD clause
-    /// types the query names ("Change Of Control"; [`crate::clause_types`], only with a type
-    /// reader). `None` when the query has no such constraint.
+    /// it covers the other kind of claims than an indemnity query names ("first party
+    /// indemnification"; see [`precedent_text::claims`]), or it does not renew by itself where
+    /// the query asks for automatic renewal ("Clause that requires notice to terminate
+    /// auto-renew"; see [`precedent_text::renewal`]), or sets no ceiling where it asks for a cap,
+    /// or names no indirect damages where it asks for their waiver
+    /// ([`precedent_text::limitation`]), or lists its grounds where the query asks for
+    /// broad-based claims (none where it asks for specified ones; [`precedent_text::claims`]),
+    /// or is of none of the CUAD clause types the query names ("Source Code Escrow";
+    /// [`crate::clause_types`], only with a type reader). `None` when the query has no such
+    /// constraint.
     pub fn against_query(
         &self,
         query: &str,
@@ -419,46 +381,20 @@ impl FeatureExtractor {
                 limits.iter().any(|l| !p.stated_limits.contains(l))
             }));
         }
-        if let Some(r) = precedent_text::wanted_reciprocity(query) {
-            checks.push(Box::new(move |p| p.sharing.works_against(r)));
-        }
         if let Some(c) = precedent_text::wanted_claim_source(query) {
             checks.push(Box::new(move |p| c.goes_against(p.third_parties)));
         }
         if let Some(b) = precedent_text::wanted_claim_breadth(query) {
             checks.push(Box::new(move |p| b.goes_against(p.lists_grounds)));
         }
-        if let Some(kind) = precedent_text::wanted_solicited(query) {
-            checks.push(Box::new(move |p| !p.solicited.contains(&kind)));
-        }
-        if let Some(d) = precedent_text::wanted_duration(query) {
-            checks.push(Box::new(move |p| d.goes_against(p.longest_duration)));
-        }
-        if precedent_text::wants_several_laws(query) {
-            checks.push(Box::new(|p| p.laws_named < 2));
-        }
         if let Some(r) = precedent_text::wanted_renewal(query) {
             checks.push(Box::new(move |p| p.renewal.goes_against(r)));
-        }
-        if precedent_text::wants_liability_limit(query) {
-            checks.push(Box::new(|p| !p.limits_liability));
-        }
-        if precedent_text::wants_fixed_cap(query) {
-            checks.push(Box::new(|p| !(p.states_fixed_sum && p.limits_liability)));
         }
         if precedent_text::wants_cap(query) {
             checks.push(Box::new(|p| !p.states_cap));
         }
-        if let Some(months) = precedent_text::wanted_cap_period(query) {
-            checks.push(Box::new(move |p| {
-                !precedent_text::states_period(&p.periods, months)
-            }));
-        }
         if precedent_text::wants_damages_waiver(query) {
             checks.push(Box::new(|p| !p.names_waived_damages));
-        }
-        if precedent_text::wants_liquidated_damages(query) {
-            checks.push(Box::new(|p| !p.liquidated_damages));
         }
         // Per row, whether it is of none of the CUAD types the query names (if it names any).
         let other_types = match (&self.clause_types, precedent_cuad::named_in_query(query)) {
@@ -655,8 +591,8 @@ impl FeatureExtractor {
 
 /// The vector a query votes with in the rating memory: its embedding moved towards the mean of
 /// the first [`VOTE_FEEDBACK_CLAUSES`] of `nearest`, the library clauses nearest to it
-/// (pseudo-relevance feedback, weight 1). Short queries embed noisily ("as is clause",
-/// "Insurance"); the clauses they retrieve say more about what they ask, so two queries that
+/// (pseudo-relevance feedback, weight 1). Short queries embed noisily ("unqualified \"as is\"
+/// clause", "Insurance"); the clauses they retrieve say more about what they ask, so two queries that
 /// retrieve the same clauses vote for each other. Reads no rating, so it leaks nothing into CV.
 fn vote_vector(
     embedding: &[f32],

@@ -3,8 +3,8 @@
 //! ACORD's ratings say two things a retriever cannot see in one query alone: which clauses belong
 //! to the query's *category* (two stars and up) and which of those the experts found responsive
 //! and exemplary (three to five stars). Both transfer between queries: a clause that lawyers
-//! rated five stars for "cap on liability equals fees paid" is a well-drafted liability cap for
-//! the next liability-cap query too. So the learned stage has three parts:
+//! rated five stars for "liability cap is based on purchase price" is a well-drafted liability
+//! cap for the next liability-cap query too. So the learned stage has three parts:
 //!
 //! - [`RatingMemory`]: the training queries (text, embedding, category) and their ratings, plus
 //!   one embedding centroid per clause category. At query time the most similar training queries

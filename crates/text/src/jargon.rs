@@ -1,7 +1,7 @@
 //! Legal jargon expansion: the words a lawyer types are often not the words a clause uses.
 //!
 //! "As-is" never appears in most warranty disclaimers ("provided without warranty of any kind"),
-//! "MFN" never appears in a most-favoured-customer clause, and "ROFR" is only ever spelled out.
+//! "MFN" never appears in a most-favoured-customer clause, and "carve-out" is drafted as "except".
 //! Dense models miss such abbreviations and BM25 cannot match what is not written, so a query is
 //! expanded with the drafting language a practitioner would expect to find. Each entry is general
 //! domain knowledge (the way such clauses are usually drafted), never an answer tuned to a
@@ -26,24 +26,8 @@ pub const GLOSSARY: &[JargonEntry] = &[
         expansion: "most favored nation terms no less favorable than those offered to any other customer lower price",
     },
     JargonEntry {
-        triggers: &["rofr", "right of first refusal"],
-        expansion: "right of first refusal notice of proposed sale match the offer same terms",
-    },
-    JargonEntry {
-        triggers: &["rofo", "right of first offer"],
-        expansion: "right of first offer before offering to any third party",
-    },
-    JargonEntry {
-        triggers: &["rofn", "right of first negotiation"],
-        expansion: "right of first negotiation negotiate exclusively in good faith",
-    },
-    JargonEntry {
         triggers: &["lol", "limitation of liability", "liability cap", "cap on liability"],
         expansion: "limitation of liability aggregate liability shall not exceed",
-    },
-    JargonEntry {
-        triggers: &["uncapped", "unlimited liability"],
-        expansion: "liability shall not be limited exclusions from the limitation of liability",
     },
     JargonEntry {
         triggers: &["consequential damages", "indirect damages"],
@@ -66,24 +50,12 @@ pub const GLOSSARY: &[JargonEntry] = &[
         expansion: "shall not compete engage in any competing business restricted period territory",
     },
     JargonEntry {
-        triggers: &["non-solicit", "nonsolicit", "non solicitation", "non-solicitation", "no-solicit", "no solicitation", "no-hire", "no hire"],
-        expansion: "shall not solicit hire or employ any employee induce to leave",
-    },
-    JargonEntry {
         triggers: &["non-disparagement", "nondisparagement", "disparage"],
         expansion: "shall not make any disparaging statements negative remarks",
     },
     JargonEntry {
-        triggers: &["change of control", "coc"],
-        expansion: "change of control merger acquisition sale of all or substantially all assets voting securities",
-    },
-    JargonEntry {
         triggers: &["termination for convenience", "t4c", "terminate for convenience", "without cause"],
         expansion: "terminate this agreement at any time without cause for any reason or no reason upon written notice",
-    },
-    JargonEntry {
-        triggers: &["force majeure"],
-        expansion: "force majeure acts of god beyond reasonable control strikes war epidemic",
     },
     JargonEntry {
         triggers: &["governing law", "choice of law"],
@@ -94,16 +66,8 @@ pub const GLOSSARY: &[JargonEntry] = &[
         expansion: "uniform commercial code",
     },
     JargonEntry {
-        triggers: &["cisg"],
-        expansion: "united nations convention on contracts for the international sale of goods",
-    },
-    JargonEntry {
         triggers: &["liquidated damages"],
         expansion: "liquidated damages reasonable estimate not a penalty agreed amount",
-    },
-    JargonEntry {
-        triggers: &["third party beneficiary", "third-party beneficiary", "third party beneficiaries"],
-        expansion: "no third party beneficiaries nothing herein confer any rights or remedies upon any person other than the parties",
     },
     JargonEntry {
         triggers: &["auto-renewal", "auto renewal", "evergreen", "automatic renewal"],
@@ -121,67 +85,13 @@ pub const GLOSSARY: &[JargonEntry] = &[
         triggers: &["gross negligence"],
         expansion: "gross negligence willful misconduct fraud",
     },
-    JargonEntry {
-        triggers: &["key man", "key person", "key personnel"],
-        expansion: "key personnel named individuals replacement approval",
-    },
-    JargonEntry {
-        triggers: &["audit rights", "audit right"],
-        expansion: "right to audit inspect books and records upon reasonable notice",
-    },
-    JargonEntry {
-        triggers: &["sla", "service level"],
-        expansion: "service levels uptime availability service credits",
-    },
-    // The CUAD clause types (category_descriptions.csv) in the words their clauses use.
+    // A CUAD clause type (category_descriptions.csv) in the words its clauses use.
     // Measured trap (2026-11-22, BENCHMARKS.md): entries that fire on training queries change
     // what the trees learn from the expanded-query feature; adding "insurance", "covenant not
     // to sue", "exclusivity" and "renewal" entries lowered 5-fold CV by 1.3 NDCG@5 over three
     // fold seeds although the two queries they were written for gained. Those were dropped.
-    JargonEntry {
-        triggers: &["revenue sharing", "profit sharing", "revenue share", "profit share"],
-        expansion: "share of net revenues profits royalty percentage of net sales payable quarterly",
-    },
-    JargonEntry {
-        triggers: &["minimum commitment", "minimum purchase", "minimum order", "take or pay", "take-or-pay"],
-        expansion: "minimum purchase requirement shall purchase at least minimum quantity each year shortfall",
-    },
-    JargonEntry {
-        triggers: &["volume restriction", "usage cap", "usage limit"],
-        expansion: "exceeds the maximum number additional fees excess usage threshold",
-    },
-    JargonEntry {
-        triggers: &["price restriction", "price protection", "price increase", "price cap"],
-        expansion: "shall not increase prices price changes no more than once per year",
-    },
-    JargonEntry {
-        triggers: &["ip ownership", "ip assignment", "work for hire", "work made for hire", "assignment of inventions"],
-        expansion: "hereby assigns all right title and interest in intellectual property work made for hire shall be the sole property",
-    },
-    JargonEntry {
-        triggers: &["joint ip", "joint ownership", "jointly owned", "co-owned", "co ownership"],
-        expansion: "jointly owned by the parties joint inventions undivided interest each party shall own",
-    },
-    JargonEntry {
-        triggers: &["perpetual license", "irrevocable license", "perpetual licence", "irrevocable licence"],
-        expansion: "grants a perpetual irrevocable worldwide royalty-free license",
-    },
-    JargonEntry {
-        triggers: &["non-transferable license", "nontransferable license", "non-transferable licence"],
-        expansion: "non-exclusive non-transferable non-sublicensable license may not sublicense or transfer",
-    },
-    JargonEntry {
-        triggers: &["post-termination", "post termination", "wind-down", "wind down", "transition services"],
-        expansion: "upon termination or expiration shall continue transition assistance wind down sell off period survive",
-    },
-    JargonEntry {
-        triggers: &["warranty period", "warranty duration"],
-        expansion: "warrants for a period of months from the date of delivery free from defects in materials and workmanship",
-    },
-    JargonEntry {
-        triggers: &["non-reliance", "non reliance", "nonreliance"],
-        expansion: "has not relied on any representation or warranty other than those expressly set forth in this agreement",
-    },
+    // Every entry here fires on at least one training or validation query in one of ACORD's
+    // three wordings (checked with `cargo run -p precedent-text --example query_readers`).
     JargonEntry {
         triggers: &["assignment", "anti-assignment"],
         expansion: "may not assign or transfer this agreement without prior written consent",
@@ -239,30 +149,39 @@ mod tests {
 
     #[test]
     fn abbreviations_expand_to_drafting_language() {
-        assert!(expand_query("MFN clause").contains("most favored nation"));
-        assert!(expand_query("ROFR for the licensor").contains("right of first refusal"));
-        assert!(expand_query("\"as-is\" clause").contains("merchantability"));
+        assert!(expand_query("Most Favored Nation Clause").contains("no less favorable"));
+        assert!(expand_query("unqualified \"as is\" clause").contains("merchantability"));
+        assert!(
+            expand_query("compliance with law carveout to cap on liability")
+                .contains("shall not apply")
+        );
     }
 
     #[test]
     fn cuad_clause_types_expand_to_their_drafting_language() {
-        assert!(expand_query("Revenue/Profit Sharing").contains("net revenues"));
-        assert!(expand_query("Joint IP Ownership").contains("jointly owned"));
-        assert!(expand_query("No-Solicit of Customers").contains("shall not solicit"));
-        assert!(expand_query("non-reliance clause").contains("relied"));
-        // "royalty-free" is not revenue sharing.
-        assert!(!expand_query("royalty-free license").contains("net revenues"));
+        assert!(expand_query(
+            "Anti-Assignment clause that requires notice only for assignment to affiliates"
+        )
+        .contains("may not assign"));
+        assert!(expand_query("Source Code Escrow").contains("escrow agent"));
     }
 
     #[test]
     fn triggers_match_whole_words_only() {
-        // "ip" must not fire inside "shipping", nor "coc" inside "cocoa".
-        assert_eq!(expand_query("shipping of cocoa"), "shipping of cocoa");
-        assert!(expand_query("IP ownership").contains("intellectual property"));
+        // "ip" must not fire inside "shipping".
+        assert!(!expand_query(
+            "Disclaimer of warranty clause that includes standards around manufacturing and \
+             shipping"
+        )
+        .contains("intellectual property"));
+        assert!(
+            expand_query("IP infringement exception to cap on liability")
+                .contains("intellectual property")
+        );
     }
 
     #[test]
     fn unrelated_queries_are_unchanged() {
-        assert_eq!(expand_query("notice period"), "notice period");
+        assert_eq!(expand_query("Insurance"), "Insurance");
     }
 }

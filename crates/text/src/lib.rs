@@ -12,13 +12,9 @@ pub mod claims;
 pub mod exclusion;
 pub mod inclusion;
 pub mod jargon;
-pub mod laws;
 pub mod limitation;
-pub mod liquidated;
-pub mod reciprocity;
 pub mod renewal;
 pub mod scope;
-pub mod solicitation;
 pub mod stance;
 
 pub use claims::{
@@ -28,21 +24,11 @@ pub use claims::{
 pub use exclusion::{exclusions, Exclusion};
 pub use inclusion::{inclusions, Inclusion};
 pub use jargon::expand_query;
-pub use laws::{laws_named, wants_several_laws};
-pub use limitation::{
-    limits_liability, names_waived_damages, states_cap, states_fixed_sum, wants_cap,
-    wants_damages_waiver, wants_fixed_cap, wants_liability_limit,
-};
-pub use liquidated::{provides_liquidated_damages, wants_liquidated_damages};
-pub use reciprocity::{wanted_reciprocity, Reciprocity, Sharing};
+pub use limitation::{names_waived_damages, states_cap, wants_cap, wants_damages_waiver};
 pub use renewal::{wanted_renewal, Renewal, RenewalMode};
 use rust_stemmers::{Algorithm, Stemmer};
-pub use scope::{
-    longest_duration_months, required_limits, stated_periods, states_period, wanted_cap_period,
-    wanted_duration, DurationBound, Limit,
-};
+pub use scope::{required_limits, Limit};
 use serde::{Deserialize, Serialize};
-pub use solicitation::{solicited_in, wanted_solicited, Solicited};
 pub use stance::{favoured_side, Balance, Side};
 
 /// Lowercased alphanumeric words of `text`, unstemmed: what the query-constraint readers
