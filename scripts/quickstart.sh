@@ -26,4 +26,4 @@ $BIN eval --corpus "$DATA/corpus.jsonl" --queries "$DATA/queries.jsonl" \
     --qrels "$DATA/qrels/valid.tsv" --index .precedent/acord --model-dir .precedent/model-train
 echo
 # Search uses the shipped model (models/acord-ranker, trained on train + valid).
-$BIN search --index .precedent/acord "cap on liability equals 12 months payment" -k 3 --explain
+$BIN search --index .precedent/acord "liability cap is based on purchase price" -k 3 --explain

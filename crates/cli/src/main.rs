@@ -205,7 +205,7 @@ struct SearchArgs {
     /// Library directory built by `precedent index`.
     #[arg(long)]
     index: PathBuf,
-    /// The query, e.g. "cap on liability equals 12 months payment".
+    /// The query, e.g. "liability cap is based on purchase price".
     query: String,
     /// Number of clauses to show.
     #[arg(short, default_value_t = 10)]

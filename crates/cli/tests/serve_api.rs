@@ -350,7 +350,7 @@ fn api_over_loopback_on_acord() {
     let stored = call("POST", &url("/v1/ratings"), Some(&rate), Some(&rating));
     assert_eq!(stored.status, 201, "{}", stored.body);
     assert_eq!(stored.json()["rating"]["stars"], 5);
-    let low = json!({"query": "\"as is\" clause", "clause_id": second_id, "stars": 1});
+    let low = json!({"query": "unqualified \"as is\" clause", "clause_id": second_id, "stars": 1});
     assert_eq!(
         call("POST", &url("/v1/ratings"), Some(&rate), Some(&low)).status,
         201
@@ -383,7 +383,7 @@ fn api_over_loopback_on_acord() {
     );
     assert_eq!(
         exported
-            .judged("\"as is\" clause")
+            .judged("unqualified \"as is\" clause")
             .and_then(|j| j.get(second_id)),
         Some(&0)
     );
@@ -937,7 +937,7 @@ fn serves_a_new_generation_without_a_restart() {
         call("GET", &server.url("/healthz"), None, None).json()["libraries"][0]["clauses"].clone()
     };
     assert_eq!(clauses(), 300);
-    let query = "zanzibar escrow of the source code";
+    let query = "The source code shall be held in escrow in Zanzibar.";
     let before = search(query);
     assert!(before["hits"]
         .as_array()

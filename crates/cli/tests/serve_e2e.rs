@@ -241,9 +241,7 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
         "POST",
         &server.url("/v1/search"),
         Some(&key),
-        Some(
-            &json!({"query": "governing law of the State of New York", "k": 5, "pipeline": "learned"}),
-        ),
+        Some(&json!({"query": "New York Governing Law", "k": 5, "pipeline": "learned"})),
     );
     assert_eq!(learned.status, 200, "{}", learned.body);
     assert_eq!(learned.json()["pipeline"], "hybrid+learned");
@@ -256,7 +254,7 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
     assert_eq!(focused, "query");
     let query = client.find(Locator::Id("query")).await.expect("query box");
     query
-        .send_keys("governing law of the State of New York")
+        .send_keys("New York Governing Law")
         .await
         .expect("type query");
     query
@@ -581,7 +579,7 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
     std::fs::write(&path, &export.body).expect("write");
     let qrels = precedent_formats::read_qrels(&path).expect("qrels");
     let judged = qrels
-        .judged("governing law of the State of New York")
+        .judged("New York Governing Law")
         .expect("the rated query");
     assert_eq!(judged.get(rated_id.as_str().unwrap_or("")), Some(&3));
     assert_eq!(judged.get(second_id.as_str().unwrap_or("")), Some(&1));

@@ -39,7 +39,7 @@ fn fixture() -> Fixture {
     let mut run = Vec::new();
     let query_ids: Vec<String> = (0..24)
         .map(|i| match i {
-            0 => "\"as-is\" clause".to_owned(),
+            0 => "\"as is\" clause with carveouts".to_owned(),
             1 => "no relevant, only zeros".to_owned(),
             _ => format!("q{i:02}"),
         })

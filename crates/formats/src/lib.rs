@@ -5,10 +5,10 @@
 //! TSV dialect so any TREC tool can score them.
 //!
 //! Two traps shaped this crate:
-//! - ACORD's qrels are TSV **with CSV quoting**: the query id `"as-is" clause` is written as
-//!   `"""as-is"" clause"`. Splitting lines on tabs silently corrupts such ids, so every TSV here goes
-//!   through the `csv` crate (tab delimiter, `"` quote), and runs are written the same way so they
-//!   round-trip.
+//! - ACORD's qrels are TSV **with CSV quoting**: the query id `"as is" clause with carveouts` is
+//!   written as `"""as is"" clause with carveouts"`. Splitting lines on tabs silently corrupts
+//!   such ids, so every TSV here goes through the `csv` crate (tab delimiter, `"` quote), and
+//!   runs are written the same way so they round-trip.
 //! - Qrels zeros are explicit judgements (irrelevant), not missing rows; an absent pair is
 //!   *unjudged*. [`Qrels`] therefore keeps every row, zeros included.
 //!
@@ -455,10 +455,12 @@ mod tests {
         let path = write(
             &dir,
             "q.tsv",
-            "query-id\tcorpus-id\tscore\n\"\"\"as-is\"\" clause\"\td1\t3\n\"\"\"as-is\"\" clause\"\td2\t0\nplain\td1\t1\n",
+            "query-id\tcorpus-id\tscore\n\"\"\"as is\"\" clause with carveouts\"\td1\t3\n\"\"\"as is\"\" clause with carveouts\"\td2\t0\nplain\td1\t1\n",
         );
         let qrels = read_qrels(&path).expect("parse");
-        let judged = qrels.judged("\"as-is\" clause").expect("query present");
+        let judged = qrels
+            .judged("\"as is\" clause with carveouts")
+            .expect("query present");
         assert_eq!(judged.get("d1"), Some(&3));
         assert_eq!(judged.get("d2"), Some(&0));
         assert_eq!(qrels.num_queries(), 2);
@@ -539,7 +541,7 @@ mod tests {
         let path = dir.path().join("run.tsv");
         let entries = vec![
             RunEntry {
-                query_id: "\"as-is\" clause".into(),
+                query_id: "\"as is\" clause with carveouts".into(),
                 doc_id: "d\t1".into(),
                 rank: 1,
                 score: f64::from(0.1f32),
@@ -562,8 +564,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("qrels.tsv");
         let mut qrels = Qrels::new();
-        qrels.insert("\"as-is\" clause", "c#2", 4);
-        qrels.insert("\"as-is\" clause", "c#10", 0);
+        qrels.insert("\"as is\" clause with carveouts", "c#2", 4);
+        qrels.insert("\"as is\" clause with carveouts", "c#10", 0);
         qrels.insert("cap on liability", "d\t1", 2);
         write_qrels(&path, &qrels).expect("write");
         let text = std::fs::read_to_string(&path).expect("read");
@@ -574,7 +576,8 @@ mod tests {
             qrels.iter().collect::<Vec<_>>()
         );
         assert_eq!(
-            back.judged("\"as-is\" clause").and_then(|j| j.get("c#10")),
+            back.judged("\"as is\" clause with carveouts")
+                .and_then(|j| j.get("c#10")),
             Some(&0)
         );
     }

@@ -119,7 +119,7 @@ fn config(url: &str) -> OpenAiConfig {
     c
 }
 
-const QUERY: &str = "cap on liability equals 12 months payment";
+const QUERY: &str = "liability cap is based on purchase price";
 const CLAUSE: &str = "In no event shall either party's liability exceed the fees paid in the twelve months preceding the claim.";
 
 #[test]

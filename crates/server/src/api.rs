@@ -228,7 +228,7 @@ pub struct Facets {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchRequest {
-    /// What the lawyer is looking for, e.g. "cap on liability equals 12 months payment".
+    /// What the lawyer is looking for, e.g. "liability cap is based on purchase price".
     pub query: String,
     /// Number of clauses to return (1..=100).
     #[serde(default = "default_k")]

@@ -258,15 +258,15 @@ mod tests {
     fn qrels_keep_the_latest_rating_and_round_trip_through_the_reader() {
         let dir = tempfile::tempdir().expect("tempdir");
         let ratings = vec![
-            rating("\"as is\" clause", "a", 5, 1),
-            rating("\"as is\" clause", "a", 2, 3),
-            rating("\"as is\" clause", "b", 1, 2),
+            rating("unqualified \"as is\" clause", "a", 5, 1),
+            rating("unqualified \"as is\" clause", "a", 2, 3),
+            rating("unqualified \"as is\" clause", "b", 1, 2),
             rating("cap on liability", "c", 4, 2),
         ];
         let path = dir.path().join("qrels.tsv");
         std::fs::write(&path, qrels_tsv(&ratings).expect("tsv")).expect("write");
         let qrels = precedent_formats::read_qrels(&path).expect("read back");
-        let judged = qrels.judged("\"as is\" clause").expect("query");
+        let judged = qrels.judged("unqualified \"as is\" clause").expect("query");
         assert_eq!(judged.get("a"), Some(&1), "latest rating (2 stars) wins");
         assert_eq!(judged.get("b"), Some(&0), "1 star is an explicit zero");
         assert_eq!(
