@@ -591,8 +591,8 @@ impl FeatureExtractor {
 
 /// The vector a query votes with in the rating memory: its embedding moved towards the mean of
 /// the first [`VOTE_FEEDBACK_CLAUSES`] of `nearest`, the library clauses nearest to it
-/// (pseudo-relevance feedback, weight 1). Short queries embed noisily ("unqualified \"as is\"
-/// clause", "Insurance"); the clauses they retrieve say more about what they ask, so two queries that
+/// (pseudo-relevance feedback, weight 1). Short queries embed noisily ("Insurance", "Covenant
+/// Not To Sue"); the clauses they retrieve say more about what they ask, so two queries that
 /// retrieve the same clauses vote for each other. Reads no rating, so it leaks nothing into CV.
 fn vote_vector(
     embedding: &[f32],

@@ -1,10 +1,10 @@
 //! What a query asks clauses to contain.
 //!
 //! "Indemnification clauses that include hold harmless", "indemnification covers indirect
-//! claims": the query names a clause type and then something the clause must say. Lexical and dense scores reward the
-//! clause type far more than the one condition, so clauses of the right type that lack it crowd
-//! the top. The condition is read out of the query here and checked against each clause
-//! separately, as [`crate::exclusion`] does for what must be absent.
+//! claims": the query names a clause type and then something the clause must say. Lexical and
+//! dense scores reward the clause type far more than the one condition, so clauses of the right
+//! type that lack it crowd the top. The condition is read out of the query here and checked
+//! against each clause separately, as [`crate::exclusion`] does for what must be absent.
 //!
 //! In ACORD's training ratings (2026-11-23): for "indemnification clauses that include hold
 //! harmless", none of the 19 two-star clauses (right type, not responsive) has hold-harmless
@@ -101,10 +101,10 @@ const NOT_PLACES: &[&str] = &[
 /// The place whose law a governing-law query asks for: "New York Governing Law". The place is
 /// the run of capitalised words before the phrase, so "Governing Law excluding UCC" names none.
 ///
-/// Why a requirement: a governing-law clause of another place is the textbook two-star answer (right
-/// clause type, wrong law). In ACORD's training ratings for "New York Governing Law" all 12 clauses
-/// rated three stars or more say "New York", none of the 20 two-star clauses do (14 name Delaware,
-/// California, Texas or England).
+/// Why a requirement: a governing-law clause of another place is the textbook two-star answer
+/// (right clause type, wrong law). In ACORD's training ratings for "New York Governing Law" all
+/// 12 clauses rated three stars or more say "New York", none of the 20 two-star clauses do (14
+/// name Delaware, California, Texas or England).
 fn governing_law_place(query: &str) -> Option<Inclusion> {
     let words: Vec<&str> = query
         .split(|c: char| !c.is_alphanumeric())
