@@ -249,8 +249,11 @@ struct EvalArgs {
     /// with judgements carried over by `map-qrels`.
     #[arg(long, required_unless_present = "index")]
     corpus: Option<PathBuf>,
-    #[arg(long)]
-    queries: PathBuf,
+    /// Queries (BEIR queries.jsonl). Repeat to score several wordings of the same queries (same
+    /// ids, e.g. ACORD's queries.jsonl, queries_medium.jsonl, queries_long.jsonl): each wording
+    /// is scored on its own, then their mean.
+    #[arg(long, required = true)]
+    queries: Vec<PathBuf>,
     /// Judgements (TSV `query-id corpus-id score`, CSV quoting); only these queries are run.
     #[arg(long)]
     qrels: PathBuf,
@@ -612,7 +615,7 @@ fn search(args: SearchArgs) -> Result<()> {
 }
 
 fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
-    let queries = precedent_formats::read_queries(&args.queries)?;
+    let wordings = train::read_wordings(&args.queries)?;
     let qrels = precedent_formats::read_qrels(&args.qrels)?;
     if let Some(name) = args.pipeline.as_deref() {
         if !judge::known_pipelines().contains(&name) {
@@ -684,25 +687,101 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         protocol: args.protocol,
         depth: args.depth,
     };
-    let evaluation =
-        precedent_eval::evaluate(&pipeline, &library, &queries, &qrels, &options, bars)?;
-    for warning in &evaluation.warnings {
-        eprintln!("warning: {warning}");
+    let several = wordings.len() > 1;
+    let mut summaries = serde_json::Map::new();
+    let mut means = Vec::new();
+    for (wording, queries) in &wordings {
+        let evaluation =
+            precedent_eval::evaluate(&pipeline, &library, queries, &qrels, &options, bars)?;
+        for warning in &evaluation.warnings {
+            eprintln!("warning: {warning}");
+        }
+        if several {
+            println!("\n== {wording} wording ==");
+        }
+        print!("{}", evaluation.table(args.per_query));
+        if let Some(path) = &args.run_out {
+            // One run file per wording: the same query ids rank differently in each.
+            let path = if several {
+                wording_path(path, wording)
+            } else {
+                path.clone()
+            };
+            precedent_formats::write_run(&path, &evaluation.run)?;
+            eprintln!("run written to {}", path.display());
+        }
+        means.push((wording.clone(), evaluation.overall.clone()));
+        summaries.insert(wording.clone(), evaluation.summary_json());
     }
-    print!("{}", evaluation.table(args.per_query));
+    let mean = precedent_metrics::MeanMetrics::mean_of(means.iter().map(|(_, m)| m));
+    if several {
+        print!("{}", wording_summary(&means, &mean));
+    }
     if let Some(judge) = &built.judge {
         judge::report_usage(judge.as_ref());
     }
-    if let Some(path) = &args.run_out {
-        precedent_formats::write_run(path, &evaluation.run)?;
-        eprintln!("run written to {}", path.display());
-    }
     if let Some(path) = &args.json_out {
-        let json = serde_json::to_string_pretty(&evaluation.summary_json())?;
+        let summary = if several {
+            serde_json::json!({ "mean_over_wordings": mean, "wordings": summaries })
+        } else {
+            summaries
+                .into_iter()
+                .next()
+                .map(|(_, v)| v)
+                .unwrap_or_default()
+        };
+        let json = serde_json::to_string_pretty(&summary)?;
         std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))?;
         eprintln!("summary written to {}", path.display());
     }
     Ok(())
+}
+
+/// `run.tsv` for the `medium` wording: `run.medium.tsv`.
+fn wording_path(path: &Path, wording: &str) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}.{wording}.{}", ext.to_string_lossy()),
+        None => format!("{stem}.{wording}"),
+    };
+    path.with_file_name(name)
+}
+
+/// Each wording's headline figures, their mean and the spread of NDCG@5 between wordings.
+fn wording_summary(
+    means: &[(String, precedent_metrics::MeanMetrics)],
+    mean: &precedent_metrics::MeanMetrics,
+) -> String {
+    let pct = |v: Option<f64>| v.map_or("      –".to_string(), |v| format!("{:>7.1}", 100.0 * v));
+    let mut out = format!(
+        "\n{:<24} {:>7} {:>7} {:>7}\n",
+        "wording", "NDCG@5", "NDCG@10", "4★P@5"
+    );
+    for (name, m) in means
+        .iter()
+        .map(|(w, m)| (w.as_str(), m))
+        .chain([("mean", mean)])
+    {
+        out.push_str(&format!(
+            "{:<24} {} {} {}\n",
+            name,
+            pct(Some(m.ndcg5)),
+            pct(Some(m.ndcg10)),
+            pct(m.p5_4star)
+        ));
+    }
+    let ndcg5: Vec<f64> = means.iter().map(|(_, m)| m.ndcg5).collect();
+    let spread = ndcg5.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+        - ndcg5.iter().copied().fold(f64::INFINITY, f64::min);
+    out.push_str(&format!(
+        "{:<24} {}\n",
+        "spread of NDCG@5",
+        pct(Some(spread))
+    ));
+    out
 }
 
 fn bench(args: BenchArgs) -> Result<()> {

@@ -29,6 +29,16 @@ pub struct TrainArgs {
     /// With --cv: also score single stages and the ablation of every feature group.
     #[arg(long)]
     ablation: bool,
+    /// With --cv: also score the model without any query rule and without each rule in turn
+    /// (cheap: the rules act after the trees, so no extra tree is fitted); --ablation includes it.
+    #[arg(long)]
+    rule_ablation: bool,
+    /// With --cv: estimate the rule selection honestly: inside each outer fold, an inner
+    /// cross-validation over its training queries switches off every query rule whose removal
+    /// does not lower the inner mean NDCG@5 over wordings; the outer folds score the result.
+    /// Prints the nested figure next to the model with every rule (about K+1 times a --cv run).
+    #[arg(long, conflicts_with_all = ["ablation", "rule_ablation"])]
+    nested_rules: bool,
     /// With --cv: write the full report (per variant, category and query) as JSON.
     #[arg(long)]
     json_out: Option<PathBuf>,
@@ -51,6 +61,17 @@ pub struct TrainArgs {
     /// makes a ranker for libraries nobody rated (contracts you ingested).
     #[arg(long)]
     without: Vec<String>,
+    /// Rank without a query rule (repeatable; `--without-rule all` for none of them): exclusion,
+    /// inclusion, stance, scope-limits, reciprocity, claim-source, claim-breadth, solicitation,
+    /// duration, laws, renewal, liability-limit, fixed-cap, cap, cap-period, damages-waiver,
+    /// liquidated, clause-types. The model remembers it and ranks without them when serving.
+    #[arg(long = "without-rule")]
+    without_rules: Vec<String>,
+    /// With --cv and several --queries wordings: the wordings the training folds learn from
+    /// (comma-separated, e.g. `short`); default all. Held-out queries are scored in every
+    /// wording either way.
+    #[arg(long, value_delimiter = ',')]
+    train_wordings: Vec<String>,
     /// With --cv: also score each fold's model on this library (built by `ingest` from the
     /// contracts the rated clauses were cut from), next to hybrid+types, with the judgements
     /// `map-qrels` carried over to it (--cv-library-qrels).
@@ -67,9 +88,12 @@ pub(crate) struct RatedArgs {
     /// Clause corpus (BEIR corpus.jsonl) the ratings refer to.
     #[arg(long)]
     corpus: PathBuf,
-    /// Queries (BEIR queries.jsonl; ACORD's `metadata.category` is used when present).
-    #[arg(long)]
-    queries: PathBuf,
+    /// Queries (BEIR queries.jsonl; ACORD's `metadata.category` is used when present). Repeat
+    /// to give several wordings of the same queries (same ids, so the same ratings), e.g.
+    /// ACORD's queries.jsonl, queries_medium.jsonl and queries_long.jsonl: training learns from
+    /// every wording, and --cv scores each wording and their mean.
+    #[arg(long, required = true)]
+    queries: Vec<PathBuf>,
     /// Rating files (TSV `query-id corpus-id score`, 0..4 = 1..5 stars); repeat to combine, e.g.
     /// train and valid. Never pass the split you will evaluate on.
     #[arg(long, required = true)]
@@ -108,31 +132,46 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         learning_rate: args.learning_rate,
         seed: args.seed,
         without: args.without.clone(),
+        without_rules: expand_rules(&args.without_rules),
+        train_wordings: args.train_wordings.clone(),
         ..TrainOptions::default()
     };
     precedent_learn::cv::group_columns(&options.without).map_err(anyhow::Error::msg)?;
+    precedent_learn::features::check_rule_names(&options.without_rules)
+        .map_err(anyhow::Error::msg)?;
+    if args.out.is_some() && !args.train_wordings.is_empty() {
+        // Training for a model file uses the wordings it is given; --train-wordings is a CV knob.
+        bail!("--train-wordings applies to --cv; give the model's wordings as --queries files");
+    }
     let data = TrainingData {
         rated: &rated,
         embeddings: &embeddings,
         cuad_types: cuad_types.as_ref(),
         clause_types: Some(&clause_types),
     };
+    let wordings = precedent_learn::cv::wordings_of(&rated);
     eprintln!(
-        "{} rated queries, {} ratings",
-        rated.len(),
-        rated.iter().map(|q| q.ratings.len()).sum::<usize>()
+        "{} rated queries in {} wording(s) ({}), {} ratings",
+        rated.len() / wordings.len().max(1),
+        wordings.len(),
+        wordings.join(", "),
+        rated.iter().map(|q| q.ratings.len()).sum::<usize>() / wordings.len().max(1)
     );
     if let Some(folds) = args.cv {
         let variants = if args.ablation {
             Variant::ablation_study()
         } else {
-            vec![
+            let mut variants = vec![
                 Variant::Feature {
                     name: "hybrid rrf alone".into(),
                     column: 5,
                 },
                 Variant::full(),
-            ]
+            ];
+            if args.rule_ablation {
+                variants.extend(Variant::rule_ablation());
+            }
+            variants
         };
         // Every learned variant leaves out the --without groups; the full model's name says so.
         let variants: Vec<Variant> = variants
@@ -142,6 +181,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
                     name,
                     dropped,
                     feedback,
+                    rules_off,
                 } if !args.without.is_empty() && dropped.is_empty() && feedback => {
                     Variant::Learned {
                         name: name.replace(
@@ -150,14 +190,37 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
                         ),
                         dropped,
                         feedback,
+                        rules_off,
                     }
                 }
                 v => v,
             })
             .collect();
-        let report = cross_validate(&library, &data, folds, &options, &variants, |msg| {
-            bars.note(msg)
-        })?;
+        let report = if args.nested_rules {
+            let (report, fold_rules_off) = precedent_learn::cv::cross_validate_nested(
+                &library,
+                &data,
+                folds,
+                &options,
+                |msg| bars.note(msg),
+            )?;
+            for (fold, off) in fold_rules_off.iter().enumerate() {
+                println!(
+                    "outer fold {}: rules switched off by the inner CV: {}",
+                    fold + 1,
+                    if off.is_empty() {
+                        "none".to_string()
+                    } else {
+                        off.join(", ")
+                    }
+                );
+            }
+            report
+        } else {
+            cross_validate(&library, &data, folds, &options, &variants, |msg| {
+                bars.note(msg)
+            })?
+        };
         print!("{}", report.table());
         println!("({:.0} s)", report.seconds);
         if let Some(path) = &args.json_out {
@@ -228,8 +291,11 @@ fn cross_validate_on_library(
     }
     let qrels = precedent_formats::read_qrels(qrels_path)?;
     let rated = data.rated;
+    // Scored in the first wording given (the library's judgements are per query id).
+    let first_wording = rated.first().map(|q| q.wording.clone()).unwrap_or_default();
     let queries: Vec<precedent_formats::Query> = rated
         .iter()
+        .filter(|q| q.wording == first_wording)
         .map(|q| precedent_formats::Query {
             id: q.id.clone(),
             text: q.text.clone(),
@@ -238,7 +304,10 @@ fn cross_validate_on_library(
             metadata: serde_json::Value::Null,
         })
         .collect();
-    let ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
+    // Folds by query id, as `train --cv` draws them (every wording of a query in one fold).
+    let mut ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
     let fold_of = precedent_learn::cv::assign_folds(&ids, folds, options.seed);
     let subset = |keep: &dyn Fn(&str) -> bool| -> Qrels {
         let mut out = Qrels::new();
@@ -372,7 +441,7 @@ pub(crate) struct RatedInputs {
 /// Reads the queries and rating files, opens (or builds) the library, resolves the ratings,
 /// embeds the queries with the library's model and builds the CUAD type profiles.
 pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs> {
-    let queries = precedent_formats::read_queries(&source.queries)?;
+    let wordings = read_wordings(&source.queries)?;
     let qrels = read_all_qrels(&source.qrels)?;
     let fingerprint = crate::fingerprint_file(&source.corpus)?;
     let index_dir = match &source.index {
@@ -389,9 +458,23 @@ pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs>
         Some(&source.vectors),
         bars,
     )?);
-    let (rated, warnings) = RatedQuery::resolve(&library, &queries, &qrels)?;
-    for w in &warnings {
-        eprintln!("warning: {w}");
+    let mut rated = Vec::new();
+    for (i, (wording, queries)) in wordings.iter().enumerate() {
+        let (resolved, warnings) = RatedQuery::resolve(&library, queries, &qrels)?;
+        // The same ratings resolve the same way for every wording: warn once.
+        if i == 0 {
+            for w in &warnings {
+                eprintln!("warning: {w}");
+            }
+        }
+        rated.extend(resolved.into_iter().map(|q| RatedQuery {
+            wording: if wordings.len() > 1 {
+                wording.clone()
+            } else {
+                String::new()
+            },
+            ..q
+        }));
     }
     let spec = library
         .vectors_info()
@@ -419,6 +502,52 @@ pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs>
         cuad_types,
         clause_types,
     })
+}
+
+/// Reads query files, each one wording of the same queries ([`precedent_formats::wording_of`]).
+/// Two files of the same wording, or a file whose ids differ from the first file's, are
+/// refused: their figures could not be compared query for query.
+pub(crate) fn read_wordings(
+    paths: &[PathBuf],
+) -> Result<Vec<(String, Vec<precedent_formats::Query>)>> {
+    let mut wordings: Vec<(String, Vec<precedent_formats::Query>)> = Vec::new();
+    for path in paths {
+        let queries = precedent_formats::read_queries(path)?;
+        let name = precedent_formats::wording_of(path, &queries);
+        if wordings.iter().any(|(w, _)| *w == name) {
+            bail!(
+                "{}: a second query file of the {name:?} wording; give each wording once",
+                path.display()
+            );
+        }
+        if let Some((first, first_queries)) = wordings.first() {
+            let ids = |qs: &[precedent_formats::Query]| {
+                qs.iter()
+                    .map(|q| q.id.clone())
+                    .collect::<std::collections::BTreeSet<_>>()
+            };
+            if ids(&queries) != ids(first_queries) {
+                bail!(
+                    "{}: its query ids differ from those of the {first:?} wording; wordings of the same queries share ids",
+                    path.display()
+                );
+            }
+        }
+        wordings.push((name, queries));
+    }
+    Ok(wordings)
+}
+
+/// `--without-rule` values, with `all` standing for every query rule.
+fn expand_rules(rules: &[String]) -> Vec<String> {
+    if rules.iter().any(|r| r == "all") {
+        precedent_learn::features::QUERY_RULES
+            .iter()
+            .map(|r| r.to_string())
+            .collect()
+    } else {
+        rules.to_vec()
+    }
 }
 
 /// The single-clause classifier that reads clauses' CUAD types for queries naming one

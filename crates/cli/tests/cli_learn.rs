@@ -55,23 +55,37 @@ fn train_cross_validate_eval_search_and_refusals() {
     // The shipped ranker, trained on train + valid, holds all of them.
     let corpus = support::rated_corpus(cwd);
     let common = ["--corpus", s(&corpus), "--queries", s(&queries)];
+    // ACORD's long wording of the same queries: same ids, so the same ratings.
+    let long = acord().join("queries_long.jsonl");
+    let both = [
+        "--corpus",
+        s(&corpus),
+        "--queries",
+        s(&queries),
+        "--queries",
+        s(&long),
+    ];
     // CUAD type profiles from 10 spans per type keep the test quick (training uses 40).
     let cuad = acord().join("../cuad");
     let cuad_args = ["--cuad", s(&cuad), "--cuad-spans", "10"];
 
-    // Cross-validation by query, then a model trained on all of train, in one run (the library,
-    // query embeddings and CUAD profiles are loaded once): the learned ranker must clearly beat
-    // the hybrid retriever it reranks (measured: 72.5 vs 62.0 NDCG@5 with 5 folds and the
-    // default trees).
+    // Cross-validation by query over two wordings of the queries (folds by query id, so no
+    // wording of a held-out query trains), then a model trained on all of train in both
+    // wordings, in one run (the library, query embeddings and CUAD profiles are loaded once):
+    // the learned ranker must clearly beat the hybrid retriever it reranks, in each wording.
     let model = cwd.join("model");
     let mut args = vec!["train"];
-    args.extend(common);
+    args.extend(both);
     args.extend(["--qrels", s(&train), "--cv", "3", "--trees", "60"]);
     args.extend(["--out", s(&model)]);
     args.extend(cuad_args);
     let out = precedent(&args, cwd);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("× 2 wordings (short, long; trained on all)"),
+        "{stdout}"
+    );
     let hybrid = cv_ndcg5(&stdout, "hybrid rrf alone");
     let learned = cv_ndcg5(&stdout, "learned (all features)");
     assert!(hybrid > 55.0, "hybrid baseline {hybrid}\n{stdout}");
@@ -79,22 +93,74 @@ fn train_cross_validate_eval_search_and_refusals() {
         learned >= hybrid + 5.0,
         "learned {learned} vs hybrid {hybrid}\n{stdout}"
     );
+    // Per wording (the columns after the five mean figures), the learned ranker wins too, and
+    // the mean is the mean of the wordings.
+    let per_wording = |variant: &str| -> Vec<f64> {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(variant))
+            .unwrap_or_else(|| panic!("no {variant:?} line in\n{stdout}"));
+        line[variant.len()..]
+            .split_whitespace()
+            .skip(5)
+            .take(2)
+            .map(|x| x.parse().unwrap_or_else(|_| panic!("unparsable {line:?}")))
+            .collect()
+    };
+    let (hybrid_by, learned_by) = (
+        per_wording("hybrid rrf alone"),
+        per_wording("learned (all features)"),
+    );
+    for (h, l) in hybrid_by.iter().zip(&learned_by) {
+        assert!(
+            l > h,
+            "learned {learned_by:?} vs hybrid {hybrid_by:?}\n{stdout}"
+        );
+    }
+    assert!(
+        ((learned_by[0] + learned_by[1]) / 2.0 - learned).abs() < 0.11,
+        "{stdout}"
+    );
     assert!(stderr.contains("model written to"), "{stderr}");
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(model.join("manifest.json")).expect("manifest"),
+    )
+    .expect("manifest json");
+    assert_eq!(manifest["wordings"], serde_json::json!(["long", "short"]));
 
     // Train on train, evaluate on valid: the learned pipeline is the default when a model is
     // given and it never saw the evaluated queries.
+    // Both wordings are scored, each on its own, then their mean.
     let summary = cwd.join("valid.json");
     let mut args = vec!["eval"];
-    args.extend(common);
+    args.extend(both);
     args.extend(["--qrels", s(&valid), "--model-dir", s(&model)]);
     args.extend(["--json-out", s(&summary)]);
     let out = precedent(&args, cwd);
     assert!(out.status.success(), "{}", text(&out).1);
+    assert!(
+        text(&out).0.contains("spread of NDCG@5"),
+        "{}",
+        text(&out).0
+    );
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&summary).expect("summary")).expect("json");
-    assert_eq!(json["pipeline"], "hybrid+learned", "{json}");
-    let ndcg10 = json["overall"]["ndcg@10"].as_f64().expect("ndcg@10");
-    assert!(ndcg10 > 0.5, "valid NDCG@10 {ndcg10}");
+    for wording in ["short", "long"] {
+        let one = &json["wordings"][wording];
+        assert_eq!(one["pipeline"], "hybrid+learned", "{json}");
+        let ndcg10 = one["overall"]["ndcg@10"].as_f64().expect("ndcg@10");
+        assert!(ndcg10 > 0.5, "valid NDCG@10 {ndcg10} ({wording})");
+    }
+    let mean = json["mean_over_wordings"]["ndcg@5"].as_f64().expect("mean");
+    let (short, long_) = (
+        json["wordings"]["short"]["overall"]["ndcg@5"]
+            .as_f64()
+            .expect("short"),
+        json["wordings"]["long"]["overall"]["ndcg@5"]
+            .as_f64()
+            .expect("long"),
+    );
+    assert!((mean - (short + long_) / 2.0).abs() < 1e-9, "{json}");
 
     // Scoring the queries the model was trained on is refused when asked for explicitly...
     let mut args = vec!["eval"];

@@ -187,6 +187,36 @@ pub fn read_queries(path: &Path) -> Result<Vec<Query>> {
     Ok(queries)
 }
 
+/// The name of the wording a query file holds, for reports that score several wordings of
+/// the same queries: the queries' common `metadata.format` (ACORD's `queries_medium.jsonl`
+/// says "medium"), else the file name without `queries_` and `.jsonl` (ACORD's plain
+/// `queries.jsonl`, whose short forms carry no format, is "short").
+pub fn wording_of(path: &Path, queries: &[Query]) -> String {
+    let format = |q: &Query| {
+        q.metadata
+            .get("format")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+    };
+    if let Some(first) = queries.first().and_then(format) {
+        if queries
+            .iter()
+            .all(|q| format(q).as_deref() == Some(first.as_str()))
+        {
+            return first;
+        }
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match stem.strip_prefix("queries_") {
+        Some(rest) if !rest.is_empty() => rest.to_owned(),
+        _ if stem == "queries" => "short".to_owned(),
+        _ => stem,
+    }
+}
+
 /// Relevance judgements: query id → clause id → graded label (ACORD: 0..4 = 1..5 stars).
 ///
 /// A pair that is absent is *unjudged*, which is different from a judged 0.
@@ -595,11 +625,31 @@ mod real_data {
     fn reads_acord_as_shipped() {
         let corpus = read_corpus(&acord().join("corpus.jsonl")).expect("corpus");
         assert_eq!(corpus.len(), 3931);
+        // The 57 train and valid queries; the test split's are held out in every wording.
         let queries = read_queries(&acord().join("queries.jsonl")).expect("queries");
-        assert_eq!(queries.len(), 114);
+        assert_eq!(queries.len(), 57);
         assert!(queries
             .iter()
             .all(|q| q.category.is_some() && q.split.is_some()));
+        assert!(queries
+            .iter()
+            .all(|q| matches!(q.split.as_deref(), Some("train" | "valid"))));
+        assert_eq!(
+            wording_of(&acord().join("queries.jsonl"), &queries),
+            "short"
+        );
+        // The medium and long wordings: same ids (so the same qrels), other texts.
+        for (wording, name) in [
+            ("queries_medium.jsonl", "medium"),
+            ("queries_long.jsonl", "long"),
+        ] {
+            let other = read_queries(&acord().join(wording)).expect(wording);
+            assert_eq!(wording_of(&acord().join(wording), &other), name);
+            let other_ids: HashSet<&str> = other.iter().map(|q| q.id.as_str()).collect();
+            let short_ids: HashSet<&str> = queries.iter().map(|q| q.id.as_str()).collect();
+            assert_eq!(other_ids, short_ids, "{wording}");
+            assert!(other.iter().any(|q| q.text != q.id), "{wording}");
+        }
         let qrels = read_qrels(&acord().join("qrels/train.tsv")).expect("qrels");
         // The quoted query id must come out unquoted and match queries.jsonl.
         let ids: HashSet<&str> = queries.iter().map(|q| q.id.as_str()).collect();

@@ -253,6 +253,7 @@ mod tests {
         RatedQuery {
             id: format!("q-{category}"),
             text: String::new(),
+            wording: String::new(),
             category: Some(category.into()),
             ratings: ratings
                 .iter()

@@ -3,8 +3,14 @@
 //! (ACORD's condensed protocol) and scores them with the trec_eval-exact metrics.
 //!
 //! Feature vectors are extracted once per fold and reused by every variant (the full model,
-//! the ablations that blank one feature group, and single-feature baselines), so an ablation
-//! study costs only extra tree fits.
+//! the ablations that blank one feature group or switch query rules off, and single-feature
+//! baselines), so an ablation study costs only extra tree fits, and none for a rule.
+//!
+//! Queries may come in several wordings (ACORD's short, medium and long forms share ids and
+//! ratings). Folds are drawn by query id, so every wording of a held-out query is held out
+//! together; training uses the training queries' wordings named in
+//! [`TrainOptions::train_wordings`] (all by default), and each wording of the held-out queries is
+//! scored on its own. The headline is the mean over wordings.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -14,7 +20,10 @@ use precedent_metrics::{mean_by_group, MeanMetrics, QueryMetrics, Scored};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::features::{library_vectors, FeatureExtractor, QueryInput, FEATURE_NAMES, NUM_FEATURES};
+use crate::features::{
+    check_rule_names, combine_rule_flags, library_vectors, FeatureExtractor, QueryInput,
+    FEATURE_NAMES, NUM_FEATURES, QUERY_RULES,
+};
 use crate::feedback::final_scores;
 use crate::memory::{RatedQuery, RatingMemory};
 use crate::model::{blank, Ranker, TrainOptions, TrainingData};
@@ -61,15 +70,22 @@ pub enum Variant {
         name: String,
         dropped: Vec<usize>,
         feedback: bool,
+        /// Query rules switched off ([`QUERY_RULES`]), besides the options' `without_rules`.
+        rules_off: Vec<String>,
     },
     /// A single feature as the score (a stage alone, e.g. BM25 or RRF).
     Feature { name: String, column: usize },
+    /// The full model with the query rules that an inner cross-validation over each outer
+    /// fold's training queries switched off ([`cross_validate_nested`]).
+    NestedRules { name: String },
 }
 
 impl Variant {
     pub fn name(&self) -> &str {
         match self {
-            Variant::Learned { name, .. } | Variant::Feature { name, .. } => name,
+            Variant::Learned { name, .. }
+            | Variant::Feature { name, .. }
+            | Variant::NestedRules { name } => name,
         }
     }
 
@@ -97,6 +113,7 @@ impl Variant {
                 name: "learned without feedback".into(),
                 dropped: Vec::new(),
                 feedback: false,
+                rules_off: Vec::new(),
             },
         ];
         for (group, cols) in FEATURE_GROUPS {
@@ -104,6 +121,27 @@ impl Variant {
                 name: format!("learned without {group}"),
                 dropped: cols.to_vec(),
                 feedback: true,
+                rules_off: Vec::new(),
+            });
+        }
+        v.extend(Variant::rule_ablation());
+        v
+    }
+
+    /// The full model without any query rule, then without each rule in turn.
+    pub fn rule_ablation() -> Vec<Variant> {
+        let mut v = vec![Variant::Learned {
+            name: "learned without any query rule".into(),
+            dropped: Vec::new(),
+            feedback: true,
+            rules_off: QUERY_RULES.iter().map(|r| r.to_string()).collect(),
+        }];
+        for rule in QUERY_RULES {
+            v.push(Variant::Learned {
+                name: format!("learned without rule {rule}"),
+                dropped: Vec::new(),
+                feedback: true,
+                rules_off: vec![rule.to_string()],
             });
         }
         v
@@ -114,6 +152,7 @@ impl Variant {
             name: "learned (all features)".into(),
             dropped: Vec::new(),
             feedback: true,
+            rules_off: Vec::new(),
         }
     }
 }
@@ -121,6 +160,16 @@ impl Variant {
 #[derive(Debug, Clone, Serialize)]
 pub struct VariantResult {
     pub name: String,
+    /// The mean over wordings of each wording's mean over queries (with one wording, that
+    /// wording's mean).
+    pub mean: MeanMetrics,
+    /// Per wording (its name; empty when queries came in one unnamed wording).
+    pub by_wording: BTreeMap<String, WordingResult>,
+}
+
+/// One wording's figures of a variant.
+#[derive(Debug, Clone, Serialize)]
+pub struct WordingResult {
     pub mean: MeanMetrics,
     pub by_category: BTreeMap<String, MeanMetrics>,
     pub per_query: BTreeMap<String, QueryMetrics>,
@@ -130,15 +179,24 @@ pub struct VariantResult {
 pub struct CvReport {
     pub folds: usize,
     pub seed: u64,
+    /// Distinct query ids.
     pub queries: usize,
+    /// The wordings scored, in order of first appearance.
+    pub wordings: Vec<String>,
+    /// The wordings the training folds learned from (empty: all).
+    pub train_wordings: Vec<String>,
     pub features: Vec<String>,
+    /// Query rules the ranker is trained and served without.
+    pub without_rules: Vec<String>,
+    /// Per query rule, on how many held-out queries of each wording it read a constraint.
+    pub rule_firings: BTreeMap<String, BTreeMap<String, usize>>,
     pub variants: Vec<VariantResult>,
     pub seconds: f64,
 }
 
 type Group = Vec<([f32; NUM_FEATURES], i32)>;
 
-/// One fold's held-out scores: per variant, (query index, scores in rating order) pairs.
+/// One fold's held-out scores: per variant, (entry index, scores in rating order) pairs.
 type FoldScores = Vec<Vec<(usize, Vec<f32>)>>;
 
 /// Deterministic fold of each query: a seeded shuffle of the sorted ids, dealt round-robin.
@@ -165,42 +223,86 @@ pub fn assign_folds(ids: &[&str], folds: usize, seed: u64) -> HashMap<String, us
         .collect()
 }
 
-/// Out-of-fold scores of each variant: `scores[v][query id]` holds, in the query's rating order,
-/// the scores its judged clauses get from a ranker (memory, classifiers, trees) fitted on the
-/// other folds only.
+/// What [`out_of_fold`] returns: per variant, the scores of each held-out entry of
+/// `data.rated` (by index, in its rating order), and per query rule the entries it read a
+/// constraint in.
+struct OutOfFold {
+    scores: Vec<HashMap<usize, Vec<f32>>>,
+    rule_firings: BTreeMap<String, Vec<usize>>,
+}
+
+/// One fold's held-out scores: per variant, (entry index, scores in rating order) pairs; and
+/// per rule, the held-out entries it fired on.
+type FoldOutput = (FoldScores, Vec<(&'static str, usize)>);
+
+/// Out-of-fold scores of each variant: every held-out entry's judged clauses, in rating order,
+/// scored by a ranker (memory, classifiers, trees) fitted on the other folds' queries only.
 fn out_of_fold(
     library: &Arc<Library>,
     data: &TrainingData,
     folds: usize,
     options: &TrainOptions,
     variants: &[Variant],
+    fold_rules_off: &[Vec<String>],
     progress: &mut dyn FnMut(&str),
-) -> Result<Vec<HashMap<String, Vec<f32>>>, LearnError> {
+) -> Result<OutOfFold, LearnError> {
     let (rated, embeddings, cuad_types) = (data.rated, data.embeddings, data.cuad_types);
-    if folds < 2 || folds > rated.len() {
+    let mut ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    if folds < 2 || folds > ids.len() {
         return Err(LearnError::Invalid(format!(
             "cannot make {folds} folds of {} queries",
-            rated.len()
+            ids.len()
         )));
     }
     let vectors = library_vectors(library, "the learned ranker needs them")?;
     let without = group_columns(&options.without).map_err(LearnError::Invalid)?;
-    let ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
+    check_rule_names(&options.without_rules).map_err(LearnError::Invalid)?;
+    let trains_on = |wording: &str| {
+        options.train_wordings.is_empty() || options.train_wordings.iter().any(|w| w == wording)
+    };
+    if !rated.iter().any(|q| trains_on(&q.wording)) {
+        return Err(LearnError::Invalid(format!(
+            "no query comes in the training wording(s) {}",
+            options.train_wordings.join(", ")
+        )));
+    }
     let fold_of = assign_folds(&ids, folds, options.seed);
-    let learned = variants
-        .iter()
-        .filter(|v| matches!(v, Variant::Learned { .. }))
-        .count();
+    // The distinct column sets the learned variants blank: one tree fit per fold each (rule
+    // variants share the full model's trees).
+    let mut column_sets: Vec<Vec<usize>> = Vec::new();
+    for v in variants {
+        let dropped = match v {
+            Variant::Learned { dropped, .. } => dropped.clone(),
+            Variant::NestedRules { .. } => Vec::new(),
+            Variant::Feature { .. } => continue,
+        };
+        {
+            let mut columns = dropped;
+            columns.extend_from_slice(&without);
+            columns.sort_unstable();
+            columns.dedup();
+            if !column_sets.contains(&columns) {
+                column_sets.push(columns);
+            }
+        }
+    }
     progress(&format!(
-        "{folds} folds in parallel: features, then {learned} learned variant(s) each"
+        "{folds} folds in parallel: features, then {} tree fit(s) for {} variant(s) each",
+        column_sets.len(),
+        variants.len()
     ));
     // Folds are independent (each refits everything from its own training queries): run on
     // every core, collected in fold order, so the result does not depend on scheduling.
-    let per_fold: Vec<FoldScores> = (0..folds)
+    let per_fold: Vec<FoldOutput> = (0..folds)
         .into_par_iter()
-        .map(|fold| -> Result<FoldScores, LearnError> {
-            let (train_idx, test_idx): (Vec<usize>, Vec<usize>) =
-                (0..rated.len()).partition(|&i| fold_of[&rated[i].id] != fold);
+        .map(|fold| -> Result<FoldOutput, LearnError> {
+            let held_out = |i: usize| fold_of.get(&rated[i].id) == Some(&fold);
+            let test_idx: Vec<usize> = (0..rated.len()).filter(|&i| held_out(i)).collect();
+            let train_idx: Vec<usize> = (0..rated.len())
+                .filter(|&i| !held_out(i) && trains_on(&rated[i].wording))
+                .collect();
             let train_rated: Vec<RatedQuery> =
                 train_idx.iter().map(|&i| rated[i].clone()).collect();
             let train_emb: Vec<Vec<f32>> =
@@ -235,39 +337,73 @@ fn out_of_fold(
                 .iter()
                 .map(|&i| rated[i].ratings.iter().map(|r| r.1).collect())
                 .collect();
-            let test_excluded = test_idx
+            let test_flags = test_idx
                 .par_iter()
                 .zip(&test_rows)
-                .map(|(&i, rows)| extractor.against_query(&rated[i].text, rows))
+                .map(|(&i, rows)| extractor.rule_flags(&rated[i].text, rows))
                 .collect::<Result<Vec<_>, LearnError>>()?;
-            // The variants' tree fits are independent and each runs on one core: fitted in
-            // parallel, collected in variant order, so the result does not depend on scheduling.
+            let fired: Vec<(&'static str, usize)> = test_idx
+                .iter()
+                .zip(&test_flags)
+                .flat_map(|(&i, flags)| flags.iter().map(move |(rule, _)| (*rule, i)))
+                .collect();
+            let blank_group = |g: &Group, columns: &[usize]| -> Group {
+                g.iter().map(|(f, l)| (blank(*f, columns), *l)).collect()
+            };
+            // The tree fits are independent and each runs on one core: fitted in parallel,
+            // collected in order, so the result does not depend on scheduling.
+            let rankers: Vec<Ranker> = column_sets
+                .par_iter()
+                .map(|columns| {
+                    let train: Vec<Group> = train_groups
+                        .iter()
+                        .map(|g| blank_group(g, columns))
+                        .collect();
+                    Ranker::fit(&train, options)
+                })
+                .collect::<Result<_, LearnError>>()?;
             let predicted: Vec<Vec<Vec<f32>>> = variants
                 .par_iter()
-                .map(|variant| -> Result<Vec<Vec<f32>>, LearnError> {
-                    Ok(match variant {
+                .map(|variant| -> Vec<Vec<f32>> {
+                    match variant {
                         Variant::Feature { column, .. } => test_groups
                             .iter()
                             .map(|g| g.iter().map(|(f, _)| f[*column]).collect())
                             .collect(),
-                        Variant::Learned {
-                            dropped, feedback, ..
-                        } => {
-                            // The variant's own groups and those the model is trained without.
-                            let mut dropped = dropped.clone();
-                            dropped.extend_from_slice(&without);
-                            let blank = |g: &Group| -> Group {
-                                g.iter().map(|(f, l)| (blank(*f, &dropped), *l)).collect()
+                        Variant::Learned { .. } | Variant::NestedRules { .. } => {
+                            let (dropped, feedback, rules_off) = match variant {
+                                Variant::Learned {
+                                    dropped,
+                                    feedback,
+                                    rules_off,
+                                    ..
+                                } => (dropped.clone(), *feedback, rules_off.clone()),
+                                _ => (
+                                    Vec::new(),
+                                    true,
+                                    fold_rules_off.get(fold).cloned().unwrap_or_default(),
+                                ),
                             };
-                            let train: Vec<Group> = train_groups.iter().map(blank).collect();
-                            let ranker = Ranker::fit(&train, options)?;
+                            let mut columns = dropped;
+                            columns.extend_from_slice(&without);
+                            columns.sort_unstable();
+                            columns.dedup();
+                            let at = column_sets.iter().position(|c| *c == columns);
+                            let Some(ranker) = at.and_then(|at| rankers.get(at)) else {
+                                return Vec::new();
+                            };
+                            let mut off = rules_off.clone();
+                            off.extend_from_slice(&options.without_rules);
                             test_groups
                                 .iter()
-                                .zip(&test_excluded)
+                                .zip(&test_flags)
                                 .zip(&test_rows)
-                                .map(|((g, excluded), rows)| {
-                                    let f: Vec<[f32; NUM_FEATURES]> =
-                                        blank(g).into_iter().map(|(f, _)| f).collect();
+                                .map(|((g, flags), rows)| {
+                                    let f: Vec<[f32; NUM_FEATURES]> = blank_group(g, &columns)
+                                        .into_iter()
+                                        .map(|(f, _)| f)
+                                        .collect();
+                                    let excluded = combine_rule_flags(flags, &off, rows.len());
                                     final_scores(
                                         &ranker.predict(&f),
                                         excluded.as_deref(),
@@ -277,28 +413,38 @@ fn out_of_fold(
                                 })
                                 .collect()
                         }
-                    })
+                    }
                 })
-                .collect::<Result<_, LearnError>>()?;
-            Ok(predicted
-                .into_iter()
-                .map(|p| test_idx.iter().copied().zip(p).collect())
-                .collect())
+                .collect();
+            Ok((
+                predicted
+                    .into_iter()
+                    .map(|p| test_idx.iter().copied().zip(p).collect())
+                    .collect(),
+                fired,
+            ))
         })
         .collect::<Result<_, LearnError>>()?;
-    let mut scores: Vec<HashMap<String, Vec<f32>>> = vec![HashMap::new(); variants.len()];
-    for fold in per_fold {
+    let mut scores: Vec<HashMap<usize, Vec<f32>>> = vec![HashMap::new(); variants.len()];
+    let mut rule_firings: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (fold, fired) in per_fold {
         for (v, predicted) in fold.into_iter().enumerate() {
             for (i, s) in predicted {
-                scores[v].insert(rated[i].id.clone(), s);
+                scores[v].insert(i, s);
             }
         }
+        for (rule, i) in fired {
+            rule_firings.entry(rule.to_string()).or_default().push(i);
+        }
     }
-    Ok(scores)
+    Ok(OutOfFold {
+        scores,
+        rule_firings,
+    })
 }
 
-/// The full learned ranker's out-of-fold scores, per query in `data.rated` order (each in its
-/// rating order): what `train --cv` scores, for stages stacked on top of it (the LLM judge).
+/// The full learned ranker's out-of-fold scores, per entry of `data.rated` (each in its rating
+/// order): what `train --cv` scores, for stages stacked on top of it (the LLM judge).
 pub fn out_of_fold_scores(
     library: &Arc<Library>,
     data: &TrainingData,
@@ -312,15 +458,26 @@ pub fn out_of_fold_scores(
         folds,
         options,
         &[Variant::full()],
+        &[],
         &mut progress,
     )?
+    .scores
     .pop()
     .unwrap_or_default();
-    Ok(data
-        .rated
-        .iter()
-        .map(|q| scores.remove(&q.id).unwrap_or_default())
+    Ok((0..data.rated.len())
+        .map(|i| scores.remove(&i).unwrap_or_default())
         .collect())
+}
+
+/// The wordings of `rated`, in order of first appearance.
+pub fn wordings_of(rated: &[RatedQuery]) -> Vec<String> {
+    let mut wordings: Vec<String> = Vec::new();
+    for q in rated {
+        if !wordings.contains(&q.wording) {
+            wordings.push(q.wording.clone());
+        }
+    }
+    wordings
 }
 
 /// Runs K-fold cross-validation by query for each variant.
@@ -333,66 +490,242 @@ pub fn cross_validate(
     mut progress: impl FnMut(&str),
 ) -> Result<CvReport, LearnError> {
     let started = std::time::Instant::now();
+    let out = out_of_fold(library, data, folds, options, variants, &[], &mut progress)?;
+    Ok(report(data.rated, folds, options, variants, out, started))
+}
+
+/// Cross-validation with the query rules chosen inside each outer fold: an inner K-fold
+/// cross-validation over the fold's training queries scores the full model without each rule,
+/// and a rule is switched off for that fold when leaving it out does not lower the inner mean
+/// NDCG@5 over wordings. The outer held-out queries then measure that whole procedure (the
+/// `nested` variant), next to the model with every rule (the `full` variant). Returns the report
+/// and, per outer fold, the rules it switched off.
+pub fn cross_validate_nested(
+    library: &Arc<Library>,
+    data: &TrainingData,
+    folds: usize,
+    options: &TrainOptions,
+    mut progress: impl FnMut(&str),
+) -> Result<(CvReport, Vec<Vec<String>>), LearnError> {
+    let started = std::time::Instant::now();
     let rated = data.rated;
-    let scores = out_of_fold(library, data, folds, options, variants, &mut progress)?;
+    let mut ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let fold_of = assign_folds(&ids, folds, options.seed);
+    let inner_variants: Vec<Variant> = std::iter::once(Variant::full())
+        .chain(Variant::rule_ablation())
+        .collect();
+    let mut fold_rules_off = Vec::with_capacity(folds);
+    for fold in 0..folds {
+        progress(&format!(
+            "outer fold {}/{folds}: inner cross-validation",
+            fold + 1
+        ));
+        let keep: Vec<usize> = (0..rated.len())
+            .filter(|&i| fold_of.get(&rated[i].id) != Some(&fold))
+            .collect();
+        let inner_rated: Vec<RatedQuery> = keep.iter().map(|&i| rated[i].clone()).collect();
+        let inner_embeddings: Vec<Vec<f32>> =
+            keep.iter().map(|&i| data.embeddings[i].clone()).collect();
+        let inner_data = TrainingData {
+            rated: &inner_rated,
+            embeddings: &inner_embeddings,
+            ..*data
+        };
+        let inner = out_of_fold(
+            library,
+            &inner_data,
+            folds,
+            options,
+            &inner_variants,
+            &[],
+            &mut |_| {},
+        )?;
+        let inner = report(
+            &inner_rated,
+            folds,
+            options,
+            &inner_variants,
+            inner,
+            started,
+        );
+        let full = inner.variants.first().map_or(0.0, |v| v.mean.ndcg5);
+        let off: Vec<String> = QUERY_RULES
+            .iter()
+            .filter(|rule| {
+                let name = format!("learned without rule {rule}");
+                inner
+                    .variants
+                    .iter()
+                    .find(|v| v.name == name)
+                    .is_some_and(|v| v.mean.ndcg5 >= full)
+            })
+            .map(|r| r.to_string())
+            .collect();
+        progress(&format!(
+            "outer fold {}/{folds}: rules off: {}",
+            fold + 1,
+            if off.is_empty() {
+                "none".to_string()
+            } else {
+                off.join(", ")
+            }
+        ));
+        fold_rules_off.push(off);
+    }
+    let variants = vec![
+        Variant::full(),
+        Variant::NestedRules {
+            name: "learned, rules chosen by inner CV (nested)".into(),
+        },
+    ];
+    let out = out_of_fold(
+        library,
+        data,
+        folds,
+        options,
+        &variants,
+        &fold_rules_off,
+        &mut progress,
+    )?;
+    Ok((
+        report(rated, folds, options, &variants, out, started),
+        fold_rules_off,
+    ))
+}
+
+/// Scores out-of-fold rankings per variant and wording.
+fn report(
+    rated: &[RatedQuery],
+    folds: usize,
+    options: &TrainOptions,
+    variants: &[Variant],
+    out: OutOfFold,
+    started: std::time::Instant,
+) -> CvReport {
+    let OutOfFold {
+        scores,
+        rule_firings,
+    } = out;
+    let wordings = wordings_of(rated);
     let mut results = Vec::with_capacity(variants.len());
     for (v, variant) in variants.iter().enumerate() {
-        let mut per_query = BTreeMap::new();
-        for q in rated {
-            let Some(s) = scores[v].get(&q.id) else {
-                continue;
-            };
-            let run: Vec<Scored> = q
-                .ratings
+        let mut by_wording = BTreeMap::new();
+        for wording in &wordings {
+            let mut per_query = BTreeMap::new();
+            for (i, q) in rated.iter().enumerate() {
+                if q.wording != *wording {
+                    continue;
+                }
+                let Some(s) = scores[v].get(&i) else {
+                    continue;
+                };
+                let run: Vec<Scored> = q
+                    .ratings
+                    .iter()
+                    .zip(s)
+                    .map(|((doc, _, _), score)| Scored {
+                        doc: doc.as_str(),
+                        score: f64::from(*score),
+                    })
+                    .collect();
+                let judged: HashMap<String, i32> =
+                    q.ratings.iter().map(|(d, _, l)| (d.clone(), *l)).collect();
+                per_query.insert(q.id.clone(), QueryMetrics::compute(&run, &judged));
+            }
+            let category_of: HashMap<&str, &str> = rated
                 .iter()
-                .zip(s)
-                .map(|((doc, _, _), score)| Scored {
-                    doc: doc.as_str(),
-                    score: f64::from(*score),
-                })
+                .map(|q| (q.id.as_str(), q.category.as_deref().unwrap_or("(none)")))
                 .collect();
-            let judged: HashMap<String, i32> =
-                q.ratings.iter().map(|(d, _, l)| (d.clone(), *l)).collect();
-            per_query.insert(q.id.clone(), QueryMetrics::compute(&run, &judged));
+            let by_category = mean_by_group(
+                per_query
+                    .iter()
+                    .map(|(id, m)| (category_of.get(id.as_str()).copied().unwrap_or("(none)"), m)),
+            );
+            by_wording.insert(
+                wording.clone(),
+                WordingResult {
+                    mean: MeanMetrics::of(per_query.values()),
+                    by_category,
+                    per_query,
+                },
+            );
         }
-        let category_of: HashMap<&str, &str> = rated
-            .iter()
-            .map(|q| (q.id.as_str(), q.category.as_deref().unwrap_or("(none)")))
-            .collect();
-        let by_category = mean_by_group(
-            per_query
-                .iter()
-                .map(|(id, m)| (category_of.get(id.as_str()).copied().unwrap_or("(none)"), m)),
-        );
         results.push(VariantResult {
             name: variant.name().to_owned(),
-            mean: MeanMetrics::of(per_query.values()),
-            by_category,
-            per_query,
+            mean: MeanMetrics::mean_of(by_wording.values().map(|w| &w.mean)),
+            by_wording,
         });
     }
-    Ok(CvReport {
+    let mut ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    CvReport {
         folds,
         seed: options.seed,
-        queries: rated.len(),
+        queries: ids.len(),
+        wordings,
+        train_wordings: options.train_wordings.clone(),
         features: FEATURE_NAMES.iter().map(|s| s.to_string()).collect(),
+        without_rules: options.without_rules.clone(),
+        rule_firings: rule_firings
+            .into_iter()
+            .map(|(rule, entries)| {
+                let mut per: BTreeMap<String, usize> = BTreeMap::new();
+                for i in entries {
+                    *per.entry(rated[i].wording.clone()).or_default() += 1;
+                }
+                (rule, per)
+            })
+            .collect(),
         variants: results,
         seconds: started.elapsed().as_secs_f64(),
-    })
+    }
 }
 
 impl CvReport {
-    /// A plain-text table: one line per variant (percent), then per-category NDCG@5 of the first
-    /// learned variant.
+    /// A plain-text table: one line per variant (percent; with several wordings, the mean over
+    /// wordings, then NDCG@5 per wording and the spread between the best and worst wording),
+    /// then per-category NDCG@5 of the first learned variant, and which rules fired where.
     pub fn table(&self) -> String {
         let pct = |x: Option<f64>| x.map_or("   -".to_string(), |v| format!("{:5.1}", 100.0 * v));
+        let several = self.wordings.len() > 1;
         let mut out = format!(
-            "{}-fold cross-validation by query · {} queries · condensed protocol\n{:<48} {:>6} {:>6} {:>6} {:>6} {:>6}\n",
-            self.folds, self.queries, "variant", "nDCG5", "nDCG10", "4*P5", "5*P5", "R@100"
+            "{}-fold cross-validation by query · {} queries{} · condensed protocol\n{:<48} {:>6} {:>6} {:>6} {:>6} {:>6}",
+            self.folds,
+            self.queries,
+            if several {
+                format!(
+                    " × {} wordings ({}; trained on {})",
+                    self.wordings.len(),
+                    self.wordings.join(", "),
+                    if self.train_wordings.is_empty() {
+                        "all".to_string()
+                    } else {
+                        self.train_wordings.join(", ")
+                    }
+                )
+            } else {
+                String::new()
+            },
+            if several { "variant (mean over wordings)" } else { "variant" },
+            "nDCG5",
+            "nDCG10",
+            "4*P5",
+            "5*P5",
+            "R@100"
         );
+        if several {
+            for w in &self.wordings {
+                out.push_str(&format!(" {:>7}", format!("{w:.7}")));
+            }
+            out.push_str(&format!(" {:>6}", "spread"));
+        }
+        out.push('\n');
         for v in &self.variants {
             out.push_str(&format!(
-                "{:<48} {:>6} {:>6} {:>6} {:>6} {:>6}\n",
+                "{:<48} {:>6} {:>6} {:>6} {:>6} {:>6}",
                 v.name,
                 pct(Some(v.mean.ndcg5)),
                 pct(Some(v.mean.ndcg10)),
@@ -400,22 +733,62 @@ impl CvReport {
                 pct(v.mean.p5_5star),
                 pct(v.mean.recall100),
             ));
+            if several {
+                let per: Vec<f64> = self
+                    .wordings
+                    .iter()
+                    .map(|w| v.by_wording.get(w).map_or(0.0, |r| r.mean.ndcg5))
+                    .collect();
+                for x in &per {
+                    out.push_str(&format!(" {:>7}", pct(Some(*x))));
+                }
+                let spread = per.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+                    - per.iter().copied().fold(f64::INFINITY, f64::min);
+                out.push_str(&format!(" {:>6}", pct(Some(spread))));
+            }
+            out.push('\n');
         }
         if let Some(v) = self
             .variants
             .iter()
             .find(|v| v.name.starts_with("learned ("))
         {
-            out.push_str(&format!("\nper category ({}):\n", v.name));
-            for (c, m) in &v.by_category {
+            for (wording, result) in &v.by_wording {
                 out.push_str(&format!(
-                    "  {:<40} n={:<3} nDCG5 {} nDCG10 {} 4*P5 {}\n",
-                    c,
-                    m.queries,
-                    pct(Some(m.ndcg5)),
-                    pct(Some(m.ndcg10)),
-                    pct(m.p5_4star)
+                    "\nper category ({}{}):\n",
+                    v.name,
+                    if wording.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {wording} wording")
+                    }
                 ));
+                for (c, m) in &result.by_category {
+                    out.push_str(&format!(
+                        "  {:<40} n={:<3} nDCG5 {} nDCG10 {} 4*P5 {}\n",
+                        c,
+                        m.queries,
+                        pct(Some(m.ndcg5)),
+                        pct(Some(m.ndcg10)),
+                        pct(m.p5_4star)
+                    ));
+                }
+            }
+        }
+        if !self.rule_firings.is_empty() {
+            out.push_str("\nquery rules that read a constraint (held-out queries per wording):\n");
+            for (rule, per) in &self.rule_firings {
+                let counts: Vec<String> = per
+                    .iter()
+                    .map(|(w, n)| {
+                        if w.is_empty() {
+                            n.to_string()
+                        } else {
+                            format!("{w} {n}")
+                        }
+                    })
+                    .collect();
+                out.push_str(&format!("  {rule:<16} {}\n", counts.join(", ")));
             }
         }
         out

@@ -116,6 +116,56 @@ struct ClauseProfile {
 /// Whether a clause, by its profile, goes against one constraint of a query.
 type ClauseCheck = Box<dyn Fn(&ClauseProfile) -> bool + Send + Sync>;
 
+/// The query rules of [`FeatureExtractor::rule_flags`], by name: each reads one kind of
+/// constraint in a query's words and flags the clauses that go against it. Named so that a
+/// model can be trained and served without some of them (`train --without-rule NAME`) and an
+/// ablation can measure each one's effect per query wording.
+pub const QUERY_RULES: &[&str] = &[
+    "exclusion",
+    "inclusion",
+    "stance",
+    "scope-limits",
+    "claim-source",
+    "claim-breadth",
+    "renewal",
+    "cap",
+    "damages-waiver",
+    "clause-types",
+];
+
+/// Checks rule names against [`QUERY_RULES`]; an unknown one is an error listing the known ones.
+pub fn check_rule_names(names: &[String]) -> Result<(), String> {
+    match names.iter().find(|n| !QUERY_RULES.contains(&n.as_str())) {
+        Some(unknown) => Err(format!(
+            "unknown query rule {unknown:?}; known rules: {}",
+            QUERY_RULES.join(", ")
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Whether each of `rows` rows goes against any rule of `flags` not in `rules_off`; `None` when
+/// no such rule read anything in the query.
+pub fn combine_rule_flags(
+    flags: &[(&'static str, Vec<bool>)],
+    rules_off: &[String],
+    rows: usize,
+) -> Option<Vec<bool>> {
+    let on: Vec<&Vec<bool>> = flags
+        .iter()
+        .filter(|(name, _)| !rules_off.iter().any(|off| off == name))
+        .map(|(_, f)| f)
+        .collect();
+    if on.is_empty() {
+        return None;
+    }
+    Some(
+        (0..rows)
+            .map(|i| on.iter().any(|f| f.get(i).copied().unwrap_or(false)))
+            .collect(),
+    )
+}
+
 /// The library's clause vectors, or an error naming the library and `why` they are needed
 /// ("the learned ranker needs them").
 pub(crate) fn library_vectors<'a>(
@@ -330,7 +380,21 @@ impl FeatureExtractor {
         &self,
         query: &str,
         rows: &[u32],
+        rules_off: &[String],
     ) -> Result<Option<Vec<bool>>, LearnError> {
+        let flags = self.rule_flags(query, rows)?;
+        Ok(combine_rule_flags(&flags, rules_off, rows.len()))
+    }
+
+    /// Per query rule ([`QUERY_RULES`]) that reads a constraint in `query`, whether each row's
+    /// clause goes against it (see [`Self::against_query`]); rules that read nothing in the
+    /// query are absent. Kept apart so that an ablation can switch rules off one at a time
+    /// without extracting anything twice.
+    pub fn rule_flags(
+        &self,
+        query: &str,
+        rows: &[u32],
+    ) -> Result<Vec<(&'static str, Vec<bool>)>, LearnError> {
         let lexical = self.library.lexical();
         let forms: Vec<Vec<String>> = precedent_text::exclusions(query)
             .iter()
@@ -352,68 +416,82 @@ impl FeatureExtractor {
             .filter(|alternatives| !alternatives.is_empty())
             .collect();
         // One check per constraint the query states: does a clause (its profile) go against it?
-        let mut checks: Vec<ClauseCheck> = Vec::new();
+        let mut checks: Vec<(&'static str, ClauseCheck)> = Vec::new();
         if !forms.is_empty() {
-            checks.push(Box::new(move |p| {
-                forms.iter().any(|form| match form.as_slice() {
-                    [term] => p.terms.contains(term.as_str()),
-                    _ => form
-                        .windows(2)
-                        .all(|w| p.bigrams.contains(&bigram_key(&w[0], &w[1]))),
-                })
-            }));
+            checks.push((
+                "exclusion",
+                Box::new(move |p| {
+                    forms.iter().any(|form| match form.as_slice() {
+                        [term] => p.terms.contains(term.as_str()),
+                        _ => form
+                            .windows(2)
+                            .all(|w| p.bigrams.contains(&bigram_key(&w[0], &w[1]))),
+                    })
+                }),
+            ));
         }
         if !required.is_empty() {
-            checks.push(Box::new(move |p| {
-                required.iter().any(|alternatives| {
-                    !alternatives
-                        .iter()
-                        .any(|terms| terms.iter().all(|t| p.terms.contains(t.as_str())))
-                })
-            }));
+            checks.push((
+                "inclusion",
+                Box::new(move |p| {
+                    required.iter().any(|alternatives| {
+                        !alternatives
+                            .iter()
+                            .any(|terms| terms.iter().all(|t| p.terms.contains(t.as_str())))
+                    })
+                }),
+            ));
         }
         if let Some(side) = precedent_text::favoured_side(query) {
-            checks.push(Box::new(move |p| p.balance.works_against(side)));
+            checks.push(("stance", Box::new(move |p| p.balance.works_against(side))));
         }
         let limits = precedent_text::required_limits(query);
         if !limits.is_empty() {
-            checks.push(Box::new(move |p| {
-                limits.iter().any(|l| !p.stated_limits.contains(l))
-            }));
+            checks.push((
+                "scope-limits",
+                Box::new(move |p| limits.iter().any(|l| !p.stated_limits.contains(l))),
+            ));
         }
         if let Some(c) = precedent_text::wanted_claim_source(query) {
-            checks.push(Box::new(move |p| c.goes_against(p.third_parties)));
+            checks.push((
+                "claim-source",
+                Box::new(move |p| c.goes_against(p.third_parties)),
+            ));
         }
         if let Some(b) = precedent_text::wanted_claim_breadth(query) {
-            checks.push(Box::new(move |p| b.goes_against(p.lists_grounds)));
+            checks.push((
+                "claim-breadth",
+                Box::new(move |p| b.goes_against(p.lists_grounds)),
+            ));
         }
         if let Some(r) = precedent_text::wanted_renewal(query) {
-            checks.push(Box::new(move |p| p.renewal.goes_against(r)));
+            checks.push(("renewal", Box::new(move |p| p.renewal.goes_against(r))));
         }
         if precedent_text::wants_cap(query) {
-            checks.push(Box::new(|p| !p.states_cap));
+            checks.push(("cap", Box::new(|p| !p.states_cap)));
         }
         if precedent_text::wants_damages_waiver(query) {
-            checks.push(Box::new(|p| !p.names_waived_damages));
-        }
-        // Per row, whether it is of none of the CUAD types the query names (if it names any).
-        let other_types = match (&self.clause_types, precedent_cuad::named_in_query(query)) {
-            (Some(types), named) if named != 0 => Some(types.against(rows, named)?),
-            _ => None,
-        };
-        if checks.is_empty() && other_types.is_none() {
-            return Ok(None);
+            checks.push(("damages-waiver", Box::new(|p| !p.names_waived_damages)));
         }
         let vectors = library_vectors(&self.library, "the learned ranker needs them")?;
-        rows.iter()
-            .enumerate()
-            .map(|(i, &row)| {
-                let profile = self.profile(row, vectors)?;
-                Ok(checks.iter().any(|goes_against| goes_against(&profile))
-                    || other_types.as_ref().is_some_and(|other| other[i]))
-            })
-            .collect::<Result<Vec<bool>, LearnError>>()
-            .map(Some)
+        let profiles = if checks.is_empty() {
+            Vec::new()
+        } else {
+            rows.iter()
+                .map(|&row| self.profile(row, vectors))
+                .collect::<Result<Vec<_>, LearnError>>()?
+        };
+        let mut flags: Vec<(&'static str, Vec<bool>)> = checks
+            .iter()
+            .map(|(name, goes_against)| (*name, profiles.iter().map(|p| goes_against(p)).collect()))
+            .collect();
+        // Per row, whether it is of none of the CUAD types the query names (if it names any).
+        if let (Some(types), named) = (&self.clause_types, precedent_cuad::named_in_query(query)) {
+            if named != 0 {
+                flags.push(("clause-types", types.against(rows, named)?));
+            }
+        }
+        Ok(flags)
     }
 
     /// One feature vector per row of `rows`, in order.

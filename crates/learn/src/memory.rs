@@ -17,6 +17,11 @@ const CROSS_FIT_FOLDS: usize = 5;
 pub struct RatedQuery {
     pub id: String,
     pub text: String,
+    /// Which wording of the query `text` is (ACORD ships short, medium and long forms of each
+    /// query under one id); empty when only one is given. Cross-validation keeps every wording
+    /// of a query in the same fold, and the rating memory never lends a query the ratings of
+    /// its own other wordings while training.
+    pub wording: String,
     pub category: Option<String>,
     /// `(clause id, library row, label 0..=4)`, in clause-id order.
     pub ratings: Vec<(String, u32, i32)>,
@@ -75,6 +80,7 @@ impl RatedQuery {
             rated.push(RatedQuery {
                 id: id.to_owned(),
                 text: query.text.clone(),
+                wording: String::new(),
                 category: query.category.clone(),
                 ratings,
             });
@@ -168,8 +174,10 @@ impl RatingMemory {
         let vector = |row: u32| vectors.vector(row);
         let all: Vec<&RatedQuery> = rated.iter().collect();
         let classifier = CategoryClassifier::fit(&categories, &all, dim, vector);
+        // By query id, not entry: every wording of a query is held out of the same inner fold.
         let mut sorted: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
         sorted.sort_unstable();
+        sorted.dedup();
         let cross_fit = (0..CROSS_FIT_FOLDS.min(rated.len()))
             .map(|fold| {
                 let held: HashSet<String> = sorted

@@ -53,6 +53,14 @@ pub struct ModelManifest {
     /// there (`train --without rating-memory`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub without: Vec<String>,
+    /// Query rules ([`crate::features::QUERY_RULES`]) the model ranks without: measured not to
+    /// help across query wordings, or left out on purpose.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub without_rules: Vec<String>,
+    /// The query wordings the training queries came in (e.g. short, medium, long): the rating
+    /// memory holds one entry per query and wording.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wordings: Vec<String>,
 }
 
 /// Options of [`train`].
@@ -70,6 +78,11 @@ pub struct TrainOptions {
     pub seed: u64,
     /// Feature groups left out ([`ModelManifest::without`]).
     pub without: Vec<String>,
+    /// Query rules left out ([`ModelManifest::without_rules`]).
+    pub without_rules: Vec<String>,
+    /// With cross-validation: the wordings whose texts of the training folds' queries train
+    /// (empty: every wording given). Held-out queries are scored in every wording either way.
+    pub train_wordings: Vec<String>,
 }
 
 impl Default for TrainOptions {
@@ -82,6 +95,8 @@ impl Default for TrainOptions {
             learning_rate: 0.1,
             seed: 42,
             without: Vec::new(),
+            without_rules: Vec::new(),
+            train_wordings: Vec::new(),
         }
     }
 }
@@ -307,6 +322,7 @@ pub fn train(
             .collect::<Result<Vec<_>, LearnError>>()?
     };
     let dropped = crate::cv::group_columns(&options.without).map_err(LearnError::Invalid)?;
+    crate::features::check_rule_names(&options.without_rules).map_err(LearnError::Invalid)?;
     let groups: Vec<Vec<([f32; NUM_FEATURES], i32)>> = groups
         .into_iter()
         .map(|g| {
@@ -330,6 +346,14 @@ pub fn train(
         trained_on,
         train_seconds: started.elapsed().as_secs_f64(),
         without: options.without.clone(),
+        without_rules: options.without_rules.clone(),
+        wordings: rated
+            .iter()
+            .map(|q| q.wording.clone())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .filter(|w| !w.is_empty())
+            .collect(),
     };
     Ok(LearnedModel {
         manifest,
@@ -483,6 +507,7 @@ impl LearnedModel {
         let ranker: Ranker = serde_json::from_str(&read("ranker.json")?)
             .map_err(|e| bad(format!("ranker.json: {e}")))?;
         crate::cv::group_columns(&manifest.without).map_err(bad)?;
+        crate::features::check_rule_names(&manifest.without_rules).map_err(bad)?;
         Ok(LearnedModel {
             manifest,
             memory: Arc::new(memory),

@@ -71,7 +71,7 @@ impl Reranker for LearnedReranker {
         let raw = self.model.predict(&features);
         let flagged = self
             .extractor
-            .against_query(query, &rows)
+            .against_query(query, &rows, &self.model.manifest.without_rules)
             .map_err(|e| stage(e.to_string()))?;
         let vectors = library_vectors(self.extractor.library(), "the learned ranker needs them")
             .map_err(|e| stage(e.to_string()))?;
