@@ -104,12 +104,7 @@ fn print_scores(scores: &Scores) {
         100.0 * scores.macro_f1,
         scores.rows
     );
-    for (c, (f1, counts)) in scores
-        .per_column_f1
-        .iter()
-        .zip(&scores.counts)
-        .enumerate()
-    {
+    for (c, (f1, counts)) in scores.per_column_f1.iter().zip(&scores.counts).enumerate() {
         println!(
             "  {:<24} F1 {:5.1}  (support {}, tp {}, fp {}, fn {})",
             column_name(c),
@@ -123,7 +118,8 @@ fn print_scores(scores: &Scores) {
 }
 
 fn write_predictions(path: &Path, predicted: &[LabelSet]) -> Result<()> {
-    let file = std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
+    let file =
+        std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
     let mut out = std::io::BufWriter::new(file);
     for (row, &set) in predicted.iter().enumerate() {
         let line = serde_json::json!({ "row": row, "labels": label_ids(set) });

@@ -677,12 +677,7 @@ pub fn run(args: ReviewArgs) -> Result<()> {
             Some(t) => t,
             None => typer.insert(args.typer.load_for_review(args.fast)?),
         };
-        let mut review = review_text(
-            typer,
-            &path.display().to_string(),
-            &document.text,
-            args.top,
-        );
+        let mut review = review_text(typer, &path.display().to_string(), &document.text, args.top);
         review.ocr = document.ocr;
         review.metadata = Some(precedent_contracts::meta::extract(&document.text));
         if let Some(writer) = matrix.as_mut() {

@@ -107,10 +107,7 @@ fn reviewer_loader(typer: TyperArgs, fast: bool) -> ReviewerLoader {
 fn tos_loader(unfair: UnfairArgs) -> precedent_server::TosLoader {
     Arc::new(move || {
         eprintln!("loading the UNFAIR-ToS classifier for /v1/review");
-        unfair
-            .load()
-            .map(Arc::new)
-            .map_err(|e| format!("{e:#}"))
+        unfair.load().map(Arc::new).map_err(|e| format!("{e:#}"))
     })
 }
 

@@ -61,7 +61,10 @@ fn evaluates_validation_and_reviews_terms_of_service() {
         s(&json),
     ]);
     let stdout = ok(&out);
-    assert!(stdout.contains("macro-F1") && stdout.contains("Arbitration"), "{stdout}");
+    assert!(
+        stdout.contains("macro-F1") && stdout.contains("Arbitration"),
+        "{stdout}"
+    );
     let lines: Vec<serde_json::Value> = std::fs::read_to_string(&predictions)
         .expect("predictions")
         .lines()
@@ -79,7 +82,15 @@ fn evaluates_validation_and_reviews_terms_of_service() {
     assert!(macro_f1 >= 0.70 && micro_f1 >= 0.935, "{figures}");
 
     // The review of a terms-of-service text, detected as such, with the model cached above.
-    let out = precedent(&["review", "--json", "--unfair-cache", s(&cache), "--unfair-data", s(&data_dir()), s(&fixture())]);
+    let out = precedent(&[
+        "review",
+        "--json",
+        "--unfair-cache",
+        s(&cache),
+        "--unfair-data",
+        s(&data_dir()),
+        s(&fixture()),
+    ]);
     let review: serde_json::Value = serde_json::from_str(ok(&out).trim()).expect("review json");
     assert_eq!(review["kind"], "tos");
     let flagged = review["flagged"].as_array().expect("flagged");
@@ -93,9 +104,15 @@ fn evaluates_validation_and_reviews_terms_of_service() {
     };
     let expect = [
         ("binding individual arbitration", "Arbitration"),
-        ("governed by the laws of the State of California", "Choice of law"),
+        (
+            "governed by the laws of the State of California",
+            "Choice of law",
+        ),
         ("courts located in Santa Clara County", "Jurisdiction"),
-        ("suspend or terminate your account", "Unilateral termination"),
+        (
+            "suspend or terminate your account",
+            "Unilateral termination",
+        ),
         ("modify these Terms at any time", "Unilateral change"),
         ("shall not be liable", "Limitation of liability"),
         ("By accessing or using the Service", "Contract by using"),
@@ -114,7 +131,10 @@ fn evaluates_validation_and_reviews_terms_of_service() {
     let checklist = review["checklist"].as_array().expect("checklist");
     assert_eq!(checklist.len(), 8);
     for f in flagged {
-        let (start, end) = (f["start"].as_u64().expect("start"), f["end"].as_u64().expect("end"));
+        let (start, end) = (
+            f["start"].as_u64().expect("start"),
+            f["end"].as_u64().expect("end"),
+        );
         assert!(start < end);
         for t in f["types"].as_array().expect("types") {
             let c = t["confidence"].as_f64().expect("confidence");
@@ -122,9 +142,21 @@ fn evaluates_validation_and_reviews_terms_of_service() {
         }
     }
     // The text output: a checklist, then the flagged sentences with position and confidence.
-    let out = precedent(&["review", "--kind", "tos", "--unfair-cache", s(&cache), "--unfair-data", s(&data_dir()), s(&fixture())]);
+    let out = precedent(&[
+        "review",
+        "--kind",
+        "tos",
+        "--unfair-cache",
+        s(&cache),
+        "--unfair-data",
+        s(&data_dir()),
+        s(&fixture()),
+    ]);
     let text = ok(&out);
-    assert!(text.contains("terms of service") && text.contains("[x] Arbitration"), "{text}");
+    assert!(
+        text.contains("terms of service") && text.contains("[x] Arbitration"),
+        "{text}"
+    );
     assert!(text.contains("sentence "), "{text}");
 }
 
@@ -133,16 +165,33 @@ fn bad_csvs_are_named_with_their_line() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let cases = [
         ("empty.csv", "", "empty file"),
-        ("columns.csv", "sentence,labels\n\"a .\",[]\n", "no `text` column"),
-        ("labels.csv", "text,labels\n\"a .\",[]\n\"b .\",[1 x]\n", "line 3"),
+        (
+            "columns.csv",
+            "sentence,labels\n\"a .\",[]\n",
+            "no `text` column",
+        ),
+        (
+            "labels.csv",
+            "text,labels\n\"a .\",[]\n\"b .\",[1 x]\n",
+            "line 3",
+        ),
     ];
     for (name, content, needle) in cases {
         let path = tmp.path().join(name);
         std::fs::write(&path, content).expect("write");
         // The CSV is read before any model is trained or loaded, so this fails fast.
-        let out = precedent(&["eval-unfair-tos", "--test", s(&path), "--unfair-cache", s(&tmp.path().join("cache"))]);
+        let out = precedent(&[
+            "eval-unfair-tos",
+            "--test",
+            s(&path),
+            "--unfair-cache",
+            s(&tmp.path().join("cache")),
+        ]);
         assert!(!out.status.success());
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(name) && stderr.contains(needle), "{name}: {stderr}");
+        assert!(
+            stderr.contains(name) && stderr.contains(needle),
+            "{name}: {stderr}"
+        );
     }
 }

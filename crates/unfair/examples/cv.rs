@@ -30,7 +30,10 @@ fn line(name: &str, s: &Scores) -> String {
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let dir = PathBuf::from(args.get(1).context("usage: cv DATA_DIR [C] [W] [words|chars]")?);
+    let dir = PathBuf::from(
+        args.get(1)
+            .context("usage: cv DATA_DIR [C] [W] [words|chars]")?,
+    );
     let c: f32 = args.get(2).map_or(Ok(1.0), |s| s.parse())?;
     let w: f32 = args.get(3).map_or(Ok(1.0), |s| s.parse())?;
     let features = match args.get(4).map(String::as_str) {
@@ -52,7 +55,11 @@ fn main() -> Result<()> {
     };
     let started = Instant::now();
     let report = cross_validate(&rows, &options);
-    println!("C={c} w={w} {:?} ({:.0} s)", options.features.char_range, started.elapsed().as_secs_f64());
+    println!(
+        "C={c} w={w} {:?} ({:.0} s)",
+        options.features.char_range,
+        started.elapsed().as_secs_f64()
+    );
     println!("  {}", line("nested", &report.nested));
     println!("  {}", line("pooled", &report.pooled));
     println!("  {}", line("at 0  ", &report.at_zero));

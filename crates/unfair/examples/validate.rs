@@ -14,7 +14,11 @@ use precedent_unfair::model::evaluate;
 use precedent_unfair::{read_csv, ModelOptions, UnfairModel};
 
 fn main() -> Result<()> {
-    let dir = PathBuf::from(std::env::args().nth(1).context("usage: validate DATA_DIR")?);
+    let dir = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .context("usage: validate DATA_DIR")?,
+    );
     let train = training_rows(&dir, TrainSplit::Train)?;
     let validation = read_csv(&dir.join(VALIDATION_FILE))?;
     let started = Instant::now();
@@ -40,7 +44,12 @@ fn main() -> Result<()> {
         100.0 * scores.macro_f1
     );
     for (c, f) in scores.per_column_f1.iter().enumerate() {
-        println!("  {:<24} {:.1} (support {})", column_name(c), 100.0 * f, scores.counts[c].support);
+        println!(
+            "  {:<24} {:.1} (support {})",
+            column_name(c),
+            100.0 * f,
+            scores.counts[c].support
+        );
     }
     Ok(())
 }

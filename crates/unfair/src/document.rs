@@ -73,7 +73,9 @@ pub fn sentence_spans(text: &str) -> Vec<Range<usize>> {
         if matches!(c, '.' | '?' | '!') {
             // Take closing quotes and brackets along.
             let mut j = i + 1;
-            while j < chars.len() && matches!(chars[j].1, '"' | '\'' | ')' | ']' | '\u{201D}' | '\u{2019}') {
+            while j < chars.len()
+                && matches!(chars[j].1, '"' | '\'' | ')' | ']' | '\u{201D}' | '\u{2019}')
+            {
                 j += 1;
             }
             let followed_by_space = j >= chars.len() || chars[j].1.is_whitespace();
@@ -88,7 +90,10 @@ pub fn sentence_spans(text: &str) -> Vec<Range<usize>> {
                 .next()
                 .is_some_and(|l| l.trim().is_empty());
             let ends_open = !line_before.ends_with(|c: char| c.is_alphanumeric() || c == ',');
-            let short = line_before.lines().last().is_some_and(|l| l.split_whitespace().count() <= 12);
+            let short = line_before
+                .lines()
+                .last()
+                .is_some_and(|l| l.split_whitespace().count() <= 12);
             if blank_next || (short && !ends_open) || line_before.ends_with(':') {
                 end = Some(at);
             }
@@ -121,7 +126,10 @@ fn is_abbreviation(before: &str) -> bool {
         .to_lowercase();
     // A list number opening its line ("1." or "2.3.") numbers the sentence, it does not end one.
     let numbering = word.chars().all(|c| c.is_ascii_digit() || c == '.')
-        && before.rsplit('\n').next().is_some_and(|line| line.trim() == word);
+        && before
+            .rsplit('\n')
+            .next()
+            .is_some_and(|line| line.trim() == word);
     numbering
         || (word.chars().count() == 1 && word.chars().all(char::is_alphabetic))
         || ABBREVIATIONS.contains(&word.as_str())
@@ -238,12 +246,10 @@ mod tests {
 
     #[test]
     fn splits_sentences_keeping_abbreviations() {
-        let text = "Welcome to Acme Inc. and its services.  You agree to these terms, e.g. the fees! \
+        let text =
+            "Welcome to Acme Inc. and its services.  You agree to these terms, e.g. the fees! \
                     Is that \"fine?\" Yes.\n\n1. Termination\nWe may end it";
-        let got: Vec<&str> = sentence_spans(text)
-            .into_iter()
-            .map(|r| &text[r])
-            .collect();
+        let got: Vec<&str> = sentence_spans(text).into_iter().map(|r| &text[r]).collect();
         assert_eq!(
             got,
             vec![

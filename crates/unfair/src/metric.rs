@@ -73,7 +73,11 @@ fn columns(set: LabelSet) -> [bool; N_COLUMNS] {
 /// If the two differ in length: pairing rows is the caller's job, and a silent truncation would
 /// report a score of the wrong rows.
 pub fn score(gold: &[LabelSet], predicted: &[LabelSet]) -> Scores {
-    assert_eq!(gold.len(), predicted.len(), "gold and predicted rows differ");
+    assert_eq!(
+        gold.len(),
+        predicted.len(),
+        "gold and predicted rows differ"
+    );
     let mut counts = vec![Counts::default(); N_COLUMNS];
     for (&g, &p) in gold.iter().zip(predicted) {
         for (c, (g, p)) in columns(g).into_iter().zip(columns(p)).enumerate() {
@@ -139,10 +143,9 @@ mod tests {
     /// predictions of 40 rows), as printed by `tests/fixtures/metric_fixture.py`.
     #[test]
     fn matches_sklearn_on_the_fixture() {
-        let fixture: serde_json::Value = serde_json::from_str(include_str!(
-            "../tests/fixtures/metric_fixture.json"
-        ))
-        .expect("fixture");
+        let fixture: serde_json::Value =
+            serde_json::from_str(include_str!("../tests/fixtures/metric_fixture.json"))
+                .expect("fixture");
         let sets = |key: &str| -> Vec<LabelSet> {
             fixture[key]
                 .as_array()
@@ -160,9 +163,19 @@ mod tests {
         let s = score(&sets("gold"), &sets("predicted"));
         let micro = fixture["sklearn_micro"].as_f64().expect("micro");
         let macro_ = fixture["sklearn_macro"].as_f64().expect("macro");
-        assert!((s.micro_f1 - micro).abs() < 1e-12, "{} vs {micro}", s.micro_f1);
-        assert!((s.macro_f1 - macro_).abs() < 1e-12, "{} vs {macro_}", s.macro_f1);
-        let per = fixture["sklearn_per_column"].as_array().expect("per column");
+        assert!(
+            (s.micro_f1 - micro).abs() < 1e-12,
+            "{} vs {micro}",
+            s.micro_f1
+        );
+        assert!(
+            (s.macro_f1 - macro_).abs() < 1e-12,
+            "{} vs {macro_}",
+            s.macro_f1
+        );
+        let per = fixture["sklearn_per_column"]
+            .as_array()
+            .expect("per column");
         for (c, want) in per.iter().enumerate() {
             let want = want.as_f64().expect("f1");
             assert!((s.per_column_f1[c] - want).abs() < 1e-12, "column {c}");
