@@ -55,6 +55,8 @@ fn evaluates_validation_and_reviews_terms_of_service() {
         s(&data_dir()),
         "--unfair-cache",
         s(&cache),
+        "--fit-on",
+        "train",
         "--predictions-out",
         s(&predictions),
         "--json-out",
@@ -89,6 +91,8 @@ fn evaluates_validation_and_reviews_terms_of_service() {
         s(&cache),
         "--unfair-data",
         s(&data_dir()),
+        "--fit-on",
+        "train",
         s(&fixture()),
     ]);
     let review: serde_json::Value = serde_json::from_str(ok(&out).trim()).expect("review json");
@@ -150,6 +154,8 @@ fn evaluates_validation_and_reviews_terms_of_service() {
         s(&cache),
         "--unfair-data",
         s(&data_dir()),
+        "--fit-on",
+        "train",
         s(&fixture()),
     ]);
     let text = ok(&out);
