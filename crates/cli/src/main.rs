@@ -5,6 +5,7 @@ mod classify;
 mod cross_encoder;
 mod eval_cuad;
 mod eval_legalbench;
+mod eval_unfair_tos;
 mod filters;
 mod ingest;
 mod judge;
@@ -61,7 +62,8 @@ enum Command {
     Ingest(ingest::IngestArgs),
     /// Take contracts (or single clauses) out of a library.
     Remove(remove::RemoveArgs),
-    /// List the CUAD clause types found in contracts, with confidence, section and span.
+    /// List the CUAD clause types found in contracts, with confidence, section and span (or, for
+    /// terms of service, the potentially unfair terms of each sentence).
     Review(review::ReviewArgs),
     /// The CUAD clause types of a clause on its own (the LegalBench classifier).
     Classify(classify::ClassifyArgs),
@@ -69,6 +71,8 @@ enum Command {
     EvalCuad(eval_cuad::EvalCuadArgs),
     /// Balanced accuracy on LegalBench's CUAD tasks.
     EvalLegalbench(eval_legalbench::EvalLegalbenchArgs),
+    /// LexGLUE's UNFAIR-ToS: predict the unfair-term types of a CSV's sentences and score them.
+    EvalUnfairTos(eval_unfair_tos::EvalUnfairTosArgs),
     /// Learn the ranking stage from rating files (and cross-validate it).
     Train(train::TrainArgs),
     /// Measure what an LLM judge adds to the learned ranker (cross-validated over ratings).
@@ -314,6 +318,7 @@ fn main() {
         Command::Classify(args) => classify::run(args),
         Command::EvalCuad(args) => eval_cuad::run(args),
         Command::EvalLegalbench(args) => eval_legalbench::run(args),
+        Command::EvalUnfairTos(args) => eval_unfair_tos::run(args),
         Command::Train(args) => train::run(args, &bars),
         Command::EvalJudge(args) => judge::run_eval(args, &bars),
         Command::MapQrels(args) => map_qrels::run(args),

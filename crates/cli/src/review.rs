@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use precedent_contracts::meta::ContractMeta;
 use precedent_contracts::{segment_text, Clause, Format};
 use precedent_cuad::cache::{
@@ -17,7 +17,11 @@ use precedent_cuad::dense::{SentenceEmbedder, SENTENCE_MAX_TOKENS};
 use precedent_cuad::eval::Selection;
 use precedent_cuad::{ClauseTyper, TrainOptions, CATEGORIES};
 use precedent_models::{EmbedOptions, Embedder};
+use precedent_unfair::document::{looks_like_terms_of_service, TosReview};
+use precedent_unfair::UnfairModel;
 use serde::Serialize;
+
+use crate::eval_unfair_tos::UnfairArgs;
 
 /// Where the clause typer and the single-clause classifier its second stage reads come from
 /// (shared by review, serve, ingest and eval-legalbench).
@@ -278,8 +282,38 @@ pub struct ReviewArgs {
     /// faster; about 1 point lower precision at 80% recall in CUAD's cross-validation).
     #[arg(long)]
     pub fast: bool,
+    /// What the documents are: contracts get the CUAD review, terms of service the unfair-term
+    /// review (LexGLUE's UNFAIR-ToS types per sentence); auto decides per document by its words
+    /// (`precedent_unfair::document::looks_like_terms_of_service`).
+    #[arg(long, value_enum, default_value_t = DocumentKind::Auto)]
+    pub kind: DocumentKind,
     #[command(flatten)]
     pub typer: TyperArgs,
+    #[command(flatten)]
+    pub unfair: UnfairArgs,
+}
+
+/// The kind of document `review` treats a file as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DocumentKind {
+    /// Terms of service when the text reads like them, else a contract.
+    Auto,
+    /// A negotiated contract: CUAD clause types.
+    Contract,
+    /// Online terms of service: potentially unfair terms (UNFAIR-ToS).
+    Tos,
+}
+
+/// The review of a terms-of-service document (`review --json` line).
+#[derive(Serialize)]
+pub struct TosDocumentReview {
+    pub contract: String,
+    /// Always "tos", telling these lines from the contract reviews' in one output.
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ocr: bool,
+    #[serde(flatten)]
+    pub review: TosReview,
 }
 
 #[derive(Serialize)]
@@ -454,6 +488,54 @@ fn print_text(review: &ContractReview, threshold: f32) {
     }
 }
 
+/// The text output of a terms-of-service review: the checklist of the eight types, then each
+/// flagged sentence with its types, confidence, sentence number and character span.
+fn print_tos(review: &TosDocumentReview) {
+    let ocr = if review.ocr {
+        " (text recognised by OCR)"
+    } else {
+        ""
+    };
+    let r = &review.review;
+    println!(
+        "{}{ocr}: terms of service, {} of {} sentences flagged as potentially unfair",
+        review.contract,
+        r.flagged.len(),
+        r.sentences
+    );
+    for item in &r.checklist {
+        if item.present {
+            println!(
+                "  [x] {:<24} {} sentence{}, best {:.2}",
+                item.name,
+                item.sentences,
+                if item.sentences == 1 { "" } else { "s" },
+                item.best_confidence
+            );
+        } else {
+            println!("  [ ] {}", item.name);
+        }
+    }
+    for f in &r.flagged {
+        let types: Vec<String> = f
+            .types
+            .iter()
+            .map(|t| format!("{} {:.2}", t.name, t.confidence))
+            .collect();
+        let mut excerpt: String = f.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if excerpt.chars().count() > 200 {
+            excerpt = excerpt.chars().take(197).collect::<String>() + "...";
+        }
+        println!(
+            "  sentence {} [{}..{}] {}\n      {excerpt}",
+            f.sentence + 1,
+            f.start,
+            f.end,
+            types.join("; ")
+        );
+    }
+}
+
 /// One line about the contract for the text output: "LICENSE AGREEMENT · parties: Acme Corp.;
 /// Beta LLC · dated 2019-06-01 · governing law: New York" (what is found; `None` when nothing is).
 fn describe(meta: &ContractMeta) -> Option<String> {
@@ -539,7 +621,13 @@ fn contract_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 pub fn run(args: ReviewArgs) -> Result<()> {
     let files = contract_files(&args.files)?;
-    let typer = args.typer.load_for_review(args.fast)?;
+    if args.csv && args.kind == DocumentKind::Tos {
+        bail!("--csv tabulates CUAD clause types of contracts; terms of service have --json");
+    }
+    // Each model is loaded when the first document needing it comes: a folder of terms of
+    // service never trains the CUAD typer, nor a folder of contracts the UNFAIR-ToS model.
+    let mut typer: Option<ClauseTyper> = None;
+    let mut unfair: Option<UnfairModel> = None;
     let mut matrix = if args.csv {
         let mut writer = csv::Writer::from_writer(std::io::stdout());
         writer.write_record(
@@ -562,12 +650,34 @@ pub fn run(args: ReviewArgs) -> Result<()> {
                 continue;
             }
         };
-        let mut review = review_text(
-            &typer,
-            &path.display().to_string(),
-            &document.text,
-            args.top,
-        );
+        let is_tos = match args.kind {
+            DocumentKind::Tos => true,
+            DocumentKind::Contract => false,
+            DocumentKind::Auto => !args.csv && looks_like_terms_of_service(&document.text),
+        };
+        if is_tos {
+            let model = match unfair.as_mut() {
+                Some(m) => m,
+                None => unfair.insert(args.unfair.load()?),
+            };
+            let review = TosDocumentReview {
+                contract: path.display().to_string(),
+                kind: "tos",
+                ocr: document.ocr,
+                review: precedent_unfair::document::review(model, &document.text),
+            };
+            if args.json {
+                println!("{}", serde_json::to_string(&review)?);
+            } else {
+                print_tos(&review);
+            }
+            continue;
+        }
+        let typer = match typer.as_mut() {
+            Some(t) => t,
+            None => typer.insert(args.typer.load_for_review(args.fast)?),
+        };
+        let mut review = review_text(typer, &path.display().to_string(), &document.text, args.top);
         review.ocr = document.ocr;
         review.metadata = Some(precedent_contracts::meta::extract(&document.text));
         if let Some(writer) = matrix.as_mut() {

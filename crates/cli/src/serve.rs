@@ -11,6 +11,7 @@ use precedent_server::{
     ReviewerLoader, TypeScore,
 };
 
+use crate::eval_unfair_tos::UnfairArgs;
 use crate::review::{review_text, TyperArgs};
 
 #[derive(Args)]
@@ -52,6 +53,8 @@ pub struct ServeArgs {
     /// CUAD data and cached if needed, about 90 s once).
     #[command(flatten)]
     typer: TyperArgs,
+    #[command(flatten)]
+    unfair: UnfairArgs,
     /// `POST /v1/review` with word features only, as `review --fast` (no MiniLM pass over the
     /// contract's sentences), and `POST /v1/classify` as `classify --words-only`.
     #[arg(long)]
@@ -97,6 +100,14 @@ fn reviewer_loader(typer: TyperArgs, fast: bool) -> ReviewerLoader {
         eprintln!("loading the clause typer for /v1/review");
         let typer = typer.load_for_review(fast).map_err(|e| format!("{e:#}"))?;
         Ok(Arc::new(TyperReviewer(typer)) as Arc<dyn ContractReviewer>)
+    })
+}
+
+/// Terms-of-service review as `precedent review --kind tos` does it: the same cached model.
+fn tos_loader(unfair: UnfairArgs) -> precedent_server::TosLoader {
+    Arc::new(move || {
+        eprintln!("loading the UNFAIR-ToS classifier for /v1/review");
+        unfair.load().map(Arc::new).map_err(|e| format!("{e:#}"))
     })
 }
 
@@ -189,6 +200,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         &args.addr,
         OnDemandModels {
             reviewer: Some(reviewer_loader(args.typer.clone(), args.fast_review)),
+            tos: Some(tos_loader(args.unfair.clone())),
             classifier: Some(classifier_loader(
                 args.typer.clone(),
                 args.clause_classifier,

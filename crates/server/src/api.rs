@@ -406,6 +406,8 @@ pub struct Health {
 pub struct OnDemandStates {
     /// The CUAD clause typer behind /v1/review.
     pub clause_typer: crate::lazy::ModelState,
+    /// The UNFAIR-ToS classifier behind /v1/review of terms of service.
+    pub unfair_tos: crate::lazy::ModelState,
     /// The single-clause classifier behind /v1/classify.
     pub clause_classifier: crate::lazy::ModelState,
     /// The clause classifier that queries naming a CUAD clause type read (loaded on the first
@@ -1026,6 +1028,7 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
             .collect(),
         models: OnDemandStates {
             clause_typer: state.reviewer.state(),
+            unfair_tos: state.tos.state(),
             clause_classifier: state.classifier.state(),
             query_clause_types: state
                 .query_types

@@ -37,7 +37,7 @@ use utoipa::OpenApi;
 pub use classify::{ClassifierLoader, ClauseClassifier, TypeScore};
 pub use keys::{KeyRecord, KeyStore, Role};
 pub use lazy::{LazyModel, Loader, ModelState};
-pub use review::{ContractReviewer, Finding, ReviewerLoader};
+pub use review::{ContractReviewer, Finding, ReviewKind, ReviewerLoader, TosLoader};
 pub use state::{LibrarySpec, ModelOptions};
 
 use crate::metrics::Metrics;
@@ -71,6 +71,8 @@ pub struct AppState {
     /// One permit per core: engine work waits here rather than oversubscribing the CPU.
     engine_slots: Arc<Semaphore>,
     reviewer: Arc<LazyModel<dyn ContractReviewer>>,
+    /// The UNFAIR-ToS classifier behind terms-of-service reviews.
+    tos: Arc<LazyModel<precedent_unfair::UnfairModel>>,
     classifier: Arc<LazyModel<dyn ClauseClassifier>>,
     /// The clause-type reader of queries naming a CUAD type ([`ModelOptions::clause_types`]),
     /// for `/healthz` to say whether its model is there.
@@ -83,6 +85,8 @@ pub struct AppState {
 pub struct OnDemandModels {
     /// The contract reviewer (the CUAD clause typer).
     pub reviewer: Option<ReviewerLoader>,
+    /// The terms-of-service reviewer (the UNFAIR-ToS classifier).
+    pub tos: Option<TosLoader>,
     /// The single-clause classifier.
     pub classifier: Option<ClassifierLoader>,
     /// Load both at start, in the background, instead of on their first request.
@@ -101,11 +105,13 @@ impl AppState {
             metrics: Arc::new(Metrics::default()),
             engine_slots: Arc::new(Semaphore::new(cores)),
             reviewer: Arc::new(review::lazy_reviewer(on_demand.reviewer)),
+            tos: Arc::new(review::lazy_tos(on_demand.tos)),
             classifier: Arc::new(classify::lazy_classifier(on_demand.classifier)),
             query_types,
         };
         if on_demand.preload {
             state.reviewer.preload();
+            state.tos.preload();
             state.classifier.preload();
         }
         state

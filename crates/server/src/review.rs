@@ -2,15 +2,21 @@
 //! with the same readers as ingestion, cuts it into clauses, and asks the clause typer which
 //! CUAD clause types it contains and where.
 //!
+//! Terms of service get another review ([`ReviewKind`], detected or asked with `?kind=tos`):
+//! each sentence scored by the UNFAIR-ToS classifier for LexGLUE's eight kinds of potentially
+//! unfair term, the flagged ones returned as findings and summed up as a checklist.
+//!
 //! The typer is behind [`ContractReviewer`] so that this crate does not depend on how it is
 //! trained; `precedent serve` passes a loader, called on the first review (training or loading
 //! a typer takes seconds to a minute, which a server start should not pay when nobody reviews).
 
-use axum::extract::{Multipart, State};
+use axum::extract::{Multipart, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
-use serde::Serialize;
-use utoipa::ToSchema;
+use precedent_unfair::document::{looks_like_terms_of_service, TosReview};
+use precedent_unfair::UnfairModel;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
 
 use crate::api::run_blocking;
 use crate::auth::authorize;
@@ -46,6 +52,39 @@ pub(crate) fn lazy_reviewer(loader: Option<ReviewerLoader>) -> LazyModel<dyn Con
     LazyModel::new("the CUAD clause typer", "contract review", loader)
 }
 
+/// Loads the UNFAIR-ToS classifier; called once, on the first terms-of-service review.
+pub type TosLoader = Loader<UnfairModel>;
+
+/// The terms-of-service classifier, loaded on first use.
+pub(crate) fn lazy_tos(loader: Option<TosLoader>) -> LazyModel<UnfairModel> {
+    LazyModel::new(
+        "the UNFAIR-ToS classifier",
+        "terms-of-service review",
+        loader,
+    )
+}
+
+/// What the uploaded document is reviewed as.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ReviewKind {
+    /// Terms of service when the text reads like them (names itself so, addresses "you"),
+    /// else a contract.
+    #[default]
+    Auto,
+    /// CUAD clause types.
+    Contract,
+    /// Potentially unfair terms of service (UNFAIR-ToS), per sentence.
+    Tos,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct ReviewQuery {
+    /// auto (default), contract or tos.
+    #[serde(default)]
+    pub kind: ReviewKind,
+}
+
 /// A segmented clause of the reviewed contract.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SectionView {
@@ -70,8 +109,17 @@ pub struct ReviewResponse {
     pub text: String,
     pub sections: Vec<SectionView>,
     /// Clause types found, most confident first; at most 3 non-overlapping spans per type,
-    /// confidence 0.5 and up.
+    /// confidence 0.5 and up. For terms of service: one finding per flagged sentence and
+    /// unfair-term type (category = the type's name), in document order.
     pub findings: Vec<Finding>,
+    /// "contract" or "tos": which review was made.
+    pub kind: &'static str,
+    /// Terms of service only: {"sentences", "flagged": [{"sentence", "start", "end", "text",
+    /// "types": [{"id", "name", "confidence"}]}], "checklist": [{"id", "name", "present",
+    /// "sentences", "best_confidence"}]} (all eight types, present or absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub unfair_terms: Option<TosReview>,
 }
 
 /// Findings below this confidence are not shown.
@@ -142,12 +190,14 @@ fn select_findings(mut all: Vec<Finding>) -> Vec<Finding> {
         (status = 413, description = "Upload too large", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "Unsupported file type", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Unreadable file (corrupt, scanned PDF without text, empty)", body = Problem, content_type = "application/problem+json"),
-        (status = 501, description = "This server has no clause typer", body = Problem, content_type = "application/problem+json"),
+        (status = 501, description = "This server has no clause typer (or, for terms of service, no UNFAIR-ToS classifier)", body = Problem, content_type = "application/problem+json"),
     ),
+    params(ReviewQuery),
     security(("api_key" = []))
 )]
 pub async fn review(
     State(state): State<AppState>,
+    Query(query): Query<ReviewQuery>,
     headers: HeaderMap,
     multipart: Multipart,
 ) -> Result<Json<ReviewResponse>, Problem> {
@@ -169,9 +219,46 @@ pub async fn review(
             .map_err(|e| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))
     })
     .await?;
+    let contract = upload.file_name;
+    let is_tos = match query.kind {
+        ReviewKind::Tos => true,
+        ReviewKind::Contract => false,
+        ReviewKind::Auto => looks_like_terms_of_service(&document.text),
+    };
+    if is_tos {
+        let model = state.tos.load().await?;
+        return run_blocking(&state, move || {
+            let review = precedent_unfair::document::review(&model, &document.text);
+            let findings = review
+                .flagged
+                .iter()
+                .flat_map(|f| {
+                    f.types.iter().map(|t| Finding {
+                        category: t.name.to_owned(),
+                        confidence: t.confidence,
+                        start: f.start,
+                        end: f.end,
+                        text: f.text.clone(),
+                        section: None,
+                    })
+                })
+                .collect();
+            Ok(Json(ReviewResponse {
+                contract,
+                metadata: precedent_contracts::meta::extract(&document.text),
+                format: format.name().to_owned(),
+                ocr: document.ocr,
+                sections: Vec::new(),
+                text: document.text,
+                findings,
+                kind: "tos",
+                unfair_terms: Some(review),
+            }))
+        })
+        .await;
+    }
     // Loading (or, the very first time, training) the typer can take a minute.
     let reviewer = state.reviewer.load().await?;
-    let contract = upload.file_name;
     run_blocking(&state, move || {
         let clauses = precedent_contracts::segment(&document);
         let mut findings = select_findings(reviewer.review(&document.text));
@@ -200,6 +287,8 @@ pub async fn review(
                 .collect(),
             text: document.text,
             findings,
+            kind: "contract",
+            unfair_terms: None,
         }))
     })
     .await

@@ -378,7 +378,10 @@ async function runReview() {
     const r = await api("POST", "/v1/review", form, true);
     renderReview(r);
     const ocr = r.ocr ? " (text recognised by OCR from the scanned pages: check wording against the scan)" : "";
-    setStatus("review-status", `${r.findings.length} clauses found in ${file.name}${ocr}`);
+    const found = r.kind === "tos"
+      ? `Terms of service: ${r.unfair_terms.flagged.length} of ${r.unfair_terms.sentences} sentences flagged as potentially unfair in ${file.name}`
+      : `${r.findings.length} clauses found in ${file.name}`;
+    setStatus("review-status", `${found}${ocr}`);
   } catch (e) {
     setStatus("review-status", e.message, true);
   }
@@ -396,8 +399,28 @@ function describeContract(m) {
   return parts.join(" · ");
 }
 
+// Terms of service: the eight UNFAIR-ToS types as a checklist, each present (with its number of
+// flagged sentences and best confidence) or absent, so a reviewer sees at a glance what to read.
+function renderChecklist(r) {
+  const list = $("review-checklist");
+  if (r.kind !== "tos" || !r.unfair_terms) {
+    list.hidden = true;
+    list.replaceChildren();
+    return;
+  }
+  list.hidden = false;
+  list.replaceChildren(...r.unfair_terms.checklist.map((item) => el("li",
+    { class: item.present ? "check present" : "check absent", "data-type": item.name },
+    el("span", { class: "box", text: item.present ? "\u2611" : "\u2610" }),
+    el("strong", { text: ` ${item.name}` }),
+    el("span", { class: "count", text: item.present
+      ? ` ${item.sentences} sentence${item.sentences === 1 ? "" : "s"}, best ${(item.best_confidence * 100).toFixed(0)}%`
+      : " absent" }))));
+}
+
 function renderReview(r) {
-  $("review-about").textContent = describeContract(r.metadata);
+  $("review-about").textContent = r.kind === "tos" ? "Terms of service: potentially unfair terms (UNFAIR-ToS types)" : describeContract(r.metadata);
+  renderChecklist(r);
   const chars = Array.from(r.text);
   const findings = r.findings.filter((f) => f.start !== null && f.end !== null && f.start < f.end)
     .sort((a, b) => a.start - b.start || b.end - a.end);

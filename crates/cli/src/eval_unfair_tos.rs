@@ -1,0 +1,187 @@
+//! `precedent eval-unfair-tos --test FILE.csv`: LexGLUE's UNFAIR-ToS task. Trains the
+//! classifier from the shared data (or loads the cached one), predicts every row of FILE,
+//! optionally writes the predictions, and when FILE has labels prints LexGLUE's micro- and
+//! macro-F1 and the F1 of each column.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use precedent_unfair::cache::{default_cache, find_data_dir, load_or_train, TrainSplit};
+use precedent_unfair::data::{has_labels_column, read_csv_with};
+use precedent_unfair::metric::{column_name, score, Scores};
+use precedent_unfair::{label_ids, LabelSet, ModelOptions, UnfairModel};
+
+/// Which shared rows train the model (`--fit-on`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FitOn {
+    /// `unfair_tos_train.csv` only (LexGLUE's protocol): what the validation figures are
+    /// measured with, since a model fitted on the validation rows cannot be scored on them.
+    Train,
+    /// Train and validation rows together (the default: 41% more sentences, which the rare
+    /// types need; thresholds then come from contiguous-block CV over both). For the official
+    /// test split and the product, never for scoring the validation file.
+    TrainValidation,
+}
+
+impl From<FitOn> for TrainSplit {
+    fn from(f: FitOn) -> Self {
+        match f {
+            FitOn::Train => TrainSplit::Train,
+            FitOn::TrainValidation => TrainSplit::TrainAndValidation,
+        }
+    }
+}
+
+/// Where the UNFAIR-ToS model comes from (shared by eval-unfair-tos, review and serve).
+#[derive(Args, Clone)]
+pub struct UnfairArgs {
+    /// UNFAIR-ToS folder (unfair_tos_train.csv, unfair_tos_validation.csv); default
+    /// $PRECEDENT_UNFAIR_TOS_DIR or shared/data/unfair_tos beside the working directory, the
+    /// executable, or an ancestor of either.
+    #[arg(long)]
+    pub unfair_data: Option<PathBuf>,
+    /// Which shared rows the terms-of-service model learns from.
+    #[arg(long, value_enum, default_value_t = FitOn::TrainValidation)]
+    pub fit_on: FitOn,
+    /// Cache directory of trained UNFAIR-ToS models (default: .precedent/cache/unfair-tos).
+    #[arg(long, default_value_os_t = default_cache())]
+    pub unfair_cache: PathBuf,
+}
+
+impl UnfairArgs {
+    /// The data folder, from --data or found beside the checkout.
+    pub fn data_dir(&self) -> Result<PathBuf> {
+        match &self.unfair_data {
+            Some(d) => Ok(d.clone()),
+            None => find_data_dir().context(
+                "no UNFAIR-ToS data to train from: pass --data DIR (holding unfair_tos_train.csv)",
+            ),
+        }
+    }
+
+    /// The cached model, or one trained now (a few seconds) and cached.
+    pub fn load(&self) -> Result<UnfairModel> {
+        let dir = self.data_dir()?;
+        load_or_train(
+            &dir,
+            &self.unfair_cache,
+            self.fit_on.into(),
+            &ModelOptions::default(),
+            || {
+                eprintln!(
+                    "training the UNFAIR-ToS classifier from {} (once; cached in {})",
+                    dir.display(),
+                    self.unfair_cache.display()
+                )
+            },
+        )
+        .with_context(|| format!("training the UNFAIR-ToS classifier from {}", dir.display()))
+    }
+}
+
+#[derive(Args)]
+pub struct EvalUnfairTosArgs {
+    /// CSV to predict (column `text`; with a `labels` column it is scored).
+    #[arg(long)]
+    pub test: PathBuf,
+    /// Write one {"row": i, "labels": [ids]} per input row, in input order.
+    #[arg(long)]
+    pub predictions_out: Option<PathBuf>,
+    /// Write the figures as JSON (micro_f1, macro_f1, per-column F1 and counts; fractions).
+    #[arg(long)]
+    pub json_out: Option<PathBuf>,
+    /// UNFAIR-ToS folder to train from (the same as --unfair-data).
+    #[arg(long, conflicts_with = "unfair_data")]
+    pub data: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: UnfairArgs,
+}
+
+fn print_scores(scores: &Scores) {
+    println!(
+        "micro-F1 {:.1}  macro-F1 {:.1}  ({} rows)",
+        100.0 * scores.micro_f1,
+        100.0 * scores.macro_f1,
+        scores.rows
+    );
+    for (c, (f1, counts)) in scores.per_column_f1.iter().zip(&scores.counts).enumerate() {
+        println!(
+            "  {:<24} F1 {:5.1}  (support {}, tp {}, fp {}, fn {})",
+            column_name(c),
+            100.0 * f1,
+            counts.support,
+            counts.tp,
+            counts.fp,
+            counts.fn_
+        );
+    }
+}
+
+fn write_predictions(path: &Path, predicted: &[LabelSet]) -> Result<()> {
+    let file =
+        std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    for (row, &set) in predicted.iter().enumerate() {
+        let line = serde_json::json!({ "row": row, "labels": label_ids(set) });
+        writeln!(out, "{line}").with_context(|| format!("writing {}", path.display()))?;
+    }
+    out.flush()
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+pub fn run(mut args: EvalUnfairTosArgs) -> Result<()> {
+    if let Some(dir) = args.data.take() {
+        args.model.unfair_data = Some(dir);
+    }
+    let labelled = has_labels_column(&args.test)?;
+    let rows = read_csv_with(&args.test, labelled)?;
+    let started = Instant::now();
+    let model = args.model.load()?;
+    let load_s = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let texts: Vec<&str> = rows.iter().map(|r| r.text.as_str()).collect();
+    let predicted: Vec<LabelSet> = model
+        .predict_all(&texts)
+        .into_iter()
+        .map(|p| p.labels)
+        .collect();
+    let predict_s = started.elapsed().as_secs_f64();
+    eprintln!(
+        "model ready in {load_s:.1} s (trained on {} sentences); {} rows predicted in {predict_s:.2} s ({:.2} ms a sentence)",
+        model.trained_on,
+        rows.len(),
+        1000.0 * predict_s / rows.len().max(1) as f64
+    );
+    if let Some(path) = &args.predictions_out {
+        write_predictions(path, &predicted)?;
+    }
+    let scores = labelled.then(|| {
+        let gold: Vec<LabelSet> = rows.iter().map(|r| r.labels).collect();
+        score(&gold, &predicted)
+    });
+    match &scores {
+        Some(s) => print_scores(s),
+        None => println!(
+            "{} rows predicted ({} with a label); {} has no labels column to score against",
+            rows.len(),
+            predicted.iter().filter(|&&p| p != 0).count(),
+            args.test.display()
+        ),
+    }
+    if let Some(path) = &args.json_out {
+        let json = serde_json::json!({
+            "test": args.test.display().to_string(),
+            "rows": rows.len(),
+            "scores": scores,
+            "columns": (0..precedent_unfair::N_COLUMNS).map(column_name).collect::<Vec<_>>(),
+            "trained_on": model.trained_on,
+            "predict_seconds": predict_s,
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&json)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}

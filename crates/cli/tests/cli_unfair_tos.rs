@@ -1,0 +1,203 @@
+//! `precedent eval-unfair-tos` on the shared validation rows (predictions file, JSON figures,
+//! floors), its errors on bad CSVs, and `precedent review` of a short terms of service written
+//! in ordinary casing and punctuation: detected as terms of service, its unfair terms flagged.
+//! One model is trained (on the shared training rows, ~20 s) into a temporary cache and reused.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn data_dir() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/unfair_tos"
+    ))
+}
+
+fn fixture() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/short_terms_of_service.txt"
+    ))
+}
+
+fn precedent(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_precedent"))
+        .args(args)
+        .output()
+        .expect("run precedent")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn evaluates_validation_and_reviews_terms_of_service() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cache = tmp.path().join("cache");
+    let predictions = tmp.path().join("predictions.jsonl");
+    let json = tmp.path().join("scores.json");
+    let validation = data_dir().join("unfair_tos_validation.csv");
+    let out = precedent(&[
+        "eval-unfair-tos",
+        "--test",
+        s(&validation),
+        "--data",
+        s(&data_dir()),
+        "--unfair-cache",
+        s(&cache),
+        "--fit-on",
+        "train",
+        "--predictions-out",
+        s(&predictions),
+        "--json-out",
+        s(&json),
+    ]);
+    let stdout = ok(&out);
+    assert!(
+        stdout.contains("macro-F1") && stdout.contains("Arbitration"),
+        "{stdout}"
+    );
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&predictions)
+        .expect("predictions")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(lines.len(), 2275);
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(line["row"], i);
+        assert!(line["labels"].is_array());
+    }
+    let figures: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("parse");
+    let macro_f1 = figures["scores"]["macro_f1"].as_f64().expect("macro");
+    let micro_f1 = figures["scores"]["micro_f1"].as_f64().expect("micro");
+    assert!(macro_f1 >= 0.70 && micro_f1 >= 0.935, "{figures}");
+
+    // The review of a terms-of-service text, detected as such, with the model cached above.
+    let out = precedent(&[
+        "review",
+        "--json",
+        "--unfair-cache",
+        s(&cache),
+        "--unfair-data",
+        s(&data_dir()),
+        "--fit-on",
+        "train",
+        s(&fixture()),
+    ]);
+    let review: serde_json::Value = serde_json::from_str(ok(&out).trim()).expect("review json");
+    assert_eq!(review["kind"], "tos");
+    let flagged = review["flagged"].as_array().expect("flagged");
+    let types_of = |needle: &str| -> Vec<String> {
+        flagged
+            .iter()
+            .filter(|f| f["text"].as_str().is_some_and(|t| t.contains(needle)))
+            .flat_map(|f| f["types"].as_array().cloned().unwrap_or_default())
+            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let expect = [
+        ("binding individual arbitration", "Arbitration"),
+        (
+            "governed by the laws of the State of California",
+            "Choice of law",
+        ),
+        ("courts located in Santa Clara County", "Jurisdiction"),
+        (
+            "suspend or terminate your account",
+            "Unilateral termination",
+        ),
+        ("modify these Terms at any time", "Unilateral change"),
+        ("shall not be liable", "Limitation of liability"),
+        ("By accessing or using the Service", "Contract by using"),
+        ("remove any content you post", "Content removal"),
+    ];
+    let mut missed = Vec::new();
+    for (needle, name) in expect {
+        if !types_of(needle).iter().any(|t| t == name) {
+            missed.push(name);
+        }
+    }
+    // A short text of one invented company: most of the eight must be found where they are.
+    assert!(missed.len() <= 2, "missed {missed:?} in {review}");
+    // A harmless sentence is not flagged.
+    assert!(types_of("write to us").is_empty(), "{review}");
+    let checklist = review["checklist"].as_array().expect("checklist");
+    assert_eq!(checklist.len(), 8);
+    for f in flagged {
+        let (start, end) = (
+            f["start"].as_u64().expect("start"),
+            f["end"].as_u64().expect("end"),
+        );
+        assert!(start < end);
+        for t in f["types"].as_array().expect("types") {
+            let c = t["confidence"].as_f64().expect("confidence");
+            assert!((0.0..=1.0).contains(&c));
+        }
+    }
+    // The text output: a checklist, then the flagged sentences with position and confidence.
+    let out = precedent(&[
+        "review",
+        "--kind",
+        "tos",
+        "--unfair-cache",
+        s(&cache),
+        "--unfair-data",
+        s(&data_dir()),
+        "--fit-on",
+        "train",
+        s(&fixture()),
+    ]);
+    let text = ok(&out);
+    assert!(
+        text.contains("terms of service") && text.contains("[x] Arbitration"),
+        "{text}"
+    );
+    assert!(text.contains("sentence "), "{text}");
+}
+
+#[test]
+fn bad_csvs_are_named_with_their_line() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cases = [
+        ("empty.csv", "", "empty file"),
+        (
+            "columns.csv",
+            "sentence,labels\n\"a .\",[]\n",
+            "no `text` column",
+        ),
+        (
+            "labels.csv",
+            "text,labels\n\"a .\",[]\n\"b .\",[1 x]\n",
+            "line 3",
+        ),
+    ];
+    for (name, content, needle) in cases {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, content).expect("write");
+        // The CSV is read before any model is trained or loaded, so this fails fast.
+        let out = precedent(&[
+            "eval-unfair-tos",
+            "--test",
+            s(&path),
+            "--unfair-cache",
+            s(&tmp.path().join("cache")),
+        ]);
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(name) && stderr.contains(needle),
+            "{name}: {stderr}"
+        );
+    }
+}

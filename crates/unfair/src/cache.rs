@@ -1,0 +1,106 @@
+//! Where the classifier comes from: trained from the shared UNFAIR-ToS data (seconds on 2
+//! cores) the first time a command needs it, and cached under `.precedent/cache/unfair-tos/`
+//! ([`default_cache`]) keyed by a hash of the training files, the options and
+//! [`MODEL_VERSION`], so a changed data file or option never loads a stale model.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::data::{read_csv, Example};
+use crate::model::{ModelOptions, UnfairModel, MODEL_VERSION};
+
+/// The training file of the shared data.
+pub const TRAIN_FILE: &str = "unfair_tos_train.csv";
+/// The validation file of the shared data.
+pub const VALIDATION_FILE: &str = "unfair_tos_validation.csv";
+
+/// Which shared rows the model learns from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum TrainSplit {
+    /// `unfair_tos_train.csv` only: LexGLUE's protocol, and what the validation figures need.
+    Train,
+    /// Train and validation rows together (more companies seen) for scoring other terms.
+    TrainAndValidation,
+}
+
+impl TrainSplit {
+    fn files(self) -> &'static [&'static str] {
+        match self {
+            TrainSplit::Train => &[TRAIN_FILE],
+            TrainSplit::TrainAndValidation => &[TRAIN_FILE, VALIDATION_FILE],
+        }
+    }
+}
+
+/// Default cache directory (`.precedent/cache/unfair-tos` where
+/// [`precedent_paths::state_path`] puts it).
+pub fn default_cache() -> PathBuf {
+    precedent_paths::state_path("cache/unfair-tos")
+}
+
+/// Finds the UNFAIR-ToS folder: `PRECEDENT_UNFAIR_TOS_DIR`, else `shared/data/unfair_tos`
+/// beside the working directory, the executable, or an ancestor of either.
+pub fn find_data_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("PRECEDENT_UNFAIR_TOS_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    precedent_paths::search_roots()
+        .into_iter()
+        .map(|a| a.join("shared/data/unfair_tos"))
+        .find(|d| d.join(TRAIN_FILE).is_file())
+}
+
+/// The training rows of `split` from `data_dir`, files in order.
+pub fn training_rows(data_dir: &Path, split: TrainSplit) -> Result<Vec<Example>> {
+    let mut rows = Vec::new();
+    for file in split.files() {
+        rows.extend(read_csv(&data_dir.join(file))?);
+    }
+    Ok(rows)
+}
+
+/// Cache file name of a model trained on `split` of `data_dir` with `options`.
+fn cache_key(data_dir: &Path, split: TrainSplit, options: &ModelOptions) -> Result<String> {
+    let mut h = Sha256::new();
+    h.update(MODEL_VERSION.to_le_bytes());
+    h.update(serde_json::to_vec(options)?);
+    for file in split.files() {
+        let path = data_dir.join(file);
+        h.update(file.as_bytes());
+        h.update(std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?);
+    }
+    let hex: String = h
+        .finalize()
+        .iter()
+        .take(12)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok(format!("unfair-tos-v{MODEL_VERSION}-{hex}.bin"))
+}
+
+/// Loads the cached model, or trains (telling `on_train` first) and caches it. A cache that
+/// cannot be written is not an error: the model trained now is still returned.
+pub fn load_or_train(
+    data_dir: &Path,
+    cache_dir: &Path,
+    split: TrainSplit,
+    options: &ModelOptions,
+    on_train: impl FnOnce(),
+) -> Result<UnfairModel> {
+    let path = cache_dir.join(cache_key(data_dir, split, options)?);
+    if path.is_file() {
+        if let Ok(model) = UnfairModel::load(&path) {
+            return Ok(model);
+        }
+    }
+    on_train();
+    let rows = training_rows(data_dir, split)?;
+    let model = UnfairModel::train(&rows, options)?;
+    if let Err(e) = model.save(&path) {
+        eprintln!("warning: could not cache the UNFAIR-ToS model: {e:#}");
+    }
+    Ok(model)
+}

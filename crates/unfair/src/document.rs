@@ -1,0 +1,273 @@
+//! Reviewing a whole terms-of-service document: cutting it into sentences (the unit UNFAIR-ToS
+//! labels), scoring each, and summarising the eight types as a checklist. Also the guess of
+//! whether a document is terms of service at all ([`looks_like_terms_of_service`]), which decides
+//! between this review and the CUAD contract review.
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::model::UnfairModel;
+use crate::{label_ids, LABELS, N_LABELS};
+
+/// A flagged sentence.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlaggedSentence {
+    /// Sentence number in the document (0-based, counting every sentence).
+    pub sentence: usize,
+    /// Character span in the document text.
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+    /// The unfair-term types predicted, most confident first.
+    pub types: Vec<TypeFlag>,
+}
+
+/// One predicted type of a flagged sentence.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TypeFlag {
+    pub id: usize,
+    pub name: &'static str,
+    /// Calibrated probability (Platt) that the type applies.
+    pub confidence: f32,
+}
+
+/// A line of the checklist: is the type present anywhere in the document?
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ChecklistItem {
+    pub id: usize,
+    pub name: &'static str,
+    pub present: bool,
+    /// Flagged sentences of this type.
+    pub sentences: usize,
+    /// Highest confidence of this type over the flagged sentences (0 when absent).
+    pub best_confidence: f32,
+}
+
+/// The review of one terms-of-service document.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TosReview {
+    pub sentences: usize,
+    pub flagged: Vec<FlaggedSentence>,
+    pub checklist: Vec<ChecklistItem>,
+}
+
+/// Abbreviations whose period does not end a sentence (lowercased, without the period).
+const ABBREVIATIONS: &[&str] = &[
+    "e.g", "i.e", "etc", "inc", "ltd", "llc", "co", "corp", "no", "nos", "mr", "mrs", "ms", "dr",
+    "st", "vs", "v", "u.s", "u.k", "e.u", "art", "sec", "para", "approx", "incl", "cf", "jr",
+];
+
+/// Byte ranges of the sentences of `text`: a sentence ends at `.`, `?`, `!` or `;`-free
+/// terminal punctuation followed by whitespace (closing quotes and brackets stay with it),
+/// unless the word before the period is an abbreviation; and at a line break after a line
+/// without terminal punctuation (headings, list items), or a blank line. Whitespace is trimmed.
+pub fn sentence_spans(text: &str) -> Vec<Range<usize>> {
+    let mut spans = Vec::new();
+    let mut start = 0usize;
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let (at, c) = chars[i];
+        let mut end = None;
+        if matches!(c, '.' | '?' | '!') {
+            // Take closing quotes and brackets along.
+            let mut j = i + 1;
+            while j < chars.len()
+                && matches!(chars[j].1, '"' | '\'' | ')' | ']' | '\u{201D}' | '\u{2019}')
+            {
+                j += 1;
+            }
+            let followed_by_space = j >= chars.len() || chars[j].1.is_whitespace();
+            if followed_by_space && !(c == '.' && is_abbreviation(&text[start..at])) {
+                end = Some(chars.get(j).map_or(text.len(), |&(b, _)| b));
+                i = j;
+            }
+        } else if c == '\n' {
+            let line_before = text[start..at].trim_end();
+            let blank_next = text[at + 1..]
+                .split('\n')
+                .next()
+                .is_some_and(|l| l.trim().is_empty());
+            let ends_open = !line_before.ends_with(|c: char| c.is_alphanumeric() || c == ',');
+            let short = line_before
+                .lines()
+                .last()
+                .is_some_and(|l| l.split_whitespace().count() <= 12);
+            if blank_next || (short && !ends_open) || line_before.ends_with(':') {
+                end = Some(at);
+            }
+        }
+        if let Some(e) = end {
+            push_trimmed(text, start..e, &mut spans);
+            start = e;
+        }
+        i += 1;
+    }
+    push_trimmed(text, start..text.len(), &mut spans);
+    spans
+}
+
+fn push_trimmed(text: &str, range: Range<usize>, spans: &mut Vec<Range<usize>>) {
+    let piece = &text[range.clone()];
+    let lead = piece.len() - piece.trim_start().len();
+    let trail = piece.len() - piece.trim_end().len();
+    if lead + trail < piece.len() {
+        spans.push(range.start + lead..range.end - trail);
+    }
+}
+
+/// Whether the text before a period ends with an abbreviation (or a single letter, an initial).
+fn is_abbreviation(before: &str) -> bool {
+    let word = before
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or_default()
+        .to_lowercase();
+    // A list number opening its line ("1." or "2.3.") numbers the sentence, it does not end one.
+    let numbering = word.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && before
+            .rsplit('\n')
+            .next()
+            .is_some_and(|line| line.trim() == word);
+    numbering
+        || (word.chars().count() == 1 && word.chars().all(char::is_alphabetic))
+        || ABBREVIATIONS.contains(&word.as_str())
+}
+
+/// Reviews `text`: every sentence scored, the ones with at least one type flagged.
+pub fn review(model: &UnfairModel, text: &str) -> TosReview {
+    let spans = sentence_spans(text);
+    let pieces: Vec<&str> = spans.iter().map(|r| &text[r.clone()]).collect();
+    let predictions = model.predict_all(&pieces);
+    let char_at = char_offsets(text);
+    let mut flagged = Vec::new();
+    for (n, (span, p)) in spans.iter().zip(&predictions).enumerate() {
+        if p.labels == 0 {
+            continue;
+        }
+        let mut types: Vec<TypeFlag> = label_ids(p.labels)
+            .into_iter()
+            .map(|id| TypeFlag {
+                id,
+                name: LABELS[id],
+                confidence: p.confidence[id],
+            })
+            .collect();
+        types.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+        flagged.push(FlaggedSentence {
+            sentence: n,
+            start: char_at[span.start],
+            end: char_at[span.end],
+            text: text[span.clone()].to_owned(),
+            types,
+        });
+    }
+    let checklist = (0..N_LABELS)
+        .map(|id| {
+            let hits: Vec<f32> = flagged
+                .iter()
+                .flat_map(|f| f.types.iter().filter(|t| t.id == id).map(|t| t.confidence))
+                .collect();
+            ChecklistItem {
+                id,
+                name: LABELS[id],
+                present: !hits.is_empty(),
+                sentences: hits.len(),
+                best_confidence: hits.iter().copied().fold(0.0, f32::max),
+            }
+        })
+        .collect();
+    TosReview {
+        sentences: spans.len(),
+        flagged,
+        checklist,
+    }
+}
+
+/// Character offset of every byte offset of `text` (and of its end).
+fn char_offsets(text: &str) -> Vec<usize> {
+    let mut map = vec![0; text.len() + 1];
+    let mut chars = 0;
+    for (i, c) in text.char_indices() {
+        for slot in &mut map[i..i + c.len_utf8()] {
+            *slot = chars;
+        }
+        chars += 1;
+    }
+    map[text.len()] = chars;
+    map
+}
+
+/// Phrases that name a document as terms of service (lowercase).
+const TOS_NAMES: &[&str] = &[
+    "terms of service",
+    "terms of use",
+    "terms and conditions",
+    "user agreement",
+    "end user license agreement",
+    "acceptable use",
+    "privacy policy",
+    "by using the",
+    "by accessing",
+];
+
+/// Guesses whether `text` is an online terms-of-service document rather than a negotiated
+/// contract: it names itself so ([`TOS_NAMES`]) and speaks to the reader ("you", "your" at
+/// least 1.5% of its words), where a contract speaks of "the parties" and "the Company".
+///
+/// Why a guess by words and not the classifier: a contract's limitation-of-liability or
+/// governing-law clause is flagged by the UNFAIR-ToS model too, so its flags cannot tell the
+/// two kinds apart; the way the text addresses its reader can. `review --kind` overrides it.
+pub fn looks_like_terms_of_service(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let named = TOS_NAMES.iter().any(|n| lower.contains(n));
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.is_empty() {
+        return false;
+    }
+    let second_person = words
+        .iter()
+        .filter(|w| matches!(**w, "you" | "your" | "yours" | "you're" | "you'll"))
+        .count();
+    let contract_words = words
+        .iter()
+        .filter(|w| matches!(**w, "hereto" | "hereinafter" | "whereas" | "witnesseth"))
+        .count();
+    named && second_person * 1000 >= 15 * words.len() && contract_words * 1000 < 2 * words.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_sentences_keeping_abbreviations() {
+        let text =
+            "Welcome to Acme Inc. and its services.  You agree to these terms, e.g. the fees! \
+                    Is that \"fine?\" Yes.\n\n1. Termination\nWe may end it";
+        let got: Vec<&str> = sentence_spans(text).into_iter().map(|r| &text[r]).collect();
+        assert_eq!(
+            got,
+            vec![
+                "Welcome to Acme Inc. and its services.",
+                "You agree to these terms, e.g. the fees!",
+                "Is that \"fine?\"",
+                "Yes.",
+                "1. Termination",
+                "We may end it"
+            ]
+        );
+    }
+
+    #[test]
+    fn tells_terms_of_service_from_contracts() {
+        let tos = "These Terms of Service govern your use of the app. By using it you agree. You may cancel your account.";
+        let contract = "This Agreement is made between Acme Corp. (the \"Company\") and Beta LLC. WHEREAS the parties hereto wish to cooperate, the Company shall pay the fees. Terms and conditions apply.";
+        assert!(looks_like_terms_of_service(tos));
+        assert!(!looks_like_terms_of_service(contract));
+    }
+}
