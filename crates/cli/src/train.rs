@@ -34,8 +34,8 @@ pub struct TrainArgs {
     #[arg(long)]
     rule_ablation: bool,
     /// With --cv: estimate the rule selection honestly: inside each outer fold, an inner
-    /// cross-validation over its training queries switches off every query rule whose removal
-    /// does not lower the inner mean NDCG@5 over wordings; the outer folds score the result.
+    /// cross-validation over its training queries decides which query rules to switch off, by
+    /// the protocol --rule-ablation prints; the outer folds score the result.
     /// Prints the nested figure next to the model with every rule (about K+1 times a --cv run).
     #[arg(long, conflicts_with_all = ["ablation", "rule_ablation"])]
     nested_rules: bool,
@@ -222,6 +222,14 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             })?
         };
         print!("{}", report.table());
+        if args.rule_ablation || args.ablation {
+            let off = precedent_learn::cv::rules_to_switch_off(&report);
+            println!(
+                "rules the protocol switches off (removal does not lower the mean NDCG@5, or raises a wording's by more than {:.1}): {}",
+                100.0 * precedent_learn::cv::RULE_WORDING_TOLERANCE,
+                if off.is_empty() { "none".to_string() } else { off.join(", ") }
+            );
+        }
         println!("({:.0} s)", report.seconds);
         if let Some(path) = &args.json_out {
             std::fs::write(path, serde_json::to_string_pretty(&report)?)

@@ -496,8 +496,7 @@ pub fn cross_validate(
 
 /// Cross-validation with the query rules chosen inside each outer fold: an inner K-fold
 /// cross-validation over the fold's training queries scores the full model without each rule,
-/// and a rule is switched off for that fold when leaving it out does not lower the inner mean
-/// NDCG@5 over wordings. The outer held-out queries then measure that whole procedure (the
+/// and [`rules_to_switch_off`] decides from it which rules that fold ranks without. The outer held-out queries then measure that whole procedure (the
 /// `nested` variant), next to the model with every rule (the `full` variant). Returns the report
 /// and, per outer fold, the rules it switched off.
 pub fn cross_validate_nested(
@@ -550,19 +549,7 @@ pub fn cross_validate_nested(
             inner,
             started,
         );
-        let full = inner.variants.first().map_or(0.0, |v| v.mean.ndcg5);
-        let off: Vec<String> = QUERY_RULES
-            .iter()
-            .filter(|rule| {
-                let name = format!("learned without rule {rule}");
-                inner
-                    .variants
-                    .iter()
-                    .find(|v| v.name == name)
-                    .is_some_and(|v| v.mean.ndcg5 >= full)
-            })
-            .map(|r| r.to_string())
-            .collect();
+        let off = rules_to_switch_off(&inner);
         progress(&format!(
             "outer fold {}/{folds}: rules off: {}",
             fold + 1,
@@ -593,6 +580,44 @@ pub fn cross_validate_nested(
         report(rated, folds, options, &variants, out, started),
         fold_rules_off,
     ))
+}
+
+/// How much NDCG@5 a rule may cost one wording (its removal raising that wording's figure by
+/// more than this) and still be kept for helping the mean: a rule fitted to one phrasing must
+/// not buy its gain there with a loss in another.
+pub const RULE_WORDING_TOLERANCE: f64 = 0.005;
+
+/// The query rules a rule ablation ([`Variant::rule_ablation`], next to [`Variant::full`]) says
+/// to switch off, by a protocol fixed before measuring: a rule goes when leaving it out does
+/// not lower the mean NDCG@5 over wordings, or raises some wording's NDCG@5 by more than
+/// [`RULE_WORDING_TOLERANCE`]. Rules the report has no ablation line for stay.
+pub fn rules_to_switch_off(report: &CvReport) -> Vec<String> {
+    let Some(full) = report
+        .variants
+        .iter()
+        .find(|v| v.name == Variant::full().name())
+    else {
+        return Vec::new();
+    };
+    QUERY_RULES
+        .iter()
+        .filter(|rule| {
+            let name = format!("learned without rule {rule}");
+            report
+                .variants
+                .iter()
+                .find(|v| v.name == name)
+                .is_some_and(|without| {
+                    without.mean.ndcg5 >= full.mean.ndcg5
+                        || without.by_wording.iter().any(|(w, r)| {
+                            full.by_wording.get(w).is_some_and(|f| {
+                                r.mean.ndcg5 - f.mean.ndcg5 > RULE_WORDING_TOLERANCE
+                            })
+                        })
+                })
+        })
+        .map(|r| r.to_string())
+        .collect()
 }
 
 /// Scores out-of-fold rankings per variant and wording.

@@ -26,8 +26,10 @@ pub const MODEL_FORMAT: &str = "precedent-learned-ranker";
 /// Bumped whenever features, memory or ranker layout change; older directories are refused.
 /// Version 4 added [`ModelManifest::without`]: a version-3 directory (the layout is otherwise
 /// the same) is read as leaving nothing out, and a binary that knows only version 3 refuses a
-/// version-4 model instead of ranking with the groups it was trained without.
-pub const MODEL_FORMAT_VERSION: u32 = 4;
+/// version-4 model instead of ranking with the groups it was trained without. Version 5 added
+/// [`ModelManifest::without_rules`] and [`ModelManifest::wordings`] (a memory may hold several
+/// wordings of a query): older directories read as ranking with every rule.
+pub const MODEL_FORMAT_VERSION: u32 = 5;
 
 /// The oldest format version [`LearnedModel::load`] still reads.
 pub const OLDEST_READ_FORMAT_VERSION: u32 = 3;
