@@ -62,9 +62,8 @@ pub struct TrainArgs {
     #[arg(long)]
     without: Vec<String>,
     /// Rank without a query rule (repeatable; `--without-rule all` for none of them): exclusion,
-    /// inclusion, stance, scope-limits, reciprocity, claim-source, claim-breadth, solicitation,
-    /// duration, laws, renewal, liability-limit, fixed-cap, cap, cap-period, damages-waiver,
-    /// liquidated, clause-types. The model remembers it and ranks without them when serving.
+    /// inclusion, stance, scope-limits, claim-source, claim-breadth, renewal, cap,
+    /// damages-waiver, clause-types. The model remembers it and ranks without them when serving.
     #[arg(long = "without-rule")]
     without_rules: Vec<String>,
     /// With --cv and several --queries wordings: the wordings the training folds learn from
