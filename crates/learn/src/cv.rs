@@ -839,6 +839,81 @@ mod tests {
         );
     }
 
+    /// A report with one full model and one line per rule left out, NDCG@5 per wording given.
+    fn rule_report(full: &[(&str, f64)], without: &[(&str, &[(&str, f64)])]) -> CvReport {
+        let result = |name: String, figures: &[(&str, f64)]| {
+            let by_wording: BTreeMap<String, WordingResult> = figures
+                .iter()
+                .map(|(w, ndcg5)| {
+                    let mean = MeanMetrics {
+                        ndcg5: *ndcg5,
+                        ..MeanMetrics::default()
+                    };
+                    let result = WordingResult {
+                        mean,
+                        by_category: BTreeMap::new(),
+                        per_query: BTreeMap::new(),
+                    };
+                    (w.to_string(), result)
+                })
+                .collect();
+            VariantResult {
+                name,
+                mean: MeanMetrics::mean_of(by_wording.values().map(|w| &w.mean)),
+                by_wording,
+            }
+        };
+        let mut variants = vec![result(Variant::full().name().to_owned(), full)];
+        for (rule, figures) in without {
+            variants.push(result(format!("learned without rule {rule}"), figures));
+        }
+        CvReport {
+            folds: 5,
+            seed: 42,
+            queries: 57,
+            wordings: full.iter().map(|(w, _)| w.to_string()).collect(),
+            train_wordings: Vec::new(),
+            features: Vec::new(),
+            without_rules: Vec::new(),
+            rule_firings: BTreeMap::new(),
+            variants,
+            seconds: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_protocol_drops_rules_that_do_not_help_the_mean_or_hurt_a_wording() {
+        let full = [("short", 0.80), ("medium", 0.73), ("long", 0.66)];
+        let report = rule_report(
+            &full,
+            &[
+                // Helps every wording: kept.
+                (
+                    "stance",
+                    &[("short", 0.78), ("medium", 0.72), ("long", 0.66)],
+                ),
+                // Helps the short wording more than it costs the long one, but the long one
+                // loses over half a point: dropped.
+                (
+                    "inclusion",
+                    &[("short", 0.79), ("medium", 0.72), ("long", 0.68)],
+                ),
+                // Changes nothing: dropped.
+                ("renewal", &full),
+                // Costs a wording within the tolerance and helps the mean: kept.
+                (
+                    "exclusion",
+                    &[("short", 0.79), ("medium", 0.71), ("long", 0.662)],
+                ),
+            ],
+        );
+        assert_eq!(rules_to_switch_off(&report), vec!["inclusion", "renewal"]);
+        // Without a full-model line nothing is decided.
+        let mut headless = report.clone();
+        headless.variants.remove(0);
+        assert!(rules_to_switch_off(&headless).is_empty());
+    }
+
     #[test]
     fn folds_are_seeded_and_balanced() {
         let ids: Vec<String> = (0..57).map(|i| format!("q{i}")).collect();
