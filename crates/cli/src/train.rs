@@ -263,11 +263,14 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         )?;
         bars.finish();
         model.save(out)?;
+        // The manifest counts query texts (one per query and wording); say both.
+        let per_wording = wordings.len().max(1);
         eprintln!(
-            "model written to {} ({} queries, {} ratings, {:.1} s)",
+            "model written to {} ({} queries in {} wording(s), {} ratings, {:.1} s)",
             out.display(),
-            model.manifest.training_queries,
-            model.manifest.training_ratings,
+            model.manifest.training_queries / per_wording,
+            per_wording,
+            model.manifest.training_ratings / per_wording,
             model.manifest.train_seconds
         );
     }
