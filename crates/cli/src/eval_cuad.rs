@@ -631,7 +631,7 @@ fn clause_scores_cv(
                 p.candidates.iter().zip(&scores[ci]),
                 |i| uncovered[ci][i],
             );
-            let chars = crate::review::char_offsets(&c.text);
+            let chars = precedent_text::char_offsets(&c.text);
             let mut truth = vec![0u64; clauses.len()];
             for a in &c.annotations {
                 let Some(span) = &a.span else { continue };

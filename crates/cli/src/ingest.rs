@@ -27,8 +27,9 @@ use precedent_rank::EmbedSettings;
 use rayon::prelude::*;
 
 use crate::progress::Bars;
-use crate::review::{char_offsets, TyperArgs};
+use crate::review::TyperArgs;
 use crate::{embed_docs, policy_from_tag, VectorArgs};
+use precedent_text::char_offsets;
 
 /// CUAD categories that name things rather than type clauses: "Parties" spans are party names
 /// (in the preamble, signature blocks, any sentence naming a party) and "Document Name" spans are

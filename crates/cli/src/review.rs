@@ -339,20 +339,6 @@ pub struct ContractReview {
     pub findings: Vec<Finding>,
 }
 
-/// Character offset of every byte offset (for the JSON's character spans).
-pub fn char_offsets(text: &str) -> Vec<usize> {
-    let mut map = vec![0; text.len() + 1];
-    let mut chars = 0;
-    for (i, c) in text.char_indices() {
-        for slot in &mut map[i..i + c.len_utf8()] {
-            *slot = chars;
-        }
-        chars += 1;
-    }
-    map[text.len()] = chars;
-    map
-}
-
 /// Reads a contract (TXT, EDGAR HTML, PDF by its text layer or by OCR, DOCX).
 pub fn read_contract(path: &Path) -> Result<precedent_contracts::Document> {
     Ok(precedent_contracts::read_path(path)?)
@@ -410,7 +396,7 @@ pub fn review_text(typer: &ClauseTyper, contract: &str, text: &str, top: usize) 
         ..Selection::default()
     };
     let (candidates, chosen) = typer.findings(text, &selection);
-    let chars = char_offsets(text);
+    let chars = precedent_text::char_offsets(text);
     let sections = Sections::new(text);
     let mut findings = Vec::new();
     for (category, chosen) in CATEGORIES.iter().zip(chosen) {

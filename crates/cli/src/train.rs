@@ -207,11 +207,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
                 println!(
                     "outer fold {}: rules switched off by the inner CV: {}",
                     fold + 1,
-                    if off.is_empty() {
-                        "none".to_string()
-                    } else {
-                        off.join(", ")
-                    }
+                    precedent_learn::cv::describe_rules(off)
                 );
             }
             report
@@ -226,7 +222,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             println!(
                 "rules the protocol switches off (removal does not lower the mean NDCG@5, or raises a wording's by more than {:.1}): {}",
                 100.0 * precedent_learn::cv::RULE_WORDING_TOLERANCE,
-                if off.is_empty() { "none".to_string() } else { off.join(", ") }
+                precedent_learn::cv::describe_rules(&off)
             );
         }
         println!("({:.0} s)", report.seconds);
@@ -315,9 +311,7 @@ fn cross_validate_on_library(
         })
         .collect();
     // Folds by query id, as `train --cv` draws them (every wording of a query in one fold).
-    let mut ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
-    ids.sort_unstable();
-    ids.dedup();
+    let ids = precedent_learn::cv::distinct_ids(rated);
     let fold_of = precedent_learn::cv::assign_folds(&ids, folds, options.seed);
     let subset = |keep: &dyn Fn(&str) -> bool| -> Qrels {
         let mut out = Qrels::new();

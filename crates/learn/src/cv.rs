@@ -247,9 +247,7 @@ fn out_of_fold(
     progress: &mut dyn FnMut(&str),
 ) -> Result<OutOfFold, LearnError> {
     let (rated, embeddings, cuad_types) = (data.rated, data.embeddings, data.cuad_types);
-    let mut ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
-    ids.sort_unstable();
-    ids.dedup();
+    let ids = distinct_ids(rated);
     if folds < 2 || folds > ids.len() {
         return Err(LearnError::Invalid(format!(
             "cannot make {folds} folds of {} queries",
@@ -469,6 +467,24 @@ pub fn out_of_fold_scores(
         .collect())
 }
 
+/// The distinct query ids of `rated` (each query once, whatever its wordings), sorted: what
+/// folds are drawn over.
+pub fn distinct_ids(rated: &[RatedQuery]) -> Vec<&str> {
+    let mut ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// A list of rule names for a report line ("none" when empty).
+pub fn describe_rules(rules: &[String]) -> String {
+    if rules.is_empty() {
+        "none".to_string()
+    } else {
+        rules.join(", ")
+    }
+}
+
 /// The wordings of `rated`, in order of first appearance.
 pub fn wordings_of(rated: &[RatedQuery]) -> Vec<String> {
     let mut wordings: Vec<String> = Vec::new();
@@ -508,9 +524,7 @@ pub fn cross_validate_nested(
 ) -> Result<(CvReport, Vec<Vec<String>>), LearnError> {
     let started = std::time::Instant::now();
     let rated = data.rated;
-    let mut ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
-    ids.sort_unstable();
-    ids.dedup();
+    let ids = distinct_ids(rated);
     let fold_of = assign_folds(&ids, folds, options.seed);
     let inner_variants: Vec<Variant> = std::iter::once(Variant::full())
         .chain(Variant::rule_ablation())
@@ -550,15 +564,6 @@ pub fn cross_validate_nested(
             started,
         );
         let off = rules_to_switch_off(&inner);
-        progress(&format!(
-            "outer fold {}/{folds}: rules off: {}",
-            fold + 1,
-            if off.is_empty() {
-                "none".to_string()
-            } else {
-                off.join(", ")
-            }
-        ));
         fold_rules_off.push(off);
     }
     let variants = vec![
@@ -683,9 +688,7 @@ fn report(
             by_wording,
         });
     }
-    let mut ids: Vec<&str> = rated.iter().map(|q| q.id.as_str()).collect();
-    ids.sort_unstable();
-    ids.dedup();
+    let ids = distinct_ids(rated);
     CvReport {
         folds,
         seed: options.seed,

@@ -218,15 +218,21 @@ impl MeanMetrics {
     /// wordings: each counts once, and an optional figure averages the means that define it.
     /// `queries` is the largest count among them (the wordings share their queries).
     pub fn mean_of<'a>(means: impl IntoIterator<Item = &'a MeanMetrics> + Clone) -> Self {
-        let it = || means.clone().into_iter();
+        let as_queries: Vec<QueryMetrics> = means
+            .clone()
+            .into_iter()
+            .map(|m| QueryMetrics {
+                ndcg5: m.ndcg5,
+                ndcg10: m.ndcg10,
+                p5_3star: m.p5_3star,
+                p5_4star: m.p5_4star,
+                p5_5star: m.p5_5star,
+                recall100: m.recall100,
+            })
+            .collect();
         MeanMetrics {
-            ndcg5: mean(it().map(|m| m.ndcg5)).unwrap_or(0.0),
-            ndcg10: mean(it().map(|m| m.ndcg10)).unwrap_or(0.0),
-            p5_3star: mean(it().filter_map(|m| m.p5_3star)),
-            p5_4star: mean(it().filter_map(|m| m.p5_4star)),
-            p5_5star: mean(it().filter_map(|m| m.p5_5star)),
-            recall100: mean(it().filter_map(|m| m.recall100)),
-            queries: it().map(|m| m.queries).max().unwrap_or(0),
+            queries: means.into_iter().map(|m| m.queries).max().unwrap_or(0),
+            ..MeanMetrics::of(&as_queries)
         }
     }
 }

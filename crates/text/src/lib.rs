@@ -76,6 +76,21 @@ pub(crate) fn count_phrases(words: &[String], phrases: &[&str]) -> usize {
     phrases.iter().map(|p| count_phrase(words, p)).sum()
 }
 
+/// Character offset of every byte offset of `text` (and of its end): byte spans from Rust's
+/// string APIs become the character spans that JSON consumers (the page, Python) index by.
+pub fn char_offsets(text: &str) -> Vec<usize> {
+    let mut map = vec![0; text.len() + 1];
+    let mut chars = 0;
+    for (i, c) in text.char_indices() {
+        for slot in &mut map[i..i + c.len_utf8()] {
+            *slot = chars;
+        }
+        chars += 1;
+    }
+    map[text.len()] = chars;
+    map
+}
+
 /// Lucene's `EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`.
 ///
 /// Note that it contains "no" and "not": for clause retrieval that loses "no event" and

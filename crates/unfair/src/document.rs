@@ -140,7 +140,7 @@ pub fn review(model: &UnfairModel, text: &str) -> TosReview {
     let spans = sentence_spans(text);
     let pieces: Vec<&str> = spans.iter().map(|r| &text[r.clone()]).collect();
     let predictions = model.predict_all(&pieces);
-    let char_at = char_offsets(text);
+    let char_at = precedent_text::char_offsets(text);
     let mut flagged = Vec::new();
     for (n, (span, p)) in spans.iter().zip(&predictions).enumerate() {
         if p.labels == 0 {
@@ -183,20 +183,6 @@ pub fn review(model: &UnfairModel, text: &str) -> TosReview {
         flagged,
         checklist,
     }
-}
-
-/// Character offset of every byte offset of `text` (and of its end).
-fn char_offsets(text: &str) -> Vec<usize> {
-    let mut map = vec![0; text.len() + 1];
-    let mut chars = 0;
-    for (i, c) in text.char_indices() {
-        for slot in &mut map[i..i + c.len_utf8()] {
-            *slot = chars;
-        }
-        chars += 1;
-    }
-    map[text.len()] = chars;
-    map
 }
 
 /// Phrases that name a document as terms of service (lowercase).
