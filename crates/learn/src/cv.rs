@@ -267,23 +267,28 @@ fn out_of_fold(
         )));
     }
     let fold_of = assign_folds(&ids, folds, options.seed);
-    // The distinct column sets the learned variants blank: one tree fit per fold each (rule
-    // variants share the full model's trees).
-    let mut column_sets: Vec<Vec<usize>> = Vec::new();
-    for v in variants {
-        let dropped = match v {
-            Variant::Learned { dropped, .. } => dropped.clone(),
-            Variant::NestedRules { .. } => Vec::new(),
-            Variant::Feature { .. } => continue,
-        };
-        {
-            let mut columns = dropped;
+    // Per variant, the feature columns its trees blank (the variant's groups and the options'),
+    // or `None` for a single-feature variant.
+    let blanked: Vec<Option<Vec<usize>>> = variants
+        .iter()
+        .map(|v| {
+            let mut columns = match v {
+                Variant::Learned { dropped, .. } => dropped.clone(),
+                Variant::NestedRules { .. } => Vec::new(),
+                Variant::Feature { .. } => return None,
+            };
             columns.extend_from_slice(&without);
             columns.sort_unstable();
             columns.dedup();
-            if !column_sets.contains(&columns) {
-                column_sets.push(columns);
-            }
+            Some(columns)
+        })
+        .collect();
+    // The distinct column sets: one tree fit and one prediction per fold each (rule variants
+    // share the full model's trees and scores).
+    let mut column_sets: Vec<Vec<usize>> = Vec::new();
+    for columns in blanked.iter().flatten() {
+        if !column_sets.contains(columns) {
+            column_sets.push(columns.clone());
         }
     }
     progress(&format!(
@@ -350,68 +355,67 @@ fn out_of_fold(
             };
             // The tree fits are independent and each runs on one core: fitted in parallel,
             // collected in order, so the result does not depend on scheduling.
-            let rankers: Vec<Ranker> = column_sets
+            // Per column set, the trees' raw scores of every held-out group.
+            let raw: Vec<Vec<Vec<f32>>> = column_sets
                 .par_iter()
                 .map(|columns| {
                     let train: Vec<Group> = train_groups
                         .iter()
                         .map(|g| blank_group(g, columns))
                         .collect();
-                    Ranker::fit(&train, options)
+                    let ranker = Ranker::fit(&train, options)?;
+                    Ok(test_groups
+                        .iter()
+                        .map(|g| {
+                            let f: Vec<[f32; NUM_FEATURES]> =
+                                g.iter().map(|(f, _)| blank(*f, columns)).collect();
+                            ranker.predict(&f)
+                        })
+                        .collect())
                 })
                 .collect::<Result<_, LearnError>>()?;
             let predicted: Vec<Vec<Vec<f32>>> = variants
                 .par_iter()
-                .map(|variant| -> Vec<Vec<f32>> {
-                    match variant {
-                        Variant::Feature { column, .. } => test_groups
-                            .iter()
-                            .map(|g| g.iter().map(|(f, _)| f[*column]).collect())
-                            .collect(),
-                        Variant::Learned { .. } | Variant::NestedRules { .. } => {
-                            let (dropped, feedback, rules_off) = match variant {
-                                Variant::Learned {
-                                    dropped,
-                                    feedback,
-                                    rules_off,
-                                    ..
-                                } => (dropped.clone(), *feedback, rules_off.clone()),
-                                _ => (
-                                    Vec::new(),
-                                    true,
-                                    fold_rules_off.get(fold).cloned().unwrap_or_default(),
-                                ),
-                            };
-                            let mut columns = dropped;
-                            columns.extend_from_slice(&without);
-                            columns.sort_unstable();
-                            columns.dedup();
-                            let at = column_sets.iter().position(|c| *c == columns);
-                            let Some(ranker) = at.and_then(|at| rankers.get(at)) else {
-                                return Vec::new();
-                            };
-                            let mut off = rules_off.clone();
-                            off.extend_from_slice(&options.without_rules);
-                            test_groups
+                .zip(&blanked)
+                .map(|(variant, columns)| -> Vec<Vec<f32>> {
+                    let (feedback, rules_off) = match variant {
+                        Variant::Feature { column, .. } => {
+                            return test_groups
                                 .iter()
-                                .zip(&test_flags)
-                                .zip(&test_rows)
-                                .map(|((g, flags), rows)| {
-                                    let f: Vec<[f32; NUM_FEATURES]> = blank_group(g, &columns)
-                                        .into_iter()
-                                        .map(|(f, _)| f)
-                                        .collect();
-                                    let excluded = combine_rule_flags(flags, &off, rows.len());
-                                    final_scores(
-                                        &ranker.predict(&f),
-                                        excluded.as_deref(),
-                                        rows,
-                                        feedback.then_some(vectors),
-                                    )
-                                })
+                                .map(|g| g.iter().map(|(f, _)| f[*column]).collect())
                                 .collect()
                         }
-                    }
+                        Variant::Learned {
+                            feedback,
+                            rules_off,
+                            ..
+                        } => (*feedback, rules_off.clone()),
+                        Variant::NestedRules { .. } => {
+                            (true, fold_rules_off.get(fold).cloned().unwrap_or_default())
+                        }
+                    };
+                    let at = columns
+                        .as_ref()
+                        .and_then(|c| column_sets.iter().position(|set| set == c));
+                    let Some(scores) = at.and_then(|at| raw.get(at)) else {
+                        return Vec::new();
+                    };
+                    let mut off = rules_off;
+                    off.extend_from_slice(&options.without_rules);
+                    scores
+                        .iter()
+                        .zip(&test_flags)
+                        .zip(&test_rows)
+                        .map(|((raw, flags), rows)| {
+                            let excluded = combine_rule_flags(flags, &off, rows.len());
+                            final_scores(
+                                raw,
+                                excluded.as_deref(),
+                                rows,
+                                feedback.then_some(vectors),
+                            )
+                        })
+                        .collect()
                 })
                 .collect();
             Ok((
