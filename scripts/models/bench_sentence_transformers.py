@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Baseline for examples/embed_throughput.rs: sentence-transformers (PyTorch CPU).
+"""Baseline for crates/tools/src/bin/embed_throughput.rs: sentence-transformers (PyTorch CPU).
 
 Same texts (first --limit lines of the corpus), same model, same truncation
 (max_seq_length 256), same batch size, torch limited to --threads threads.

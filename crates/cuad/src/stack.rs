@@ -39,8 +39,7 @@
 //! contracts far too confidently), so inside a cross-validation it is refit per outer fold from
 //! inner out-of-fold logits ([`crate::eval`]). The shipped weights (`second_stage.json`,
 //! compiled in) are fitted on the out-of-fold logits of all 398 shared contracts by
-//! `precedent eval-cuad --second-stage-out FILE` (or the `stack` example's `WRITE_SECOND_STAGE` from
-//! cached out-of-fold logits); with both sets of trees they are about a megabyte, and the typer's
+//! `precedent eval-cuad --second-stage-out FILE`; with both sets of trees they are about a megabyte, and the typer's
 //! training (and its cache) stays one first-stage fit. The heading and neighbour features are
 //! computed from the contract's text and candidates alone ([`Sections::of`]), the same way at
 //! inference ([`crate::typer::ClauseTyper::contract_scores`]) as in the cross-validation.
@@ -636,8 +635,8 @@ pub struct DenseView {
 const SHIPPED: &str = include_str!("second_stage.json");
 
 /// The second stage `precedent review` uses when MiniLM is at hand: the same stages fitted with
-/// the sentence-embedding view, which it carries (`DENSE=1 WRITE_SECOND_STAGE=... cargo run
-/// --release -p precedent-cuad --example stack`; BENCHMARKS.md).
+/// the sentence-embedding view, which it carries (`precedent eval-cuad --dense
+/// --second-stage-out FILE`).
 const SHIPPED_DENSE: &str = include_str!("second_stage_dense.json");
 
 impl SecondStage {

@@ -91,7 +91,7 @@ pub const GLOSSARY: &[JargonEntry] = &[
     // to sue", "exclusivity" and "renewal" entries lowered 5-fold CV by 1.3 NDCG@5 over three
     // fold seeds although the two queries they were written for gained. Those were dropped.
     // Every entry here fires on at least one training or validation query in one of ACORD's
-    // three wordings (checked with `cargo run -p precedent-text --example query_readers`).
+    // three wordings (checked with `cargo run -p precedent-tools --bin query_readers`).
     JargonEntry {
         triggers: &["assignment", "anti-assignment"],
         expansion: "may not assign or transfer this agreement without prior written consent",

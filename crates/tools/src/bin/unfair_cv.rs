@@ -1,7 +1,7 @@
 //! Cross-validates classifier configurations on the UNFAIR-ToS training rows by contiguous
 //! blocks (the validation rows are not read), to choose the shipped options:
 //!
-//! `cargo run --release -p precedent-unfair --example cv -- DATA_DIR [C] [POSITIVE_WEIGHT] [words|chars]`
+//! `cargo run --release -p precedent-tools --bin unfair_cv -- DATA_DIR [C] [POSITIVE_WEIGHT] [words|chars]`
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -1,5 +1,5 @@
 //! Prints the metadata of contract files as JSON lines (`{"file", "meta"}`), for checking the
-//! extractor against CUAD's answers: `cargo run -p precedent-contracts --example dump_meta DIR`.
+//! extractor against CUAD's answers: `cargo run -p precedent-tools --bin dump_meta DIR`.
 fn main() {
     let Some(dir) = std::env::args().nth(1) else {
         eprintln!("usage: dump_meta DIR");

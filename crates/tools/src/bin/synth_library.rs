@@ -3,7 +3,7 @@
 //! `scripts/bench/one_million.sh`; by hand:
 //!
 //! ```text
-//! cargo run --release -p precedent --example synth_library -- \
+//! cargo run --release -p precedent-tools --bin synth_library -- \
 //!     --cuad ../shared/data/cuad/full_contract_txt --out /work/bench-1m/lib-hnsw \
 //!     --artifacts /work/bench-1m --n 1000000 --embed 16000 --cache /work/bench-cache \
 //!     --kind hnsw [--sigma S] [--calibrate 256] [--embed-only]

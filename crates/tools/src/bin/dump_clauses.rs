@@ -1,6 +1,6 @@
 //! Prints every contract's clause spans as JSON lines (`{"file", "chars", "clauses": [[start,
 //! end], ...]}`), char offsets into the text as read; input of `scripts/segmentation_figure.py`:
-//! `cargo run --release -p precedent-contracts --example dump_clauses DIR`.
+//! `cargo run --release -p precedent-tools --bin dump_clauses DIR`.
 fn main() {
     let Some(dir) = std::env::args().nth(1) else {
         eprintln!("usage: dump_clauses DIR");

@@ -1,7 +1,7 @@
 //! Benchmark of the vector indexes on a synthetic clause library.
 //!
 //! ```text
-//! cargo run --release -p precedent-vectors --example vector_bench -- \
+//! cargo run --release -p precedent-tools --bin vector_bench -- \
 //!     --n 1000000 --dim 384 --queries 1000 [--seed-vectors FILE] [--sigma 0.03]
 //! ```
 //!

@@ -1,7 +1,7 @@
 //! Measures embedding throughput (clauses/s) on a JSONL corpus, for comparison with
 //! `scripts/models/bench_sentence_transformers.py` on the same texts.
 //!
-//! cargo run --release -p precedent-models --example embed_throughput -- \
+//! cargo run --release -p precedent-tools --bin embed_throughput -- \
 //!     --corpus /work/shared/data/acord/corpus.jsonl --limit 1000 [--model SPEC]
 //!     [--batch-size 64] [--max-batch-tokens 4096] [--policy truncate|chunk] [--overlap 32]
 

@@ -1,5 +1,5 @@
 //! Segmentation statistics over a folder of contracts:
-//! `cargo run --release -p precedent-contracts --example segment_stats DIR`
+//! `cargo run --release -p precedent-tools --bin segment_stats DIR`
 fn main() {
     let dir = std::env::args().nth(1).expect("DIR");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)

@@ -7,7 +7,7 @@
 //! reads one query per line on stdin.
 //!
 //! ```text
-//! cargo run -p precedent-text --example query_readers -- \
+//! cargo run -p precedent-tools --bin query_readers -- \
 //!     data/acord/queries.jsonl data/acord/queries_medium.jsonl data/acord/queries_long.jsonl
 //! ```
 use std::io::BufRead;

@@ -1,5 +1,5 @@
 //! Which CUAD clause types each query (one per line on stdin) names, as the learned ranker's
-//! clause-type rule reads them: `cargo run -p precedent-cuad --example named_types < queries.txt`.
+//! clause-type rule reads them: `cargo run -p precedent-tools --bin named_types < queries.txt`.
 use std::io::BufRead;
 
 use precedent_cuad::{named_in_query, CATEGORIES};
