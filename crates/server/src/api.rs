@@ -59,9 +59,6 @@ pub struct ClauseType {
 struct ClauseMeta {
     #[serde(default)]
     contract: Option<String>,
-    /// The contract's title, as ingestion found it.
-    #[serde(default)]
-    title: Option<String>,
     #[serde(default)]
     source_path: Option<String>,
     #[serde(default)]
@@ -107,6 +104,9 @@ pub struct Citation {
     pub parties: Vec<String>,
     pub date: Option<String>,
     pub governing_law: Option<String>,
+    /// The section as cited, with its parents: "16.B", "9.1(a)(ii)".
+    pub reference: Option<String>,
+    /// The clause's own number as written ("B" in section 16).
     pub section: Option<String>,
     pub heading: Option<String>,
     pub path: Vec<String>,
@@ -116,43 +116,32 @@ pub struct Citation {
     pub end: Option<usize>,
 }
 
-fn citation(id: &str, title: Option<&str>, meta: &ClauseMeta) -> Citation {
-    // As the CLI's `search` cites ingested clauses: document type (or contract title, or id),
-    // first party, year, section.
-    let mut parts = Vec::new();
-    let contract_name = [&meta.document_type, &meta.title, &meta.contract]
-        .into_iter()
-        .flatten()
-        .map(|s| s.trim())
-        .find(|s| !s.is_empty());
-    match (contract_name, title) {
-        (Some(c), _) => parts.push(c.to_owned()),
-        (None, Some(t)) if !t.trim().is_empty() => parts.push(t.trim().to_owned()),
-        _ => parts.push(format!("Clause {id}")),
-    }
-    if contract_name.is_some() {
-        parts.extend(meta.parties.first().cloned());
-        parts.extend(
-            meta.date
-                .as_deref()
-                .and_then(|d| d.get(..4))
-                .map(str::to_owned),
-        );
-    }
-    let section = match (&meta.section, &meta.heading) {
-        (Some(s), Some(h)) => Some(format!("§ {s} {h}")),
-        (Some(s), None) => Some(format!("§ {s}")),
-        (None, Some(h)) => Some(h.clone()),
-        (None, None) => None,
-    };
-    parts.extend(section);
+fn citation(
+    id: &str,
+    title: Option<&str>,
+    metadata: &serde_json::Value,
+    meta: &ClauseMeta,
+) -> Citation {
+    // The CLI's citation ([`precedent_contracts::library_docs::citation`]); a clause without
+    // contract metadata (ACORD's) is named by its title or id.
+    let text = precedent_contracts::library_docs::citation(metadata).unwrap_or_else(|| match title
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        Some(t) => t.to_owned(),
+        None => format!("Clause {id}"),
+    });
     Citation {
-        text: parts.join(", "),
+        text,
         contract: meta.contract.clone(),
         document_type: meta.document_type.clone(),
         parties: meta.parties.clone(),
         date: meta.date.clone(),
         governing_law: meta.governing_law.clone(),
+        reference: precedent_contracts::library_docs::section_reference(
+            &meta.path,
+            meta.section.as_deref(),
+        ),
         section: meta.section.clone(),
         heading: meta.heading.clone(),
         path: meta.path.clone(),
@@ -472,7 +461,7 @@ fn clause_view(service: &LibraryService, row: u32) -> Result<(ClauseView, Clause
     let doc = service.library.store().clause(row).map_err(engine_error)?;
     let meta = ClauseMeta::from_value(&doc.metadata);
     let view = ClauseView {
-        citation: citation(&doc.id, doc.title.as_deref(), &meta),
+        citation: citation(&doc.id, doc.title.as_deref(), &doc.metadata, &meta),
         clause_types: meta.clause_types.clone(),
         id: doc.id,
         title: doc.title,
@@ -1110,9 +1099,10 @@ mod tests {
 
     #[test]
     fn metadata_of_the_wrong_shape_is_ignored_not_fatal() {
-        let meta = ClauseMeta::from_value(&serde_json::json!({"parties": "not a list"}));
+        let value = serde_json::json!({"parties": "not a list"});
+        let meta = ClauseMeta::from_value(&value);
         assert!(meta.parties.is_empty());
-        let c = citation("a1", None, &meta);
+        let c = citation("a1", None, &value, &meta);
         assert_eq!(c.text, "Clause a1");
     }
 }

@@ -268,7 +268,12 @@ pub async fn review(
                     .iter()
                     .filter(|c| c.start <= f.start && f.start < c.end)
                     .min_by_key(|c| c.end - c.start)
-                    .and_then(|c| c.number.clone());
+                    .and_then(|c| {
+                        precedent_contracts::library_docs::section_reference(
+                            &c.path,
+                            c.number.as_deref(),
+                        )
+                    });
             }
         }
         Ok(Json(ReviewResponse {
