@@ -112,3 +112,63 @@ fn citations_name_the_parent_section_and_heading_in_the_cli_and_the_api() {
     assert_eq!(citation["text"], want, "{citation}");
     assert_eq!(citation["reference"], "16.B", "{citation}");
 }
+
+#[test]
+fn an_unknown_clause_type_is_refused_with_the_cuad_names_by_the_cli_and_the_api() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "liability",
+            "--type",
+            "Limitation of Liability",
+        ],
+        p,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("did you mean \"Cap on Liability\"?"),
+        "{stderr}"
+    );
+
+    let key = create_key(&lib, "read");
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let body = |clause_type: &str| json!({"query": "liability", "k": 5, "filters": {"clause_type": clause_type}});
+    let problem = search(&server, &key, body("Limitation of Liability")).assert_problem(400);
+    let detail = problem["detail"].as_str().unwrap_or("");
+    assert!(detail.contains("Cap on Liability"), "{problem}");
+    // The valid names are listed, all 39 kinds of clause.
+    assert!(detail.contains("Third Party Beneficiary") && detail.contains("Anti-Assignment"));
+    assert_eq!(
+        problem["suggestions"],
+        json!(["Cap on Liability"]),
+        "{problem}"
+    );
+    // The same names as the CLI: a contract's parties are no clause type, in either.
+    search(&server, &key, body("Parties")).assert_problem(400);
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "liability",
+            "--type",
+            "Parties",
+        ],
+        p,
+    );
+    assert!(!out.status.success());
+    // A CUAD name, loosely written, is accepted and finds its clause.
+    let reply = search(&server, &key, body("cap-on-liability"));
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(
+        reply.json()["hits"][0]["clause"]["id"],
+        "NETGEAR_INGRAM_distributor#2"
+    );
+}

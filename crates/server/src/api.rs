@@ -36,12 +36,24 @@ fn default_k() -> usize {
 }
 
 /// Search filters over ingested contracts' metadata: the library's own [`Filter`] (shared with
-/// the CLI's `search`), trimmed, blank fields absent; a malformed date is a 400.
+/// the CLI's `search`), trimmed, blank fields absent; a malformed date is a 400, and so is a
+/// clause type that is not a CUAD one (checked as the CLI's `--type` is, by
+/// [`precedent_cuad::clause_type`]: the detail lists the valid names, and `suggestions` the
+/// CUAD names of a common alias). A valid type is replaced by its canonical name.
 fn checked_filter(filters: &Filter) -> Result<Filter, Problem> {
-    let filter = filters.clone().normalized();
+    let mut filter = filters.clone().normalized();
     filter
         .validate()
         .map_err(|e| Problem::bad_request(format!("filters: {e}")))?;
+    if let Some(name) = &filter.clause_type {
+        match precedent_cuad::clause_type(name) {
+            Ok(category) => filter.clause_type = Some(category.to_owned()),
+            Err(e) => {
+                return Err(Problem::bad_request(format!("filters.clause_type: {e}"))
+                    .with_suggestions(e.suggestions()))
+            }
+        }
+    }
     Ok(filter)
 }
 
@@ -1085,7 +1097,17 @@ mod tests {
             serde_json::json!({"party": "pelican", "governing_law": "delaware"})
         ));
         assert!(pass(serde_json::json!({"clause_type": "cap on liability"})));
-        assert!(!pass(serde_json::json!({"clause_type": "Cap"})));
+        assert!(!pass(serde_json::json!({"clause_type": "Audit Rights"})));
+        // A name that is no CUAD type is a 400, not a filter that silently matches nothing.
+        let problem = filter(serde_json::json!({"clause_type": "Limitation of Liability"}))
+            .expect_err("an alias, not a CUAD name");
+        assert_eq!(problem.status, 400);
+        assert_eq!(problem.suggestions, ["Cap on Liability"]);
+        assert!(
+            problem.detail.contains("Governing Law"),
+            "{}",
+            problem.detail
+        );
         assert!(pass(
             serde_json::json!({"date_from": "2018", "date_to": "2018-03"})
         ));
