@@ -172,3 +172,38 @@ fn an_unknown_clause_type_is_refused_with_the_cuad_names_by_the_cli_and_the_api(
         "NETGEAR_INGRAM_distributor#2"
     );
 }
+
+#[test]
+fn a_rated_query_with_tabs_and_line_breaks_exports_on_one_qrels_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+    let rate = create_key(&lib, "rate");
+    let admin = create_key(&lib, "admin");
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let reply = call(
+        "POST",
+        &server.url("/v1/ratings"),
+        Some(&rate),
+        Some(
+            &json!({"query": "liability\tcap\r\nfor fees ", "clause_id": "NETGEAR_INGRAM_distributor#2", "stars": 5}),
+        ),
+    );
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    assert_eq!(reply.json()["rating"]["query"], "liability cap for fees");
+    let qrels = call(
+        "GET",
+        &server.url("/v1/ratings?format=qrels"),
+        Some(&admin),
+        None,
+    );
+    assert_eq!(qrels.status, 200, "{}", qrels.body);
+    let lines: Vec<&str> = qrels.body.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "query-id\tcorpus-id\tscore",
+            "liability cap for fees\tNETGEAR_INGRAM_distributor#2\t4"
+        ]
+    );
+}

@@ -927,7 +927,7 @@ pub async fn rate(
     }
     row_of(&service, &request.clause_id)?;
     let rating = Rating {
-        query: request.query.trim().to_owned(),
+        query: crate::ratings::one_line(&request.query),
         clause_id: request.clause_id,
         stars: request.stars,
         key_id: key.id,
