@@ -207,3 +207,45 @@ fn a_rated_query_with_tabs_and_line_breaks_exports_on_one_qrels_line() {
         ]
     );
 }
+
+#[test]
+fn a_query_of_only_punctuation_is_refused_by_the_cli_and_the_api() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+
+    let out = precedent(&["search", "--index", s(&lib), "?!..."], p);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(stderr.contains("the query has no words"), "{stderr}");
+
+    let key = create_key(&lib, "read");
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let problem = search(&server, &key, json!({"query": "?!...", "k": 5})).assert_problem(400);
+    assert!(
+        problem["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("the query has no words")),
+        "{problem}"
+    );
+    let problem = call(
+        "POST",
+        &server.url("/v1/similar"),
+        Some(&key),
+        Some(&json!({"text": "— … §§ ¶", "k": 5})),
+    )
+    .assert_problem(400);
+    assert!(
+        problem["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("has no words")),
+        "{problem}"
+    );
+    // A query with words still answers, punctuation and all.
+    let reply = search(&server, &key, json!({"query": "insurance?!", "k": 1}));
+    assert_eq!(reply.status, 200, "{}", reply.body);
+}

@@ -580,6 +580,14 @@ fn ranked_hits(
     loop {
         let hits: Vec<Hit> = pipeline.search(query, depth).map_err(|e| match e {
             precedent_rank::RankError::EmptyQuery => Problem::bad_request("the query is empty"),
+            precedent_rank::RankError::NoWords => Problem::bad_request(format!(
+                "{} has no words (only punctuation or symbols); type the words to look for",
+                if exclude.is_some() {
+                    "the clause"
+                } else {
+                    "the query"
+                }
+            )),
             other => engine_error(other),
         })?;
         let exhausted = hits.len() < depth || depth >= library_len.min(MAX_FILTER_DEPTH);
