@@ -14,39 +14,55 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use support::*;
 
-/// Where the (made-up) contract file lived on the machine that ingested it.
-const SERVER_PATH: &str = "/srv/private/contracts/NETGEAR_INGRAM_distributor.txt";
+/// The contract's file name; the file lives in a private folder of the server.
+const CONTRACT_FILE: &str = "NETGEAR_INGRAM_distributor.txt";
+/// The private folder's name (under the test's directory).
+const PRIVATE_DIR: &str = "srv-private-contracts";
 
-/// A library of three clauses of one distributor agreement, with ingest's metadata keys.
+/// A library of three clauses of one distributor agreement, with ingest's metadata keys; the
+/// contract file is written to `dir/PRIVATE_DIR/CONTRACT_FILE` and the clause spans point into
+/// it, as `ingest` records them.
 fn contract_library(dir: &Path) -> PathBuf {
-    let meta = |section: &str, heading: &str, path: &[&str], types: &[&str]| {
-        json!({
-            "contract": "NETGEAR_INGRAM_distributor",
-            "source_path": SERVER_PATH,
-            "title": "Distribution Agreement",
-            "document_type": "Distributor Agreement",
-            "parties": ["NETGEAR, Inc.", "Ingram Micro Inc."],
-            "date": "2010-04-01",
-            "governing_law": "California",
-            "section": section,
-            "heading": heading,
-            "path": path,
-            "start": 0,
-            "end": 10,
-            "clause_types": types.iter().map(|t| json!({"category": t, "confidence": 0.9})).collect::<Vec<_>>(),
-        })
-    };
-    let docs = [
-        json!({"_id": "NETGEAR_INGRAM_distributor#1", "title": "B Insurance",
-               "text": "Distributor shall maintain insurance coverage for general liability with limits of not less than two million dollars per occurrence.",
-               "metadata": meta("B", "Insurance", &["16", "B"], &["Insurance"])}),
-        json!({"_id": "NETGEAR_INGRAM_distributor#2", "title": "12 Limitation of Liability",
-               "text": "In no event shall either party be liable for consequential damages, and liability shall not exceed the fees paid in the prior twelve months.",
-               "metadata": meta("12", "Limitation of Liability", &["12"], &["Cap on Liability"])}),
-        json!({"_id": "NETGEAR_INGRAM_distributor#3", "title": "20 Governing Law",
-               "text": "This Agreement shall be governed by the laws of the State of California.",
-               "metadata": meta("20", "Governing Law", &["20"], &["Governing Law"])}),
+    let clauses = [
+        ("B", "Insurance", vec!["16", "B"], "Insurance",
+         "16.B Insurance. Distributor shall maintain insurance coverage for general liability with limits of not less than two million dollars per occurrence."),
+        ("12", "Limitation of Liability", vec!["12"], "Cap on Liability",
+         "12. Limitation of Liability. In no event shall either party be liable for consequential damages, and liability shall not exceed the fees paid in the prior twelve months."),
+        ("20", "Governing Law", vec!["20"], "Governing Law",
+         "20. Governing Law. This Agreement shall be governed by the laws of the State of California."),
     ];
+    let private = dir.join(PRIVATE_DIR);
+    std::fs::create_dir_all(&private).expect("mkdir");
+    let source = private.join(CONTRACT_FILE);
+    let mut contract = String::from("DISTRIBUTION AGREEMENT\n\n");
+    let mut docs = Vec::new();
+    for (i, (section, heading, path, category, text)) in clauses.iter().enumerate() {
+        let start = contract.chars().count();
+        contract.push_str(text);
+        let end = contract.chars().count();
+        contract.push_str("\n\n");
+        docs.push(json!({
+            "_id": format!("NETGEAR_INGRAM_distributor#{}", i + 1),
+            "title": format!("{section} {heading}"),
+            "text": text,
+            "metadata": {
+                "contract": "NETGEAR_INGRAM_distributor",
+                "source_path": s(&source),
+                "title": "Distribution Agreement",
+                "document_type": "Distributor Agreement",
+                "parties": ["NETGEAR, Inc.", "Ingram Micro Inc."],
+                "date": "2010-04-01",
+                "governing_law": "California",
+                "section": section,
+                "heading": heading,
+                "path": path,
+                "start": start,
+                "end": end,
+                "clause_types": [{"category": category, "confidence": 0.9}],
+            },
+        }));
+    }
+    std::fs::write(&source, &contract).expect("write contract");
     let corpus = dir.join("contract.jsonl");
     let lines: Vec<String> = docs.iter().map(|d| d.to_string()).collect();
     std::fs::write(&corpus, lines.join("\n") + "\n").expect("write corpus");
@@ -248,4 +264,50 @@ fn a_query_of_only_punctuation_is_refused_by_the_cli_and_the_api() {
     // A query with words still answers, punctuation and all.
     let reply = search(&server, &key, json!({"query": "insurance?!", "k": 1}));
     assert_eq!(reply.status, 200, "{}", reply.body);
+}
+
+#[test]
+fn read_keys_see_the_contracts_name_never_the_servers_file_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+    let key = create_key(&lib, "read");
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let reply = search(
+        &server,
+        &key,
+        json!({"query": "insurance coverage", "k": 3}),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(!reply.body.contains(PRIVATE_DIR), "{}", reply.body);
+    let hit = &reply.json()["hits"][0]["clause"];
+    assert_eq!(hit["citation"]["source"], CONTRACT_FILE, "{hit}");
+    assert!(hit["metadata"].get("source_path").is_none(), "{hit}");
+
+    let similar = call(
+        "POST",
+        &server.url("/v1/similar"),
+        Some(&key),
+        Some(&json!({"clause_id": "NETGEAR_INGRAM_distributor#1", "k": 3})),
+    );
+    assert_eq!(similar.status, 200, "{}", similar.body);
+    assert!(!similar.body.contains(PRIVATE_DIR), "{}", similar.body);
+
+    // The context is still read from the file, and named by the contract's file name.
+    let reply = call(
+        "GET",
+        &server.url("/v1/clauses/NETGEAR_INGRAM_distributor%231"),
+        Some(&key),
+        None,
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(!reply.body.contains(PRIVATE_DIR), "{}", reply.body);
+    let clause = reply.json();
+    assert_eq!(clause["context"]["source"], CONTRACT_FILE, "{clause}");
+    assert!(
+        clause["context"]["clause"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("16.B Insurance.")),
+        "{clause}"
+    );
 }

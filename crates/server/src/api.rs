@@ -122,7 +122,9 @@ pub struct Citation {
     pub section: Option<String>,
     pub heading: Option<String>,
     pub path: Vec<String>,
-    pub source_path: Option<String>,
+    /// The contract's file name ("NETGEAR_INGRAM_distributor.txt"), never the server's path to
+    /// it ([`contract_file_name`]).
+    pub source: Option<String>,
     /// Character span of the clause in the source contract's text.
     pub start: Option<usize>,
     pub end: Option<usize>,
@@ -157,10 +159,33 @@ fn citation(
         section: meta.section.clone(),
         heading: meta.heading.clone(),
         path: meta.path.clone(),
-        source_path: meta.source_path.clone(),
+        source: meta.source_path.as_deref().and_then(contract_file_name),
         start: meta.start,
         end: meta.end,
     }
+}
+
+/// The file name of a contract ingested from `source_path`: what the API shows of where a
+/// clause comes from. The server's own path to the file says how its disks are laid out, which
+/// is nobody's business but the operator's, so no response carries it.
+pub(crate) fn contract_file_name(source_path: &str) -> Option<String> {
+    std::path::Path::new(source_path)
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+}
+
+/// Metadata keys that stay inside the server: `source_path` is the server's path to the
+/// contract file (see [`contract_file_name`]).
+const PRIVATE_METADATA: [&str; 1] = ["source_path"];
+
+/// A clause's raw metadata as responses carry it, without [`PRIVATE_METADATA`].
+fn public_metadata(mut metadata: serde_json::Value) -> serde_json::Value {
+    if let serde_json::Value::Object(m) = &mut metadata {
+        for key in PRIVATE_METADATA {
+            m.remove(key);
+        }
+    }
+    metadata
 }
 
 /// A character span (Unicode scalar offsets) in a clause's text.
@@ -187,7 +212,7 @@ pub struct ClauseView {
     pub citation: Citation,
     /// CUAD clause types (empty for clauses without typing, such as ACORD's).
     pub clause_types: Vec<ClauseType>,
-    /// The clause's raw metadata object.
+    /// The clause's raw metadata object, without the server's path to the contract file.
     #[schema(value_type = Object)]
     pub metadata: serde_json::Value,
 }
@@ -337,7 +362,8 @@ pub struct ClauseResponse {
 /// The text around a clause in its source contract.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ClauseContext {
-    pub source_path: String,
+    /// The contract's file name (not the server's path to it).
+    pub source: String,
     pub before: String,
     pub clause: String,
     pub after: String,
@@ -478,7 +504,7 @@ fn clause_view(service: &LibraryService, row: u32) -> Result<(ClauseView, Clause
         id: doc.id,
         title: doc.title,
         text: doc.text,
-        metadata: doc.metadata,
+        metadata: public_metadata(doc.metadata),
     };
     Ok((view, meta))
 }

@@ -264,7 +264,7 @@ async function toggleContext(id, text, box, button) {
     box.dataset.loaded = "1";
     if (r.context) {
       box.replaceChildren(
-        el("div", { class: "cite", text: r.context.source_path }),
+        el("div", { class: "cite", text: `${r.clause.citation.text} · ${r.context.source}` }),
         "…" + r.context.before,
         el("span", { class: "here", text: r.context.clause }),
         r.context.after + "…");
