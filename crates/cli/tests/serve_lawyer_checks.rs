@@ -311,3 +311,46 @@ fn read_keys_see_the_contracts_name_never_the_servers_file_path() {
         "{clause}"
     );
 }
+
+#[test]
+fn health_details_and_metrics_need_an_admin_key_unless_the_server_makes_them_public() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+    let read = create_key(&lib, "read");
+    let admin = create_key(&lib, "admin");
+    let server = Server::start(&[format!("secret-deals={}", s(&lib))], p);
+
+    // Without a key: alive, and nothing more.
+    let health = call("GET", &server.url("/healthz"), None, None);
+    assert_eq!(health.status, 200, "{}", health.body);
+    assert_eq!(health.json(), json!({"status": "ok"}));
+    call("GET", &server.url("/metrics"), None, None).assert_problem(401);
+    // A read key is no operator's key.
+    call("GET", &server.url("/healthz"), Some(&read), None).assert_problem(403);
+    call("GET", &server.url("/metrics"), Some(&read), None).assert_problem(403);
+    // An admin key sees the libraries, their sizes and the models.
+    let health = call("GET", &server.url("/healthz"), Some(&admin), None);
+    assert_eq!(health.status, 200, "{}", health.body);
+    let health = health.json();
+    assert_eq!(health["libraries"][0]["name"], "secret-deals", "{health}");
+    assert_eq!(health["libraries"][0]["clauses"], 3, "{health}");
+    assert!(
+        health["models"]["clause_typer"]["state"].is_string(),
+        "{health}"
+    );
+    let metrics = call("GET", &server.url("/metrics"), Some(&admin), None);
+    assert_eq!(metrics.status, 200, "{}", metrics.body);
+    assert!(metrics.body.contains("precedent_http_requests_total"));
+    drop(server);
+
+    // `serve --public-status` (a server kept on loopback, a monitor without keys) opens both.
+    let server = Server::start_with(
+        &[format!("secret-deals={}", s(&lib))],
+        &["--public-status".to_owned()],
+        p,
+    );
+    let health = call("GET", &server.url("/healthz"), None, None).json();
+    assert_eq!(health["libraries"][0]["clauses"], 3, "{health}");
+    assert_eq!(call("GET", &server.url("/metrics"), None, None).status, 200);
+}

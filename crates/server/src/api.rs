@@ -418,13 +418,18 @@ pub struct LibraryInfo {
     pub role: Option<Role>,
 }
 
+/// `/healthz`: `status` alone without a key; the rest for an admin key (or to anyone with
+/// `serve --public-status`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Health {
     pub status: String,
-    pub version: String,
-    pub libraries: Vec<LibraryInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub libraries: Option<Vec<LibraryInfo>>,
     /// The models loaded on demand (`serve --preload` loads them at start).
-    pub models: OnDemandStates,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub models: Option<OnDemandStates>,
 }
 
 /// Where each on-demand model is: not_loaded, loading, ready, failed (with its reason) or
@@ -1048,20 +1053,53 @@ pub async fn libraries(
     Ok(Json(vec![library_info(&service, Some(key.role))]))
 }
 
+/// Whether the caller may see the server's details (library names and sizes, model states,
+/// request metrics): anyone with `serve --public-status`, else an admin key of a served library.
+/// `Ok(false)` for a request without a key (`/healthz` then answers only that it is up); a key
+/// that is not an admin's is refused as it would be on the API.
+fn may_see_details(state: &AppState, headers: &HeaderMap) -> Result<bool, Problem> {
+    if state.public_status {
+        return Ok(true);
+    }
+    if !headers.contains_key(header::AUTHORIZATION) {
+        return Ok(false);
+    }
+    authorize(state, headers, None, Role::Admin)?;
+    Ok(true)
+}
+
 #[utoipa::path(
     get, path = "/healthz", tag = "operations",
-    responses((status = 200, description = "The server is up; libraries it serves", body = Health))
+    responses(
+        (status = 200, description = "The server is up; with an admin key (or `serve --public-status`) also the libraries it serves and the models' states", body = Health),
+        (status = 401, description = "Unknown or revoked key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an admin key", body = Problem, content_type = "application/problem+json"),
+    ),
+    security((), ("api_key" = []))
 )]
-pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
-    Json(Health {
+pub async fn healthz(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Health>, Problem> {
+    if !may_see_details(&state, &headers)? {
+        return Ok(Json(Health {
+            status: "ok".into(),
+            version: None,
+            libraries: None,
+            models: None,
+        }));
+    }
+    Ok(Json(Health {
         status: "ok".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        libraries: state
-            .libraries
-            .iter()
-            .map(|s| library_info(&s.get(), None))
-            .collect(),
-        models: OnDemandStates {
+        version: Some(env!("CARGO_PKG_VERSION").into()),
+        libraries: Some(
+            state
+                .libraries
+                .iter()
+                .map(|s| library_info(&s.get(), None))
+                .collect(),
+        ),
+        models: Some(OnDemandStates {
             clause_typer: state.reviewer.state(),
             unfair_tos: state.tos.state(),
             clause_classifier: state.classifier.state(),
@@ -1071,23 +1109,34 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
                 .map_or(crate::lazy::ModelState::Unavailable, |reader| {
                     reader.state().into()
                 }),
-        },
-    })
+        }),
+    }))
 }
 
 #[utoipa::path(
     get, path = "/metrics", tag = "operations",
-    responses((status = 200, description = "Request counts and latencies (Prometheus text format)", content_type = "text/plain"))
+    responses(
+        (status = 200, description = "Request counts and latencies (Prometheus text format)", content_type = "text/plain"),
+        (status = 401, description = "No key (unless `serve --public-status`)", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an admin key", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("api_key" = []))
 )]
-pub async fn metrics(State(state): State<AppState>) -> Response {
-    (
+pub async fn metrics(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, Problem> {
+    if !state.public_status {
+        authorize(&state, &headers, None, Role::Admin)?;
+    }
+    Ok((
         [(
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
         state.metrics.render(),
     )
-        .into_response()
+        .into_response())
 }
 
 #[cfg(test)]
