@@ -45,6 +45,9 @@ impl FilterArgs {
             None => None,
             Some(name) => match precedent_cuad::clause_type(name) {
                 Ok(category) => Some(category.to_owned()),
+                Err(e @ precedent_cuad::ClauseTypeError::NotAClauseType { .. }) => {
+                    bail!("--type: {e} (--party NAME)")
+                }
                 Err(e) => bail!("--type: {e}"),
             },
         };

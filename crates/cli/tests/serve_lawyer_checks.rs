@@ -167,7 +167,13 @@ fn an_unknown_clause_type_is_refused_with_the_cuad_names_by_the_cli_and_the_api(
         "{problem}"
     );
     // The same names as the CLI: a contract's parties are no clause type, in either.
-    search(&server, &key, body("Parties")).assert_problem(400);
+    let problem = search(&server, &key, body("Parties")).assert_problem(400);
+    assert!(
+        problem["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("filters.party")),
+        "{problem}"
+    );
     let out = precedent(
         &[
             "search",
@@ -180,6 +186,8 @@ fn an_unknown_clause_type_is_refused_with_the_cuad_names_by_the_cli_and_the_api(
         p,
     );
     assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--party"), "{stderr}");
     // A CUAD name, loosely written, is accepted and finds its clause.
     let reply = search(&server, &key, body("cap-on-liability"));
     assert_eq!(reply.status, 200, "{}", reply.body);

@@ -48,6 +48,11 @@ fn checked_filter(filters: &Filter) -> Result<Filter, Problem> {
     if let Some(name) = &filter.clause_type {
         match precedent_cuad::clause_type(name) {
             Ok(category) => filter.clause_type = Some(category.to_owned()),
+            Err(e @ precedent_cuad::ClauseTypeError::NotAClauseType { .. }) => {
+                return Err(Problem::bad_request(format!(
+                    "filters.clause_type: {e} (filters.party)"
+                )))
+            }
             Err(e) => {
                 return Err(Problem::bad_request(format!("filters.clause_type: {e}"))
                     .with_suggestions(e.suggestions()))
