@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Resident memory of a server once its review, classify and clause-type models are loaded.
 # Usage: bash scripts/bench_serve_memory.sh BINARY LIBRARY [PORT]
-# Starts `BINARY serve --index LIBRARY --preload --fast-review`, polls /healthz until the clause
+# Starts `BINARY serve --index LIBRARY --preload --fast-review --public-status`, polls /healthz until the clause
 # typer, the classify model and the clause-type reader of queries are ready (builds before
 # session 36's /healthz report no reader: then it waits 20 s more for it), prints the resident
 # set size, stops.
@@ -9,7 +9,7 @@ set -euo pipefail
 BIN=$1
 LIB=$2
 PORT=${3:-18081}
-"$BIN" serve --index "bench=$LIB" --addr "127.0.0.1:$PORT" --preload --fast-review \
+"$BIN" serve --index "bench=$LIB" --addr "127.0.0.1:$PORT" --preload --fast-review --public-status \
     >/dev/null 2>/tmp/bench_serve_memory.err &
 PID=$!
 trap 'kill $PID 2>/dev/null || true' EXIT

@@ -49,7 +49,7 @@ PY
 if [ "$PIPELINE" = rank_bm25 ]; then
     .venv/bin/python scripts/bench_peer_server.py --corpus $D/corpus.jsonl > "$OUT/serve.out" 2> "$OUT/serve.err" &
 else
-    $B serve --index "acord=$LIB" --addr 127.0.0.1:0 > "$OUT/serve.out" 2> "$OUT/serve.err" &
+    $B serve --index "acord=$LIB" --addr 127.0.0.1:0 --public-status > "$OUT/serve.out" 2> "$OUT/serve.err" &
 fi
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true' EXIT

@@ -312,7 +312,7 @@ fn clause_type_cv(
         clauses_seen += scores.len();
         for (clause, bits) in scores.iter().zip(truth) {
             for k in 0..N_CATEGORIES {
-                if !crate::ingest::is_clause_type(precedent_cuad::CATEGORIES[k]) {
+                if !precedent_cuad::is_clause_type(precedent_cuad::CATEGORIES[k]) {
                     continue;
                 }
                 let is = (bits >> k) & 1 == 1;
@@ -363,7 +363,7 @@ fn clause_type_cv(
     // The two threshold rules, cross-validated: each fold's threshold(s) are chosen on the other
     // folds' clauses only, then applied to the fold's. "global": one threshold for every
     // category; "per category": one each.
-    let stored = |k: usize| crate::ingest::is_clause_type(precedent_cuad::CATEGORIES[k]);
+    let stored = |k: usize| precedent_cuad::is_clause_type(precedent_cuad::CATEGORIES[k]);
     let mut nested_positives = vec![0usize; N_CATEGORIES];
     let mut per_category_tp = vec![0usize; N_CATEGORIES];
     let mut per_category_fp = vec![0usize; N_CATEGORIES];

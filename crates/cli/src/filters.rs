@@ -40,18 +40,15 @@ pub struct FilterArgs {
 
 impl FilterArgs {
     pub fn filter(&self) -> Result<Filter> {
+        // The one check of clause-type names, shared with the API's `filters.clause_type`.
         let clause_type = match &self.clause_type {
             None => None,
-            Some(name) => match precedent_cuad::category_index(name) {
-                Some(k) if !crate::ingest::is_clause_type(precedent_cuad::CATEGORIES[k]) => bail!(
-                    "--type {:?} names a contract's parties or title, not a kind of clause, so it is not stored on clauses; filter by party with --party NAME",
-                    precedent_cuad::CATEGORIES[k]
-                ),
-                Some(k) => Some(precedent_cuad::CATEGORIES[k].to_owned()),
-                None => bail!(
-                    "--type {name:?} is not a CUAD clause type; use one of: {}",
-                    precedent_cuad::CATEGORIES.join(", ")
-                ),
+            Some(name) => match precedent_cuad::clause_type(name) {
+                Ok(category) => Some(category.to_owned()),
+                Err(e @ precedent_cuad::ClauseTypeError::NotAClauseType { .. }) => {
+                    bail!("--type: {e} (--party NAME)")
+                }
+                Err(e) => bail!("--type: {e}"),
             },
         };
         let filter = Filter {

@@ -31,18 +31,6 @@ use crate::review::TyperArgs;
 use crate::{embed_docs, policy_from_tag, VectorArgs};
 use precedent_text::char_offsets;
 
-/// CUAD categories that name things rather than type clauses: "Parties" spans are party names
-/// (in the preamble, signature blocks, any sentence naming a party) and "Document Name" spans are
-/// titles. Stored on clauses they fired on most paragraphs (Parties: 4.7% precision at 0.5), which
-/// buried the real types in the facets; the contract's parties and title are kept as contract
-/// metadata instead (`parties`, `title`; `search --party`).
-pub const NOT_CLAUSE_TYPES: [&str; 2] = ["Document Name", "Parties"];
-
-/// Whether a CUAD category is stored on clauses (see [`NOT_CLAUSE_TYPES`]).
-pub fn is_clause_type(category: &str) -> bool {
-    !NOT_CLAUSE_TYPES.contains(&category)
-}
-
 #[derive(Args)]
 pub struct IngestArgs {
     /// Folder of contracts, searched recursively: .txt, .htm/.html, .pdf (text layer), .docx.
@@ -189,7 +177,7 @@ fn clause_types(
                 .copied()
                 .zip(scores)
                 .filter(|&(category, confidence)| {
-                    is_clause_type(category) && confidence >= STORED_TYPE_THRESHOLD
+                    precedent_cuad::is_clause_type(category) && confidence >= STORED_TYPE_THRESHOLD
                 })
                 .collect();
             types.sort_by(|a, b| b.1.total_cmp(&a.1));

@@ -344,23 +344,10 @@ pub fn read_contract(path: &Path) -> Result<precedent_contracts::Document> {
     Ok(precedent_contracts::read_path(path)?)
 }
 
-/// The section a clause sits in, as a lawyer cites it: the innermost numbered part with its
-/// sub-paragraphs (`["ARTICLE IX", "9.1", "(a)"]` → `9.1(a)`), else the innermost part.
+/// The section a clause sits in, as a lawyer cites it (the one rule of citations,
+/// [`precedent_contracts::library_docs::section_reference`]): `["16", "B"]` → `16.B`.
 fn section_of(clause: &Clause) -> Option<String> {
-    let numbered = clause
-        .path
-        .iter()
-        .rposition(|p| p.starts_with(|c: char| c.is_ascii_digit()));
-    match numbered {
-        Some(i) => {
-            let mut s = clause.path[i].trim_end_matches('.').to_owned();
-            for sub in clause.path[i + 1..].iter().filter(|p| p.starts_with('(')) {
-                s.push_str(sub);
-            }
-            Some(s)
-        }
-        None => clause.path.last().cloned(),
-    }
+    precedent_contracts::library_docs::section_reference(&clause.path, clause.number.as_deref())
 }
 
 /// For a character offset, the section of the innermost clause containing it.

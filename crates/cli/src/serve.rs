@@ -70,6 +70,11 @@ pub struct ServeArgs {
     /// review and classify models' state. Searches are served meanwhile.
     #[arg(long)]
     preload: bool,
+    /// Serve the detailed `/healthz` (library names and sizes, model states) and `/metrics`
+    /// without a key, for a monitor on a private network. By default they need an admin key,
+    /// and `/healthz` without one answers only `{"status": "ok"}`.
+    #[arg(long)]
+    public_status: bool,
 }
 
 /// Contract review as `precedent review --json` does it: the same typer and candidates.
@@ -189,6 +194,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         clause_types: Some(clause_types),
         watch_every: (args.watch_secs > 0.0)
             .then(|| std::time::Duration::from_secs_f64(args.watch_secs)),
+        public_status: args.public_status,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

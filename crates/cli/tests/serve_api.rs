@@ -40,8 +40,11 @@ fn api_over_loopback_on_acord() {
     let corpus = precedent_formats::read_corpus(&acord().join("corpus.jsonl")).expect("corpus");
     let qrels = precedent_formats::read_qrels(&acord().join("qrels/train.tsv")).expect("qrels");
 
-    // Health and OpenAPI need no key.
+    // Liveness and OpenAPI need no key; the health details need an admin key.
     let health = call("GET", &url("/healthz"), None, None);
+    assert_eq!(health.status, 200);
+    assert_eq!(health.json(), json!({"status": "ok"}));
+    let health = call("GET", &url("/healthz"), Some(&admin), None);
     assert_eq!(health.status, 200);
     let health = health.json();
     assert_eq!(health["status"], "ok");
@@ -588,7 +591,7 @@ fn api_over_loopback_on_acord() {
     )
     .assert_problem(422);
     call("POST", &classify_url, None, Some(&json!({"texts": [law]}))).assert_problem(401);
-    let models = call("GET", &url("/healthz"), None, None).json()["models"].clone();
+    let models = call("GET", &url("/healthz"), Some(&admin), None).json()["models"].clone();
     assert_eq!(models["clause_typer"]["state"], "ready", "{models}");
     assert_eq!(models["clause_classifier"]["state"], "ready", "{models}");
 
@@ -598,7 +601,7 @@ fn api_over_loopback_on_acord() {
     assert!(page.body.contains("<title>Precedent"));
     assert!(page.header("content-security-policy").is_some());
     assert_eq!(call("GET", &url("/app.js"), None, None).status, 200);
-    let metrics = call("GET", &url("/metrics"), None, None).body;
+    let metrics = call("GET", &url("/metrics"), Some(&admin), None).body;
     assert!(
         metrics
             .lines()
@@ -761,8 +764,9 @@ fn filters_facets_and_context_on_ingested_cuad_contracts() {
         String::from_utf8_lossy(&out.stderr)
     );
     let key = create_key(&lib, "read");
+    let admin = create_key(&lib, "admin");
     // A classifier that cannot be loaded leaves the rest of the server working; preloaded, it
-    // fails in the background and /healthz says why before anyone asks for it.
+    // fails in the background and /healthz says why (to an admin) before anyone asks for it.
     let mut serve_args = typer.clone();
     serve_args.extend([
         "--clause-classifier".to_owned(),
@@ -772,7 +776,8 @@ fn filters_facets_and_context_on_ingested_cuad_contracts() {
     let server = Server::start_with(&[format!("cuad={}", s(&lib))], &serve_args, p);
     let waited = Instant::now();
     let models = loop {
-        let models = call("GET", &server.url("/healthz"), None, None).json()["models"].clone();
+        let models =
+            call("GET", &server.url("/healthz"), Some(&admin), None).json()["models"].clone();
         let settled =
             |m: &serde_json::Value| !matches!(m["state"].as_str(), Some("loading" | "not_loaded"));
         if ["clause_typer", "clause_classifier", "query_clause_types"]
@@ -918,9 +923,14 @@ fn serves_a_new_generation_without_a_restart() {
     let p = dir.path();
     let lib = build_library(p, "lib", Some(300), false);
     let key = create_key(&lib, "rate");
+    // The clause count is read from /healthz, opened to callers without a key.
     let server = Server::start_with(
         &[format!("lib={}", s(&lib))],
-        &["--watch-secs".to_owned(), "0.2".to_owned()],
+        &[
+            "--watch-secs".to_owned(),
+            "0.2".to_owned(),
+            "--public-status".to_owned(),
+        ],
         p,
     );
     let search = |query: &str| {

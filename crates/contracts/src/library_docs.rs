@@ -117,12 +117,26 @@ pub fn clause_docs(contract: &IngestedContract<'_>) -> Vec<CorpusDoc> {
         .collect()
 }
 
-/// A short citation for a clause's metadata: "Development Agreement, Pelican Delivers Inc.,
-/// 2018, § 9.1". Missing parts are skipped.
+/// The one citation of a library clause, used by the CLI's `search`, the API and (through the
+/// API) the web page: "Development Agreement, Pelican Delivers Inc., 2018, § 9.1(a)(ii)
+/// Limitation of Liability". The contract is named by its document type, else its title, else
+/// its id; then its first party, its year, and the clause's section reference
+/// ([`section_reference`]) with its heading. Missing parts are skipped; `None` when the
+/// metadata has none of them (ACORD's clauses).
 pub fn citation(metadata: &Value) -> Option<String> {
+    let text = |key: &str| {
+        metadata
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    };
     let mut parts: Vec<String> = Vec::new();
-    if let Some(t) = metadata.get("document_type").and_then(Value::as_str) {
-        parts.push(t.to_string());
+    if let Some(name) = text("document_type")
+        .or_else(|| text("title"))
+        .or_else(|| text("contract"))
+    {
+        parts.push(name.to_string());
     }
     if let Some(p) = metadata
         .get("parties")
@@ -132,35 +146,56 @@ pub fn citation(metadata: &Value) -> Option<String> {
     {
         parts.push(p.to_string());
     }
-    if let Some(d) = metadata.get("date").and_then(Value::as_str) {
+    if let Some(d) = text("date") {
         parts.push(d.chars().take(4).collect());
     }
-    if let Some(s) = section_reference(metadata) {
-        parts.push(format!("§ {s}"));
+    let path: Vec<String> = metadata
+        .get("path")
+        .and_then(Value::as_array)
+        .map(|p| {
+            p.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let heading = text("heading");
+    match (section_reference(&path, text("section")), heading) {
+        (Some(s), Some(h)) => parts.push(format!("§ {s} {h}")),
+        (Some(s), None) => parts.push(format!("§ {s}")),
+        (None, Some(h)) => parts.push(h.to_string()),
+        (None, None) => {}
     }
     (!parts.is_empty()).then(|| parts.join(", "))
 }
 
-/// How a lawyer cites the clause: its numbered path without enclosing articles when a section
-/// number follows ("9.1(a)(ii)"), from `path` (falling back to `section`).
-fn section_reference(metadata: &Value) -> Option<String> {
-    let path: Vec<&str> = metadata
-        .get("path")
-        .and_then(Value::as_array)
-        .map(|p| p.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+/// How a lawyer cites a clause from its outline `path` (outermost part first) and its own
+/// `number`: from the first numbered part down, the deepest decimal number, then lettered or
+/// roman subsections joined with a dot and parenthesised items appended, without the enclosing
+/// article: `["ARTICLE IX", "9", "9.1", "(a)", "(ii)"]` → "9.1(a)(ii)", `["16", "B"]` → "16.B".
+/// A path without numbers gives its last part when that is an article or numbered heading,
+/// else `number`. Headings in the path (unnumbered headed parts) are skipped.
+pub fn section_reference(path: &[String], number: Option<&str>) -> Option<String> {
     let numbered =
         |s: &str| s.starts_with('(') || s.chars().next().is_some_and(|c| c.is_ascii_digit());
+    // A subsection label such as "B" or "iv" ("B." is stored as "B"): short, one word.
+    let label = |s: &str| {
+        !s.is_empty() && s.chars().count() <= 5 && s.chars().all(|c| c.is_ascii_alphanumeric())
+    };
     let first_number = path.iter().position(|s| numbered(s));
     let reference: String = match first_number {
         Some(i) => {
-            // Of the decimal numbers only the deepest counts ("9", "9.1" → "9.1").
             let mut out = String::new();
             for s in &path[i..] {
+                let s = s.trim_end_matches('.');
                 if s.starts_with('(') {
                     out.push_str(s);
                 } else if numbered(s) {
+                    // Of the decimal numbers only the deepest counts ("9", "9.1" → "9.1").
                     out = s.to_string();
+                } else if label(s) {
+                    out.push('.');
+                    out.push_str(s);
                 }
             }
             out
@@ -168,13 +203,13 @@ fn section_reference(metadata: &Value) -> Option<String> {
         None => path
             .last()
             .filter(|s| s.chars().any(|c| c.is_ascii_digit()) || s.starts_with("ARTICLE"))
-            .map(|s| s.to_string())
+            .cloned()
             .unwrap_or_default(),
     };
     if reference.is_empty() {
-        return metadata
-            .get("section")
-            .and_then(Value::as_str)
+        return number
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
             .map(str::to_string);
     }
     Some(reference)
@@ -197,6 +232,22 @@ mod tests {
             Some("§ ARTICLE IV")
         );
         assert_eq!(citation(&json!({})), None);
+        // A lettered subsection keeps its parent section, and the heading follows the number.
+        let m = json!({"document_type": "Distributor Agreement", "parties": ["NETGEAR, Inc."],
+                        "date": "2010-04-01", "section": "B", "heading": "Insurance", "path": ["16", "B"]});
+        assert_eq!(
+            citation(&m).as_deref(),
+            Some("Distributor Agreement, NETGEAR, Inc., 2010, § 16.B Insurance")
+        );
+        assert_eq!(
+            section_reference(&["16".into(), "B".into(), "(i)".into()], Some("(i)")).as_deref(),
+            Some("16.B(i)")
+        );
+        // Without a document type the contract's title, then its id, names it.
+        assert_eq!(
+            citation(&json!({"contract": "netgear", "section": "2", "path": ["2"]})).as_deref(),
+            Some("netgear, § 2")
+        );
         assert_eq!(contract_of(&clause_id("a#b", 3)), "a#b");
     }
 }

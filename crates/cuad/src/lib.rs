@@ -21,7 +21,10 @@ pub mod stack;
 pub mod type_thresholds;
 pub mod typer;
 
-pub use categories::{category_index, named_in_query, substring_ok, CATEGORIES};
+pub use categories::{
+    category_index, clause_type, is_clause_type, named_in_query, substring_ok, ClauseTypeError,
+    CATEGORIES, NOT_CLAUSE_TYPES,
+};
 pub use dataset::{load, Annotation, CuadContract, CuadDataset, CuadError, PlacementReport};
 pub use place::Placement;
 pub use pylist::parse_string_list;

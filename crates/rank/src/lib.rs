@@ -28,8 +28,19 @@ pub enum RankError {
     Unavailable(String),
     #[error("the query is empty")]
     EmptyQuery,
+    /// The query has no letter or digit ("?!..."): BM25 finds no term in it and a dense
+    /// retriever would rank the library by the embedding of punctuation, so either way the
+    /// hits would mean nothing.
+    #[error("the query has no words (only punctuation or symbols); type the words to look for")]
+    NoWords,
     #[error("{stage}: {message}")]
     Stage { stage: String, message: String },
+}
+
+/// Whether a query has a word to search for: a letter or a digit in any script. The check
+/// every pipeline makes ([`RankError::NoWords`]), and the CLI and the API with it.
+pub fn has_words(query: &str) -> bool {
+    query.chars().any(char::is_alphanumeric)
 }
 
 /// What one stage said about a hit: used by `search --explain` to show who found what.
@@ -127,6 +138,9 @@ impl Pipeline {
     pub fn search(&self, query: &str, k: usize) -> Result<Vec<Hit>, RankError> {
         if query.trim().is_empty() {
             return Err(RankError::EmptyQuery);
+        }
+        if !has_words(query) {
+            return Err(RankError::NoWords);
         }
         let depth = self
             .rerankers
@@ -349,5 +363,8 @@ mod tests {
         let p = build_pipeline("bm25", lib, &PipelineModels::default()).expect("bm25");
         assert!(matches!(p.search("  ", 5), Err(RankError::EmptyQuery)));
         assert!(p.search("the of", 5).expect("stop words only").is_empty());
+        assert!(matches!(p.search("?!...", 5), Err(RankError::NoWords)));
+        assert!(matches!(p.search("— … §§", 5), Err(RankError::NoWords)));
+        assert!(has_words("§ 9.1") && has_words("Haftung") && !has_words("(*)"));
     }
 }

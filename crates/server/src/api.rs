@@ -36,12 +36,29 @@ fn default_k() -> usize {
 }
 
 /// Search filters over ingested contracts' metadata: the library's own [`Filter`] (shared with
-/// the CLI's `search`), trimmed, blank fields absent; a malformed date is a 400.
+/// the CLI's `search`), trimmed, blank fields absent; a malformed date is a 400, and so is a
+/// clause type that is not a CUAD one (checked as the CLI's `--type` is, by
+/// [`precedent_cuad::clause_type`]: the detail lists the valid names, and `suggestions` the
+/// CUAD names of a common alias). A valid type is replaced by its canonical name.
 fn checked_filter(filters: &Filter) -> Result<Filter, Problem> {
-    let filter = filters.clone().normalized();
+    let mut filter = filters.clone().normalized();
     filter
         .validate()
         .map_err(|e| Problem::bad_request(format!("filters: {e}")))?;
+    if let Some(name) = &filter.clause_type {
+        match precedent_cuad::clause_type(name) {
+            Ok(category) => filter.clause_type = Some(category.to_owned()),
+            Err(e @ precedent_cuad::ClauseTypeError::NotAClauseType { .. }) => {
+                return Err(Problem::bad_request(format!(
+                    "filters.clause_type: {e} (filters.party)"
+                )))
+            }
+            Err(e) => {
+                return Err(Problem::bad_request(format!("filters.clause_type: {e}"))
+                    .with_suggestions(e.suggestions()))
+            }
+        }
+    }
     Ok(filter)
 }
 
@@ -59,9 +76,6 @@ pub struct ClauseType {
 struct ClauseMeta {
     #[serde(default)]
     contract: Option<String>,
-    /// The contract's title, as ingestion found it.
-    #[serde(default)]
-    title: Option<String>,
     #[serde(default)]
     source_path: Option<String>,
     #[serde(default)]
@@ -107,59 +121,76 @@ pub struct Citation {
     pub parties: Vec<String>,
     pub date: Option<String>,
     pub governing_law: Option<String>,
+    /// The section as cited, with its parents: "16.B", "9.1(a)(ii)".
+    pub reference: Option<String>,
+    /// The clause's own number as written ("B" in section 16).
     pub section: Option<String>,
     pub heading: Option<String>,
     pub path: Vec<String>,
-    pub source_path: Option<String>,
+    /// The contract's file name ("NETGEAR_INGRAM_distributor.txt"), never the server's path to
+    /// it ([`contract_file_name`]).
+    pub source: Option<String>,
     /// Character span of the clause in the source contract's text.
     pub start: Option<usize>,
     pub end: Option<usize>,
 }
 
-fn citation(id: &str, title: Option<&str>, meta: &ClauseMeta) -> Citation {
-    // As the CLI's `search` cites ingested clauses: document type (or contract title, or id),
-    // first party, year, section.
-    let mut parts = Vec::new();
-    let contract_name = [&meta.document_type, &meta.title, &meta.contract]
-        .into_iter()
-        .flatten()
-        .map(|s| s.trim())
-        .find(|s| !s.is_empty());
-    match (contract_name, title) {
-        (Some(c), _) => parts.push(c.to_owned()),
-        (None, Some(t)) if !t.trim().is_empty() => parts.push(t.trim().to_owned()),
-        _ => parts.push(format!("Clause {id}")),
-    }
-    if contract_name.is_some() {
-        parts.extend(meta.parties.first().cloned());
-        parts.extend(
-            meta.date
-                .as_deref()
-                .and_then(|d| d.get(..4))
-                .map(str::to_owned),
-        );
-    }
-    let section = match (&meta.section, &meta.heading) {
-        (Some(s), Some(h)) => Some(format!("§ {s} {h}")),
-        (Some(s), None) => Some(format!("§ {s}")),
-        (None, Some(h)) => Some(h.clone()),
-        (None, None) => None,
-    };
-    parts.extend(section);
+fn citation(
+    id: &str,
+    title: Option<&str>,
+    metadata: &serde_json::Value,
+    meta: &ClauseMeta,
+) -> Citation {
+    // The CLI's citation ([`precedent_contracts::library_docs::citation`]); a clause without
+    // contract metadata (ACORD's) is named by its title or id.
+    let text = precedent_contracts::library_docs::citation(metadata).unwrap_or_else(|| match title
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        Some(t) => t.to_owned(),
+        None => format!("Clause {id}"),
+    });
     Citation {
-        text: parts.join(", "),
+        text,
         contract: meta.contract.clone(),
         document_type: meta.document_type.clone(),
         parties: meta.parties.clone(),
         date: meta.date.clone(),
         governing_law: meta.governing_law.clone(),
+        reference: precedent_contracts::library_docs::section_reference(
+            &meta.path,
+            meta.section.as_deref(),
+        ),
         section: meta.section.clone(),
         heading: meta.heading.clone(),
         path: meta.path.clone(),
-        source_path: meta.source_path.clone(),
+        source: meta.source_path.as_deref().and_then(contract_file_name),
         start: meta.start,
         end: meta.end,
     }
+}
+
+/// The file name of a contract ingested from `source_path`: what the API shows of where a
+/// clause comes from. The server's own path to the file says how its disks are laid out, which
+/// is nobody's business but the operator's, so no response carries it.
+pub(crate) fn contract_file_name(source_path: &str) -> Option<String> {
+    std::path::Path::new(source_path)
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+}
+
+/// Metadata keys that stay inside the server: `source_path` is the server's path to the
+/// contract file (see [`contract_file_name`]).
+const PRIVATE_METADATA: [&str; 1] = ["source_path"];
+
+/// A clause's raw metadata as responses carry it, without [`PRIVATE_METADATA`].
+fn public_metadata(mut metadata: serde_json::Value) -> serde_json::Value {
+    if let serde_json::Value::Object(m) = &mut metadata {
+        for key in PRIVATE_METADATA {
+            m.remove(key);
+        }
+    }
+    metadata
 }
 
 /// A character span (Unicode scalar offsets) in a clause's text.
@@ -186,7 +217,7 @@ pub struct ClauseView {
     pub citation: Citation,
     /// CUAD clause types (empty for clauses without typing, such as ACORD's).
     pub clause_types: Vec<ClauseType>,
-    /// The clause's raw metadata object.
+    /// The clause's raw metadata object, without the server's path to the contract file.
     #[schema(value_type = Object)]
     pub metadata: serde_json::Value,
 }
@@ -336,7 +367,8 @@ pub struct ClauseResponse {
 /// The text around a clause in its source contract.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ClauseContext {
-    pub source_path: String,
+    /// The contract's file name (not the server's path to it).
+    pub source: String,
     pub before: String,
     pub clause: String,
     pub after: String,
@@ -391,13 +423,18 @@ pub struct LibraryInfo {
     pub role: Option<Role>,
 }
 
+/// `/healthz`: `status` alone without a key; the rest for an admin key (or to anyone with
+/// `serve --public-status`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Health {
     pub status: String,
-    pub version: String,
-    pub libraries: Vec<LibraryInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub libraries: Option<Vec<LibraryInfo>>,
     /// The models loaded on demand (`serve --preload` loads them at start).
-    pub models: OnDemandStates,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub models: Option<OnDemandStates>,
 }
 
 /// Where each on-demand model is: not_loaded, loading, ready, failed (with its reason) or
@@ -472,12 +509,12 @@ fn clause_view(service: &LibraryService, row: u32) -> Result<(ClauseView, Clause
     let doc = service.library.store().clause(row).map_err(engine_error)?;
     let meta = ClauseMeta::from_value(&doc.metadata);
     let view = ClauseView {
-        citation: citation(&doc.id, doc.title.as_deref(), &meta),
+        citation: citation(&doc.id, doc.title.as_deref(), &doc.metadata, &meta),
         clause_types: meta.clause_types.clone(),
         id: doc.id,
         title: doc.title,
         text: doc.text,
-        metadata: doc.metadata,
+        metadata: public_metadata(doc.metadata),
     };
     Ok((view, meta))
 }
@@ -579,6 +616,14 @@ fn ranked_hits(
     loop {
         let hits: Vec<Hit> = pipeline.search(query, depth).map_err(|e| match e {
             precedent_rank::RankError::EmptyQuery => Problem::bad_request("the query is empty"),
+            precedent_rank::RankError::NoWords => Problem::bad_request(format!(
+                "{} has no words (only punctuation or symbols); type the words to look for",
+                if exclude.is_some() {
+                    "the clause"
+                } else {
+                    "the query"
+                }
+            )),
             other => engine_error(other),
         })?;
         let exhausted = hits.len() < depth || depth >= library_len.min(MAX_FILTER_DEPTH);
@@ -926,7 +971,7 @@ pub async fn rate(
     }
     row_of(&service, &request.clause_id)?;
     let rating = Rating {
-        query: request.query.trim().to_owned(),
+        query: crate::ratings::one_line(&request.query),
         clause_id: request.clause_id,
         stars: request.stars,
         key_id: key.id,
@@ -1013,20 +1058,53 @@ pub async fn libraries(
     Ok(Json(vec![library_info(&service, Some(key.role))]))
 }
 
+/// Whether the caller may see the server's details (library names and sizes, model states,
+/// request metrics): anyone with `serve --public-status`, else an admin key of a served library.
+/// `Ok(false)` for a request without a key (`/healthz` then answers only that it is up); a key
+/// that is not an admin's is refused as it would be on the API.
+fn may_see_details(state: &AppState, headers: &HeaderMap) -> Result<bool, Problem> {
+    if state.public_status {
+        return Ok(true);
+    }
+    if !headers.contains_key(header::AUTHORIZATION) {
+        return Ok(false);
+    }
+    authorize(state, headers, None, Role::Admin)?;
+    Ok(true)
+}
+
 #[utoipa::path(
     get, path = "/healthz", tag = "operations",
-    responses((status = 200, description = "The server is up; libraries it serves", body = Health))
+    responses(
+        (status = 200, description = "The server is up; with an admin key (or `serve --public-status`) also the libraries it serves and the models' states", body = Health),
+        (status = 401, description = "Unknown or revoked key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an admin key", body = Problem, content_type = "application/problem+json"),
+    ),
+    security((), ("api_key" = []))
 )]
-pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
-    Json(Health {
+pub async fn healthz(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Health>, Problem> {
+    if !may_see_details(&state, &headers)? {
+        return Ok(Json(Health {
+            status: "ok".into(),
+            version: None,
+            libraries: None,
+            models: None,
+        }));
+    }
+    Ok(Json(Health {
         status: "ok".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        libraries: state
-            .libraries
-            .iter()
-            .map(|s| library_info(&s.get(), None))
-            .collect(),
-        models: OnDemandStates {
+        version: Some(env!("CARGO_PKG_VERSION").into()),
+        libraries: Some(
+            state
+                .libraries
+                .iter()
+                .map(|s| library_info(&s.get(), None))
+                .collect(),
+        ),
+        models: Some(OnDemandStates {
             clause_typer: state.reviewer.state(),
             unfair_tos: state.tos.state(),
             clause_classifier: state.classifier.state(),
@@ -1036,23 +1114,34 @@ pub async fn healthz(State(state): State<AppState>) -> Json<Health> {
                 .map_or(crate::lazy::ModelState::Unavailable, |reader| {
                     reader.state().into()
                 }),
-        },
-    })
+        }),
+    }))
 }
 
 #[utoipa::path(
     get, path = "/metrics", tag = "operations",
-    responses((status = 200, description = "Request counts and latencies (Prometheus text format)", content_type = "text/plain"))
+    responses(
+        (status = 200, description = "Request counts and latencies (Prometheus text format)", content_type = "text/plain"),
+        (status = 401, description = "No key (unless `serve --public-status`)", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an admin key", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("api_key" = []))
 )]
-pub async fn metrics(State(state): State<AppState>) -> Response {
-    (
+pub async fn metrics(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, Problem> {
+    if !state.public_status {
+        authorize(&state, &headers, None, Role::Admin)?;
+    }
+    Ok((
         [(
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
         state.metrics.render(),
     )
-        .into_response()
+        .into_response())
 }
 
 #[cfg(test)]
@@ -1096,7 +1185,17 @@ mod tests {
             serde_json::json!({"party": "pelican", "governing_law": "delaware"})
         ));
         assert!(pass(serde_json::json!({"clause_type": "cap on liability"})));
-        assert!(!pass(serde_json::json!({"clause_type": "Cap"})));
+        assert!(!pass(serde_json::json!({"clause_type": "Audit Rights"})));
+        // A name that is no CUAD type is a 400, not a filter that silently matches nothing.
+        let problem = filter(serde_json::json!({"clause_type": "Limitation of Liability"}))
+            .expect_err("an alias, not a CUAD name");
+        assert_eq!(problem.status, 400);
+        assert_eq!(problem.suggestions, ["Cap on Liability"]);
+        assert!(
+            problem.detail.contains("Governing Law"),
+            "{}",
+            problem.detail
+        );
         assert!(pass(
             serde_json::json!({"date_from": "2018", "date_to": "2018-03"})
         ));
@@ -1110,9 +1209,10 @@ mod tests {
 
     #[test]
     fn metadata_of_the_wrong_shape_is_ignored_not_fatal() {
-        let meta = ClauseMeta::from_value(&serde_json::json!({"parties": "not a list"}));
+        let value = serde_json::json!({"parties": "not a list"});
+        let meta = ClauseMeta::from_value(&value);
         assert!(meta.parties.is_empty());
-        let c = citation("a1", None, &meta);
+        let c = citation("a1", None, &value, &meta);
         assert_eq!(c.text, "Clause a1");
     }
 }

@@ -24,7 +24,7 @@ pub fn clause_context(
     let after_end = (end + chars).min(chars_of.len());
     let collect = |a: usize, b: usize| chars_of[a..b].iter().collect::<String>();
     Some(ClauseContext {
-        source_path: path.to_owned(),
+        source: crate::api::contract_file_name(path).unwrap_or_default(),
         before: collect(before_start, start),
         clause: collect(start, end),
         after: collect(end, after_end),

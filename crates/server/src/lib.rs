@@ -77,6 +77,8 @@ pub struct AppState {
     /// The clause-type reader of queries naming a CUAD type ([`ModelOptions::clause_types`]),
     /// for `/healthz` to say whether its model is there.
     query_types: Option<Arc<dyn precedent_learn::ClauseTypeReader>>,
+    /// The detailed `/healthz` and `/metrics` need no key ([`ModelOptions::public_status`]).
+    pub public_status: bool,
 }
 
 /// The models behind `/v1/review` and `/v1/classify`, loaded on their first request (training
@@ -108,6 +110,7 @@ impl AppState {
             tos: Arc::new(review::lazy_tos(on_demand.tos)),
             classifier: Arc::new(classify::lazy_classifier(on_demand.classifier)),
             query_types,
+            public_status: false,
         };
         if on_demand.preload {
             state.reviewer.preload();
@@ -215,6 +218,7 @@ pub async fn serve(
     let specs = specs.to_vec();
     let watch_every = models.watch_every;
     let query_types = models.clause_types.clone();
+    let public_status = models.public_status;
     let models = models.clone();
     let libraries = tokio::task::spawn_blocking(move || state::load_libraries(&specs, &models))
         .await
@@ -231,7 +235,9 @@ pub async fn serve(
     if let Some(every) = watch_every {
         tokio::spawn(watch_generations(libraries.clone(), every));
     }
-    let app = router(AppState::new(libraries, on_demand, query_types));
+    let mut state = AppState::new(libraries, on_demand, query_types);
+    state.public_status = public_status;
+    let app = router(state);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown_signal())
         .await?;

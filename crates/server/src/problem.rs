@@ -16,6 +16,10 @@ pub struct Problem {
     pub title: String,
     pub status: u16,
     pub detail: String,
+    /// Values the client may have meant (an extension member): the CUAD names of a clause-type
+    /// alias such as "Limitation of Liability". Absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<String>,
 }
 
 impl Problem {
@@ -25,7 +29,14 @@ impl Problem {
             title: status.canonical_reason().unwrap_or("Error").to_owned(),
             status: status.as_u16(),
             detail: detail.into(),
+            suggestions: Vec::new(),
         }
+    }
+
+    /// The problem with values to suggest instead ([`Problem::suggestions`]).
+    pub fn with_suggestions(mut self, suggestions: Vec<&str>) -> Self {
+        self.suggestions = suggestions.into_iter().map(str::to_owned).collect();
+        self
     }
 
     pub fn bad_request(detail: impl Into<String>) -> Self {

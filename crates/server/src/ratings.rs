@@ -165,11 +165,21 @@ pub fn read_ratings(path: &Path) -> Result<Vec<Rating>, RatingError> {
     Ok(ratings)
 }
 
+/// A query as a rating stores it and the exports name it: every run of whitespace (tabs and
+/// line breaks included) one space, none at the ends. A query id with a tab or a line break
+/// would split its qrels row; collapsing keeps one line per rating, and the ranking reads the
+/// same words.
+pub fn one_line(query: &str) -> String {
+    query.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The latest rating of each (query, clause) pair, as qrels scores (`stars - 1`, ACORD's 0..4).
+/// Queries are read through [`one_line`], so ratings stored before it was applied export on one
+/// line too, and group with the same words typed with other spacing.
 pub fn latest_judgements(ratings: &[Rating]) -> BTreeMap<(String, String), i32> {
     let mut latest: BTreeMap<(String, String), (u64, usize, i32)> = BTreeMap::new();
     for (order, r) in ratings.iter().enumerate() {
-        let key = (r.query.clone(), r.clause_id.clone());
+        let key = (one_line(&r.query), r.clause_id.clone());
         let entry = (r.time_unix_ms, order, i32::from(r.stars) - 1);
         match latest.get(&key) {
             Some(old) if (old.0, old.1) > (entry.0, entry.1) => {}
@@ -201,8 +211,9 @@ pub fn queries_jsonl(ratings: &[Rating]) -> String {
     let mut seen = std::collections::BTreeSet::new();
     let mut out = String::new();
     for r in ratings {
-        if seen.insert(r.query.as_str()) {
-            let line = serde_json::json!({"_id": r.query, "text": r.query});
+        let query = one_line(&r.query);
+        if seen.insert(query.clone()) {
+            let line = serde_json::json!({"_id": query, "text": query});
             out.push_str(&line.to_string());
             out.push('\n');
         }
@@ -252,6 +263,42 @@ mod tests {
         std::fs::write(&path, "{\"query\":1}\n").expect("write");
         let err = read_ratings(&path).expect_err("malformed");
         assert!(err.to_string().contains("ratings.jsonl:1"), "{err}");
+    }
+
+    #[test]
+    fn queries_with_tabs_and_newlines_export_one_line_per_rating() {
+        // As an older log may hold them: the API collapses whitespace before storing.
+        let ratings = vec![
+            rating("cap on\tliability\r\nfor  fees", "a", 5, 1),
+            rating("cap on liability for fees", "b", 3, 2),
+            rating("indemnity\n", "c", 1, 3),
+        ];
+        let tsv = qrels_tsv(&ratings).expect("tsv");
+        let lines: Vec<&str> = tsv.lines().collect();
+        assert_eq!(
+            lines.len(),
+            1 + 3,
+            "a header and one line per rating: {tsv:?}"
+        );
+        for line in &lines {
+            assert_eq!(
+                line.split('\t').count(),
+                3,
+                "query-id, corpus-id, score: {line:?}"
+            );
+        }
+        assert!(
+            lines[1].starts_with("cap on liability for fees\ta\t4"),
+            "{tsv:?}"
+        );
+        // The queries file names the same ids, one line each.
+        let queries = queries_jsonl(&ratings);
+        assert_eq!(queries.lines().count(), 2, "{queries}");
+        assert!(
+            queries.contains("\"_id\":\"cap on liability for fees\""),
+            "{queries}"
+        );
+        assert_eq!(one_line("  a\tb\n\nc "), "a b c");
     }
 
     #[test]

@@ -187,8 +187,8 @@ fn select_findings(mut all: Vec<Finding>) -> Vec<Finding> {
     responses(
         (status = 200, description = "The contract's text, its sections, and the CUAD clause types found", body = ReviewResponse),
         (status = 400, description = "No file part", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Upload too large", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "Unsupported file type", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Larger than the upload limit, or a DOCX whose text inflates past the reader's limit", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Unreadable file (corrupt, scanned PDF without text, empty)", body = Problem, content_type = "application/problem+json"),
         (status = 501, description = "This server has no clause typer (or, for terms of service, no UNFAIR-ToS classifier)", body = Problem, content_type = "application/problem+json"),
     ),
@@ -215,8 +215,16 @@ pub async fn review(
     })?;
     let bytes = upload.bytes;
     let document = run_blocking(&state, move || {
-        precedent_contracts::read_bytes(&path, format, &bytes)
-            .map_err(|e| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))
+        precedent_contracts::read_bytes(&path, format, &bytes).map_err(|e| {
+            // A document that inflates past the reader's limit is too large, not unreadable.
+            let status = match e {
+                precedent_contracts::ReadError::InflatesTooLarge { .. } => {
+                    StatusCode::PAYLOAD_TOO_LARGE
+                }
+                _ => StatusCode::UNPROCESSABLE_ENTITY,
+            };
+            Problem::new(status, e.to_string())
+        })
     })
     .await?;
     let contract = upload.file_name;
@@ -268,7 +276,12 @@ pub async fn review(
                     .iter()
                     .filter(|c| c.start <= f.start && f.start < c.end)
                     .min_by_key(|c| c.end - c.start)
-                    .and_then(|c| c.number.clone());
+                    .and_then(|c| {
+                        precedent_contracts::library_docs::section_reference(
+                            &c.path,
+                            c.number.as_deref(),
+                        )
+                    });
             }
         }
         Ok(Json(ReviewResponse {

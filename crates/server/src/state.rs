@@ -81,6 +81,10 @@ pub struct ModelOptions {
     pub clause_types: Option<Arc<dyn precedent_learn::ClauseTypeReader>>,
     /// How often the server looks for a new generation of its libraries (`None`: never).
     pub watch_every: Option<std::time::Duration>,
+    /// Serve the detailed `/healthz` (libraries, sizes, model states) and `/metrics` without a
+    /// key (`serve --public-status`). Otherwise they need an admin key, and `/healthz` without
+    /// one answers only that the server is up.
+    pub public_status: bool,
 }
 
 /// The learned ranker, if one was named or found.

@@ -158,8 +158,20 @@ async function runSearch() {
     renderHits(result, `${result.hits.length} clauses for “${query}” (${result.pipeline}, ${result.took_ms.toFixed(0)} ms)`);
   } catch (e) {
     setStatus("status", e.message, true);
+    offerSuggestions(e);
   } finally {
     $("search-button").disabled = false;
+  }
+}
+
+// A clause type the server does not know comes back with the CUAD names it is an alias of
+// (problem member `suggestions`): one button each puts the name in the filter and searches again.
+function offerSuggestions(e) {
+  const names = (e.problem && Array.isArray(e.problem.suggestions)) ? e.problem.suggestions : [];
+  for (const name of names) {
+    const b = el("button", { type: "button", class: "suggestion", text: `Use “${name}”` });
+    b.addEventListener("click", () => { $("f-clause-type").value = name; runSearch(); });
+    $("status").append(" ", b);
   }
 }
 
@@ -252,7 +264,7 @@ async function toggleContext(id, text, box, button) {
     box.dataset.loaded = "1";
     if (r.context) {
       box.replaceChildren(
-        el("div", { class: "cite", text: r.context.source_path }),
+        el("div", { class: "cite", text: `${r.clause.citation.text} · ${r.context.source}` }),
         "…" + r.context.before,
         el("span", { class: "here", text: r.context.clause }),
         r.context.after + "…");

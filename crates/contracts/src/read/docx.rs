@@ -12,10 +12,16 @@ use quick_xml::events::Event;
 use super::docx_numbering::{attr, Numbering, ParagraphNumbering};
 use super::ReadError;
 
-/// Bound on the uncompressed size of `document.xml`: a zip bomb must not exhaust memory.
-const MAX_XML_BYTES: u64 = 256 * 1024 * 1024;
+/// Bound on the uncompressed size of each XML part read (`document.xml`, numbering, styles): a
+/// zip bomb must not exhaust memory. A part that inflates past it is refused as too large
+/// ([`ReadError::InflatesTooLarge`]), never read cut short.
+pub const MAX_XML_BYTES: u64 = 256 * 1024 * 1024;
 
 pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<String, ReadError> {
+    read_limited(path, bytes, MAX_XML_BYTES)
+}
+
+fn read_limited(path: &Path, bytes: &[u8], max_part_bytes: u64) -> Result<String, ReadError> {
     let corrupt = |reason: String| ReadError::Corrupt {
         path: path.to_path_buf(),
         format: "DOCX",
@@ -23,13 +29,21 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<String, ReadError> {
     };
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| corrupt(format!("not a zip archive: {e}")))?;
-    let xml = part_bytes(&mut archive, "word/document.xml")
-        .map_err(|e| corrupt(format!("word/document.xml: {e}")))?
+    let xml = part_bytes(&mut archive, "word/document.xml", max_part_bytes)
+        .map_err(|e| match e {
+            PartError::TooLarge => ReadError::InflatesTooLarge {
+                path: path.to_path_buf(),
+                part: "word/document.xml",
+                limit: max_part_bytes,
+            },
+            PartError::Broken(reason) => corrupt(format!("word/document.xml: {reason}")),
+        })?
         .ok_or_else(|| corrupt("no word/document.xml".to_owned()))?;
     // Numbering and styles only add section labels: a damaged one costs the labels, not the
     // contract.
-    let optional =
-        |archive: &mut zip::ZipArchive<_>, name| part_bytes(archive, name).ok().flatten();
+    let optional = |archive: &mut zip::ZipArchive<_>, name| {
+        part_bytes(archive, name, max_part_bytes).ok().flatten()
+    };
     let numbering_xml = optional(&mut archive, "word/numbering.xml");
     let styles_xml = optional(&mut archive, "word/styles.xml");
     let mut numbering = Numbering::new(numbering_xml.as_deref(), styles_xml.as_deref());
@@ -121,21 +135,34 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<String, ReadError> {
     Ok(super::tidy_rendered(&out))
 }
 
-/// A part of the package, inflated up to [`MAX_XML_BYTES`]; `Ok(None)` when it is absent.
+/// Why a part of the package could not be had.
+enum PartError {
+    /// It inflates to more than the limit.
+    TooLarge,
+    Broken(String),
+}
+
+/// A part of the package, inflated; `Ok(None)` when it is absent, [`PartError::TooLarge`] when
+/// it inflates past `max_part_bytes` (read one byte further to tell "exactly at the limit"
+/// from "over it", and no further).
 fn part_bytes<R: std::io::Read + std::io::Seek>(
     archive: &mut zip::ZipArchive<R>,
     name: &str,
-) -> Result<Option<Vec<u8>>, String> {
+    max_part_bytes: u64,
+) -> Result<Option<Vec<u8>>, PartError> {
     let mut part = match archive.by_name(name) {
         Ok(part) => part,
         Err(zip::result::ZipError::FileNotFound) => return Ok(None),
-        Err(e) => return Err(e.to_string()),
+        Err(e) => return Err(PartError::Broken(e.to_string())),
     };
     let mut bytes = Vec::new();
     (&mut part)
-        .take(MAX_XML_BYTES)
+        .take(max_part_bytes.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot inflate: {e}"))?;
+        .map_err(|e| PartError::Broken(format!("cannot inflate: {e}")))?;
+    if bytes.len() as u64 > max_part_bytes {
+        return Err(PartError::TooLarge);
+    }
     Ok(Some(bytes))
 }
 
@@ -147,5 +174,45 @@ fn resolve_entity(name: &str) -> &str {
         "quot" => "\"",
         "apos" => "'",
         _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A DOCX whose `word/document.xml` holds one paragraph of `chars` letters: a few KiB
+    /// compressed however large it inflates, as in a zip bomb.
+    fn docx_of(chars: usize) -> Vec<u8> {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        zip.start_file("word/document.xml", options).expect("start");
+        zip.write_all(b"<w:document><w:body><w:p><w:r><w:t>")
+            .expect("write");
+        zip.write_all(&vec![b'a'; chars]).expect("write");
+        zip.write_all(b"</w:t></w:r></w:p></w:body></w:document>")
+            .expect("write");
+        zip.finish().expect("finish").into_inner()
+    }
+
+    #[test]
+    fn a_part_inflating_past_the_limit_is_too_large_not_broken() {
+        let path = Path::new("bomb.docx");
+        let bytes = docx_of(3 << 20);
+        assert!(bytes.len() < 64 * 1024, "{} bytes", bytes.len());
+        // Not a truncated text nor an XML error at the cut: an error that says why.
+        let Err(err) = read_limited(path, &bytes, 1 << 20) else {
+            panic!("a part over the limit was read");
+        };
+        assert!(matches!(err, ReadError::InflatesTooLarge { .. }), "{err:?}");
+        let message = err.to_string();
+        assert!(message.contains("too large"), "{message}");
+        assert!(message.contains("1 MiB"), "{message}");
+        assert!(message.contains("word/document.xml"), "{message}");
+        // Under the limit the same document reads.
+        let text = read_limited(path, &docx_of(1000), 1 << 20).expect("small enough");
+        assert_eq!(text.trim().len(), 1000);
     }
 }

@@ -102,6 +102,14 @@ pub enum ReadError {
         size: u64,
         limit: u64,
     },
+    /// A compressed document (DOCX) whose `part` inflates past `limit` bytes: a zip bomb, or a
+    /// document far larger than any contract.
+    #[error("{path}: too large: {part} inflates to more than {} MiB, the limit for a document's text", limit / (1024 * 1024))]
+    InflatesTooLarge {
+        path: PathBuf,
+        part: &'static str,
+        limit: u64,
+    },
     #[error("{path}: empty file")]
     Empty { path: PathBuf },
     #[error("{path}: binary data, not text ({reason})")]
@@ -124,6 +132,7 @@ impl ReadError {
             ReadError::Io { path, .. }
             | ReadError::Unsupported { path }
             | ReadError::TooLarge { path, .. }
+            | ReadError::InflatesTooLarge { path, .. }
             | ReadError::Empty { path }
             | ReadError::Binary { path, .. }
             | ReadError::NoTextLayer { path, .. }

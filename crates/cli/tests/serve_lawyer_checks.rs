@@ -1,0 +1,364 @@
+//! What a lawyer and an operator see of an ingested contract's clauses, through the CLI and the
+//! API alike: citations with the parent section and heading, clause-type names checked against
+//! CUAD's with the usual aliases suggested, queries without words refused, the server's file
+//! paths and library sizes kept from read keys, and a qrels export that stays one line per
+//! rating.
+//!
+//! The library is built from a small corpus whose metadata is what `ingest` writes, so these
+//! tests need neither the CUAD typer nor vectors.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use support::*;
+
+/// The contract's file name; the file lives in a private folder of the server.
+const CONTRACT_FILE: &str = "NETGEAR_INGRAM_distributor.txt";
+/// The private folder's name (under the test's directory).
+const PRIVATE_DIR: &str = "srv-private-contracts";
+
+/// A library of three clauses of one distributor agreement, with ingest's metadata keys; the
+/// contract file is written to `dir/PRIVATE_DIR/CONTRACT_FILE` and the clause spans point into
+/// it, as `ingest` records them.
+fn contract_library(dir: &Path) -> PathBuf {
+    let clauses = [
+        ("B", "Insurance", vec!["16", "B"], "Insurance",
+         "16.B Insurance. Distributor shall maintain insurance coverage for general liability with limits of not less than two million dollars per occurrence."),
+        ("12", "Limitation of Liability", vec!["12"], "Cap on Liability",
+         "12. Limitation of Liability. In no event shall either party be liable for consequential damages, and liability shall not exceed the fees paid in the prior twelve months."),
+        ("20", "Governing Law", vec!["20"], "Governing Law",
+         "20. Governing Law. This Agreement shall be governed by the laws of the State of California."),
+    ];
+    let private = dir.join(PRIVATE_DIR);
+    std::fs::create_dir_all(&private).expect("mkdir");
+    let source = private.join(CONTRACT_FILE);
+    let mut contract = String::from("DISTRIBUTION AGREEMENT\n\n");
+    let mut docs = Vec::new();
+    for (i, (section, heading, path, category, text)) in clauses.iter().enumerate() {
+        let start = contract.chars().count();
+        contract.push_str(text);
+        let end = contract.chars().count();
+        contract.push_str("\n\n");
+        docs.push(json!({
+            "_id": format!("NETGEAR_INGRAM_distributor#{}", i + 1),
+            "title": format!("{section} {heading}"),
+            "text": text,
+            "metadata": {
+                "contract": "NETGEAR_INGRAM_distributor",
+                "source_path": s(&source),
+                "title": "Distribution Agreement",
+                "document_type": "Distributor Agreement",
+                "parties": ["NETGEAR, Inc.", "Ingram Micro Inc."],
+                "date": "2010-04-01",
+                "governing_law": "California",
+                "section": section,
+                "heading": heading,
+                "path": path,
+                "start": start,
+                "end": end,
+                "clause_types": [{"category": category, "confidence": 0.9}],
+            },
+        }));
+    }
+    std::fs::write(&source, &contract).expect("write contract");
+    let corpus = dir.join("contract.jsonl");
+    let lines: Vec<String> = docs.iter().map(|d| d.to_string()).collect();
+    std::fs::write(&corpus, lines.join("\n") + "\n").expect("write corpus");
+    let lib = dir.join("contracts");
+    let out = precedent(
+        &[
+            "index",
+            "--corpus",
+            s(&corpus),
+            "--index",
+            s(&lib),
+            "--no-vectors",
+        ],
+        dir,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    lib
+}
+
+fn search(server: &Server, key: &str, body: serde_json::Value) -> Reply {
+    call("POST", &server.url("/v1/search"), Some(key), Some(&body))
+}
+
+#[test]
+fn citations_name_the_parent_section_and_heading_in_the_cli_and_the_api() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+    let want = "Distributor Agreement, NETGEAR, Inc., 2010, § 16.B Insurance";
+
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "insurance coverage",
+            "-k",
+            "1",
+        ],
+        p,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains(&format!("[{want}]")), "{stdout}");
+
+    let key = create_key(&lib, "read");
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let reply = search(
+        &server,
+        &key,
+        json!({"query": "insurance coverage", "k": 1}),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let citation = &reply.json()["hits"][0]["clause"]["citation"];
+    assert_eq!(citation["text"], want, "{citation}");
+    assert_eq!(citation["reference"], "16.B", "{citation}");
+}
+
+#[test]
+fn an_unknown_clause_type_is_refused_with_the_cuad_names_by_the_cli_and_the_api() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "liability",
+            "--type",
+            "Limitation of Liability",
+        ],
+        p,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("did you mean \"Cap on Liability\"?"),
+        "{stderr}"
+    );
+
+    let key = create_key(&lib, "read");
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let body = |clause_type: &str| json!({"query": "liability", "k": 5, "filters": {"clause_type": clause_type}});
+    let problem = search(&server, &key, body("Limitation of Liability")).assert_problem(400);
+    let detail = problem["detail"].as_str().unwrap_or("");
+    assert!(detail.contains("Cap on Liability"), "{problem}");
+    // The valid names are listed, all 39 kinds of clause.
+    assert!(detail.contains("Third Party Beneficiary") && detail.contains("Anti-Assignment"));
+    assert_eq!(
+        problem["suggestions"],
+        json!(["Cap on Liability"]),
+        "{problem}"
+    );
+    // The same names as the CLI: a contract's parties are no clause type, in either.
+    let problem = search(&server, &key, body("Parties")).assert_problem(400);
+    assert!(
+        problem["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("filters.party")),
+        "{problem}"
+    );
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "liability",
+            "--type",
+            "Parties",
+        ],
+        p,
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--party"), "{stderr}");
+    // A CUAD name, loosely written, is accepted and finds its clause.
+    let reply = search(&server, &key, body("cap-on-liability"));
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(
+        reply.json()["hits"][0]["clause"]["id"],
+        "NETGEAR_INGRAM_distributor#2"
+    );
+}
+
+#[test]
+fn a_rated_query_with_tabs_and_line_breaks_exports_on_one_qrels_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+    let rate = create_key(&lib, "rate");
+    let admin = create_key(&lib, "admin");
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let reply = call(
+        "POST",
+        &server.url("/v1/ratings"),
+        Some(&rate),
+        Some(
+            &json!({"query": "liability\tcap\r\nfor fees ", "clause_id": "NETGEAR_INGRAM_distributor#2", "stars": 5}),
+        ),
+    );
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    assert_eq!(reply.json()["rating"]["query"], "liability cap for fees");
+    let qrels = call(
+        "GET",
+        &server.url("/v1/ratings?format=qrels"),
+        Some(&admin),
+        None,
+    );
+    assert_eq!(qrels.status, 200, "{}", qrels.body);
+    let lines: Vec<&str> = qrels.body.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "query-id\tcorpus-id\tscore",
+            "liability cap for fees\tNETGEAR_INGRAM_distributor#2\t4"
+        ]
+    );
+}
+
+#[test]
+fn a_query_of_only_punctuation_is_refused_by_the_cli_and_the_api() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+
+    let out = precedent(&["search", "--index", s(&lib), "?!..."], p);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(stderr.contains("the query has no words"), "{stderr}");
+
+    let key = create_key(&lib, "read");
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let problem = search(&server, &key, json!({"query": "?!...", "k": 5})).assert_problem(400);
+    assert!(
+        problem["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("the query has no words")),
+        "{problem}"
+    );
+    let problem = call(
+        "POST",
+        &server.url("/v1/similar"),
+        Some(&key),
+        Some(&json!({"text": "— … §§ ¶", "k": 5})),
+    )
+    .assert_problem(400);
+    assert!(
+        problem["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("has no words")),
+        "{problem}"
+    );
+    // A query with words still answers, punctuation and all.
+    let reply = search(&server, &key, json!({"query": "insurance?!", "k": 1}));
+    assert_eq!(reply.status, 200, "{}", reply.body);
+}
+
+#[test]
+fn read_keys_see_the_contracts_name_never_the_servers_file_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+    let key = create_key(&lib, "read");
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let reply = search(
+        &server,
+        &key,
+        json!({"query": "insurance coverage", "k": 3}),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(!reply.body.contains(PRIVATE_DIR), "{}", reply.body);
+    let hit = &reply.json()["hits"][0]["clause"];
+    assert_eq!(hit["citation"]["source"], CONTRACT_FILE, "{hit}");
+    assert!(hit["metadata"].get("source_path").is_none(), "{hit}");
+
+    let similar = call(
+        "POST",
+        &server.url("/v1/similar"),
+        Some(&key),
+        Some(&json!({"clause_id": "NETGEAR_INGRAM_distributor#1", "k": 3})),
+    );
+    assert_eq!(similar.status, 200, "{}", similar.body);
+    assert!(!similar.body.contains(PRIVATE_DIR), "{}", similar.body);
+
+    // The context is still read from the file, and named by the contract's file name.
+    let reply = call(
+        "GET",
+        &server.url("/v1/clauses/NETGEAR_INGRAM_distributor%231"),
+        Some(&key),
+        None,
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(!reply.body.contains(PRIVATE_DIR), "{}", reply.body);
+    let clause = reply.json();
+    assert_eq!(clause["context"]["source"], CONTRACT_FILE, "{clause}");
+    assert!(
+        clause["context"]["clause"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("16.B Insurance.")),
+        "{clause}"
+    );
+}
+
+#[test]
+fn health_details_and_metrics_need_an_admin_key_unless_the_server_makes_them_public() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+    let read = create_key(&lib, "read");
+    let admin = create_key(&lib, "admin");
+    let server = Server::start(&[format!("secret-deals={}", s(&lib))], p);
+
+    // Without a key: alive, and nothing more.
+    let health = call("GET", &server.url("/healthz"), None, None);
+    assert_eq!(health.status, 200, "{}", health.body);
+    assert_eq!(health.json(), json!({"status": "ok"}));
+    call("GET", &server.url("/metrics"), None, None).assert_problem(401);
+    // A read key is no operator's key.
+    call("GET", &server.url("/healthz"), Some(&read), None).assert_problem(403);
+    call("GET", &server.url("/metrics"), Some(&read), None).assert_problem(403);
+    // An admin key sees the libraries, their sizes and the models.
+    let health = call("GET", &server.url("/healthz"), Some(&admin), None);
+    assert_eq!(health.status, 200, "{}", health.body);
+    let health = health.json();
+    assert_eq!(health["libraries"][0]["name"], "secret-deals", "{health}");
+    assert_eq!(health["libraries"][0]["clauses"], 3, "{health}");
+    assert!(
+        health["models"]["clause_typer"]["state"].is_string(),
+        "{health}"
+    );
+    let metrics = call("GET", &server.url("/metrics"), Some(&admin), None);
+    assert_eq!(metrics.status, 200, "{}", metrics.body);
+    assert!(metrics.body.contains("precedent_http_requests_total"));
+    drop(server);
+
+    // `serve --public-status` (a server kept on loopback, a monitor without keys) opens both.
+    let server = Server::start_with(
+        &[format!("secret-deals={}", s(&lib))],
+        &["--public-status".to_owned()],
+        p,
+    );
+    let health = call("GET", &server.url("/healthz"), None, None).json();
+    assert_eq!(health["libraries"][0]["clauses"], 3, "{health}");
+    assert_eq!(call("GET", &server.url("/metrics"), None, None).status, 200);
+}
