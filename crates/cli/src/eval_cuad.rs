@@ -56,7 +56,7 @@ pub struct EvalCuadArgs {
     #[arg(long, conflicts_with = "first_stage_only")]
     pub no_novelty: bool,
     /// Write the second stage fitted on the out-of-fold logits of all contracts (the file
-    /// shipped as crates/cuad/src/second_stage.json, or with --dense second_stage_dense.json),
+    /// shipped as models/clause-typer/second_stage.json, or with --dense second_stage_dense.json),
     /// with its novelty step.
     #[arg(long, conflicts_with = "first_stage_only")]
     pub second_stage_out: Option<PathBuf>,

@@ -26,7 +26,7 @@ pub enum LegalbenchModel {
     /// Logistic regressions trained on the annotated CUAD spans themselves (default).
     Classifier,
     /// The contract typer's first stage with the thresholds shipped in
-    /// `legalbench_thresholds.json` (the earlier method, kept for comparison).
+    /// `models/legalbench/thresholds.json` (the earlier method, kept for comparison).
     Typer,
 }
 

@@ -9,6 +9,7 @@
 //! leaf values (as in XGBoost) keeps the output a calibrated probability, which CUAD's pooled
 //! curve across categories needs.
 
+use precedent_ml::sigmoid;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -101,10 +102,6 @@ pub struct Boosted {
     pub dim: usize,
     pub base: f32,
     pub trees: Vec<Tree>,
-}
-
-fn sigmoid(z: f32) -> f32 {
-    1.0 / (1.0 + (-z).exp())
 }
 
 /// Per feature, the cut points of its bins: bin `b` holds `cuts[b-1] < v <= cuts[b]`.

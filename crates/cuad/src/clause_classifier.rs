@@ -39,6 +39,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use precedent_metrics::balanced_accuracy;
+use precedent_ml::{fit_logistic, shuffled, sigmoid, Example, Sgd};
 use precedent_text::{Analyzer, AnalyzerConfig, StopWords};
 
 use crate::candidates::{candidates, Candidate, Kind};
@@ -50,7 +51,7 @@ use crate::dense::{
 use crate::features::{fnv, DIM};
 use crate::labels::{label, label_by_position};
 use crate::legalbench::best_threshold;
-use crate::typer::{shuffled, N_CATEGORIES};
+use crate::typer::N_CATEGORIES;
 
 /// Bumped whenever features or training change, so cached models are not reused.
 pub const CLASSIFIER_VERSION: u32 = 2;
@@ -318,10 +319,6 @@ impl Featurizer {
     }
 }
 
-fn sigmoid(z: f32) -> f32 {
-    1.0 / (1.0 + (-z).exp())
-}
-
 /// What the model file records about how it was made.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ClassifierInfo {
@@ -586,39 +583,29 @@ fn fit_category(
             n_neg += 1.0;
         }
     }
-    let mut w = vec![0f32; DIM];
     if n_pos == 0.0 || n_neg == 0.0 {
         // Nothing to separate: a constant answer, never "yes" without a positive seen.
-        return (w, if n_pos == 0.0 { -10.0 } else { 10.0 });
+        return (vec![0f32; DIM], if n_pos == 0.0 { -10.0 } else { 10.0 });
     }
     let total = n_pos + n_neg;
     let (w_pos, w_neg) = (total / (2.0 * n_pos), total / (2.0 * n_neg));
-    let mut g2 = vec![0f32; DIM];
-    let (mut b, mut b2) = (0f32, 0f32);
-    for _ in 0..options.epochs {
-        for &r in order {
-            let e = examples[r as usize];
-            if e.known & bit == 0 {
-                continue;
-            }
-            let x = &rows[r as usize];
-            let y = e.positive & bit != 0;
-            let z = b + x.iter().map(|&(i, v)| w[i as usize] * v).sum::<f32>();
-            let g = (sigmoid(z) - if y { 1.0 } else { 0.0 }) * if y { w_pos } else { w_neg };
-            if g.abs() < 1e-5 {
-                continue;
-            }
-            for &(i, v) in x {
-                let i = i as usize;
-                let gi = g * v + options.l2 * w[i];
-                g2[i] += gi * gi;
-                w[i] -= options.learning_rate * gi / (g2[i].sqrt() + 1e-6);
-            }
-            b2 += g * g;
-            b -= options.learning_rate * g / (b2.sqrt() + 1e-6);
+    let sgd = Sgd {
+        min_gradient: 1e-5,
+        bias: true,
+        ..Sgd::new(options.epochs, options.learning_rate, options.l2)
+    };
+    fit_logistic(DIM, order, &sgd, |r| {
+        let e = examples[r];
+        if e.known & bit == 0 {
+            return None;
         }
-    }
-    (w, b)
+        let label = e.positive & bit != 0;
+        Some(Example {
+            features: rows[r].iter().map(|&(i, v)| (i as usize, v)),
+            label,
+            weight: if label { w_pos } else { w_neg },
+        })
+    })
 }
 
 /// Per category, the threshold maximising balanced accuracy on `(example, scores)` pairs; 0.5

@@ -16,11 +16,12 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use anyhow::{bail, ensure, Context, Result};
+use precedent_ml::shuffled;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::candidates::{Candidate, Kind};
-use crate::typer::{shuffled, N_CATEGORIES};
+use crate::typer::N_CATEGORIES;
 
 /// The token window sentences are embedded with, special tokens included: the window the shipped
 /// dense second stage was fitted with (4.6% of CUAD's sentences are longer and cut).

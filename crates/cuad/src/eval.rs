@@ -15,6 +15,7 @@
 use std::time::Instant;
 
 use anyhow::Context;
+use precedent_ml::sigmoid;
 use serde::Serialize;
 
 use precedent_metrics::spans::{Matching, PrCurve, Question};
@@ -751,10 +752,6 @@ pub fn stacked_scores(
         }
     }
     out
-}
-
-fn sigmoid(z: f32) -> f32 {
-    1.0 / (1.0 + (-z).exp())
 }
 
 /// Per-contract logits as confidences (the sigmoid of each), for scoring one model's

@@ -36,11 +36,12 @@
 
 use std::collections::HashSet;
 
+use precedent_ml::{fit_logistic, shuffled, sigmoid, Example, Sgd};
 use serde::{Deserialize, Serialize};
 
 use crate::boost::{BoostOptions, Boosted};
 use crate::candidates::Candidate;
-use crate::typer::{shuffled, N_CATEGORIES};
+use crate::typer::N_CATEGORIES;
 
 /// Features per category and in the shared block (see [`features`]).
 const PER: usize = 10;
@@ -166,10 +167,6 @@ fn logit(p: f32) -> f32 {
     (p / (1.0 - p)).ln().clamp(-LOGIT_CLIP, LOGIT_CLIP)
 }
 
-fn sigmoid(z: f32) -> f32 {
-    1.0 / (1.0 + (-z).exp())
-}
-
 /// Share of `items` found in `seen` (0 when `items` is empty).
 fn covered<T: std::hash::Hash + Eq>(items: &HashSet<T>, seen: &HashSet<T>) -> f32 {
     if items.is_empty() {
@@ -261,22 +258,16 @@ impl Novelty {
                 rows.push((x, new));
             }
         }
-        let mut w = vec![0f32; NOVELTY_DIM];
-        let mut g2 = vec![0f32; NOVELTY_DIM];
         let order = shuffled(rows.len(), options.seed);
-        for _ in 0..options.epochs {
-            for &r in &order {
-                let (x, y) = &rows[r as usize];
-                let z = linear(&w, x);
-                let g = sigmoid(z) - if *y { 1.0 } else { 0.0 };
-                for &(j, v) in x {
-                    let j = j as usize;
-                    let gj = g * v + options.l2 * w[j];
-                    g2[j] += gj * gj;
-                    w[j] -= options.learning_rate * gj / (g2[j].sqrt() + 1e-6);
-                }
-            }
-        }
+        let sgd = Sgd::new(options.epochs, options.learning_rate, options.l2);
+        let (w, _) = fit_logistic(NOVELTY_DIM, &order, &sgd, |r| {
+            let (x, y) = &rows[r];
+            Some(Example {
+                features: x.iter().map(|&(j, v)| (j as usize, v)),
+                label: *y,
+                weight: 1.0,
+            })
+        });
         let trees = options.trees.as_ref().map(|boost| {
             let offsets: Vec<f32> = rows.iter().map(|(x, _)| linear(&w, x)).collect();
             let labels: Vec<bool> = rows.iter().map(|(_, y)| *y).collect();

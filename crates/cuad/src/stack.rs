@@ -37,13 +37,14 @@
 //!
 //! It is fitted on *out-of-fold* first-stage logits (a first stage scores its own training
 //! contracts far too confidently), so inside a cross-validation it is refit per outer fold from
-//! inner out-of-fold logits ([`crate::eval`]). The shipped weights (`second_stage.json`,
+//! inner out-of-fold logits ([`crate::eval`]). The shipped weights (`models/clause-typer/second_stage.json`,
 //! compiled in) are fitted on the out-of-fold logits of all 398 shared contracts by
 //! `precedent eval-cuad --second-stage-out FILE`; with both sets of trees they are about a megabyte, and the typer's
 //! training (and its cache) stays one first-stage fit. The heading and neighbour features are
 //! computed from the contract's text and candidates alone ([`Sections::of`]), the same way at
 //! inference ([`crate::typer::ClauseTyper::contract_scores`]) as in the cross-validation.
 
+use precedent_ml::{fit_logistic, shuffled, sigmoid, Example, Sgd};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -52,7 +53,7 @@ use crate::candidates::{Candidate, Kind};
 use crate::dense::DenseClassifier;
 use crate::novelty::Novelty;
 use crate::sections::Sections;
-use crate::typer::{shuffled, N_CATEGORIES};
+use crate::typer::N_CATEGORIES;
 
 /// Bumped when the features change, or the first stage it reads (older weight files are
 /// refused): 7 is fitted on `TYPER_VERSION` 3 (date and document-name candidates, labels by
@@ -91,10 +92,6 @@ pub(crate) fn kind_index(kind: Kind) -> usize {
         Kind::Date => 5,
         Kind::Title => 6,
     }
-}
-
-fn sigmoid(z: f32) -> f32 {
-    1.0 / (1.0 + (-z).exp())
 }
 
 /// What the first stage says about one contract as a whole: per category, each candidate's rank
@@ -632,12 +629,12 @@ pub struct DenseView {
 }
 
 /// The weights shipped with the typer (see the module docs for how they are made).
-const SHIPPED: &str = include_str!("second_stage.json");
+const SHIPPED: &str = include_str!("../../../models/clause-typer/second_stage.json");
 
 /// The second stage `precedent review` uses when MiniLM is at hand: the same stages fitted with
 /// the sentence-embedding view, which it carries (`precedent eval-cuad --dense
 /// --second-stage-out FILE`).
-const SHIPPED_DENSE: &str = include_str!("second_stage_dense.json");
+const SHIPPED_DENSE: &str = include_str!("../../../models/clause-typer/second_stage_dense.json");
 
 impl SecondStage {
     /// The compiled-in second stage.
@@ -736,22 +733,16 @@ impl SecondStage {
             })
             .collect();
         let rows: Vec<&Row> = per_contract.iter().flatten().collect();
-        let mut w = vec![0f32; STACK_DIM];
-        let mut g2 = vec![0f32; STACK_DIM];
         let order = shuffled(rows.len(), options.seed);
-        for _ in 0..options.epochs {
-            for &r in &order {
-                let (x, y) = rows[r as usize];
-                let z: f32 = x.iter().map(|&(j, v)| w[j as usize] * v).sum();
-                let g = sigmoid(z) - if *y { 1.0 } else { 0.0 };
-                for &(j, v) in x {
-                    let j = j as usize;
-                    let gj = g * v + options.l2 * w[j];
-                    g2[j] += gj * gj;
-                    w[j] -= options.learning_rate * gj / (g2[j].sqrt() + 1e-6);
-                }
-            }
-        }
+        let sgd = Sgd::new(options.epochs, options.learning_rate, options.l2);
+        let (w, _) = fit_logistic(STACK_DIM, &order, &sgd, |r| {
+            let (x, y) = rows[r];
+            Some(Example {
+                features: x.iter().map(|&(j, v)| (j as usize, v)),
+                label: *y,
+                weight: 1.0,
+            })
+        });
         let mut stage = SecondStage {
             version: SECOND_STAGE_VERSION,
             options: options.clone(),

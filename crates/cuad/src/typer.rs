@@ -12,6 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
+use precedent_ml::{fit_logistic, shuffled, sigmoid, Example, Sgd};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -129,29 +130,6 @@ pub fn prepare(contracts: &[&CuadContract]) -> Vec<Prepared> {
         .collect()
 }
 
-fn sigmoid(z: f32) -> f32 {
-    1.0 / (1.0 + (-z).exp())
-}
-
-/// A fixed permutation of `0..n` for a seed (splitmix64, Fisher-Yates): the training order of
-/// every CUAD model, and the `stack` example's other fold assignments.
-pub fn shuffled(n: usize, seed: u64) -> Vec<u32> {
-    let mut state = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    for i in (1..n).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        order.swap(i, j);
-    }
-    order
-}
-
 impl std::fmt::Debug for ClauseTyper {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClauseTyper")
@@ -171,30 +149,22 @@ impl ClauseTyper {
         let per_category: Vec<Vec<f32>> = (0..N_CATEGORIES)
             .into_par_iter()
             .map(|k| {
-                let mut w = vec![0f32; DIM];
-                let mut g2 = vec![0f32; DIM];
-                for _ in 0..options.epochs {
-                    for &r in &order {
-                        let (x, bits) = rows[r as usize];
-                        let y = ((bits >> k) & 1) as f32;
-                        let z: f32 = x
+                let sgd = Sgd {
+                    min_gradient: 1e-4,
+                    ..Sgd::new(options.epochs, options.learning_rate, options.l2)
+                };
+                let (w, _) = fit_logistic(DIM, &order, &sgd, |r| {
+                    let (x, bits) = rows[r];
+                    Some(Example {
+                        features: x
                             .indices
                             .iter()
                             .zip(&x.values)
-                            .map(|(&i, &v)| w[i as usize] * v)
-                            .sum();
-                        let g = sigmoid(z) - y;
-                        if g.abs() < 1e-4 {
-                            continue;
-                        }
-                        for (&i, &v) in x.indices.iter().zip(&x.values) {
-                            let i = i as usize;
-                            let gi = g * v + options.l2 * w[i];
-                            g2[i] += gi * gi;
-                            w[i] -= options.learning_rate * gi / (g2[i].sqrt() + 1e-6);
-                        }
-                    }
-                }
+                            .map(|(&i, &v)| (i as usize, v)),
+                        label: (bits >> k) & 1 == 1,
+                        weight: 1.0,
+                    })
+                });
                 w
             })
             .collect();

@@ -12,6 +12,7 @@
 //!   when no training query is of that category): the query and the clause are compared by how
 //!   they distribute over the CUAD types.
 
+use precedent_ml::sigmoid;
 use serde::{Deserialize, Serialize};
 
 use crate::memory::{dot, normalize, RatedQuery};
@@ -133,10 +134,6 @@ fn fit_logistic(data: &[(Vec<f32>, f32)], dim: usize) -> (Vec<f32>, f32) {
         b += vb;
     }
     (w, b)
-}
-
-fn sigmoid(z: f32) -> f32 {
-    1.0 / (1.0 + (-z).exp())
 }
 
 /// Softmax temperature over cosines to the CUAD type centroids.
