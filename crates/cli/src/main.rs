@@ -482,10 +482,10 @@ fn search(args: SearchArgs) -> Result<()> {
     let library = Arc::new(Library::open(&args.index)?);
     let (pipeline_name, learned) = match &args.pipeline {
         Some(name) => (name.clone(), args.learned.clone()),
-        None => {
-            let (name, learned) = train::default_ranking(&library, &args.learned);
-            (name.to_owned(), learned)
-        }
+        None => (
+            train::default_ranking(&library, &args.learned)?.to_owned(),
+            args.learned.clone(),
+        ),
     };
     let models = pipeline_models(
         &pipeline_name,
@@ -667,7 +667,10 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
     // As `search` chooses, but never a model trained on the queries scored here.
     let (pipeline_name, learned) = match args.pipeline.as_deref() {
         Some(name) => (name, args.learned.clone()),
-        None => train::default_eval_ranking(&library, &args.learned, &qrels),
+        None => (
+            train::default_eval_ranking(&library, &args.learned, &qrels)?,
+            args.learned.clone(),
+        ),
     };
     let library = Arc::new(library);
     let models = pipeline_models(pipeline_name, &library, None, &args.rerank)?;

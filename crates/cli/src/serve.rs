@@ -177,7 +177,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .collect::<Result<Vec<_>>>()?;
     // The reader `search` uses (ACORD's classifier, which the shipped ranker was trained with),
     // not the review typer's second-stage classifier: a query ranks as from the command line.
-    let clause_types = crate::train::lazy_clause_type_reader(
+    let clause_types = precedent_engine::lazy_clause_type_reader(
         args.typer.cuad.clone(),
         args.typer.classifier_cache.clone(),
     );

@@ -5,8 +5,10 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use precedent_engine::{
+    lazy_clause_type_reader, PipelineContext, Rankers, HYBRID_WITH_TYPES, LEARNED,
+};
 use precedent_formats::Qrels;
-use precedent_learn::clause_types::HYBRID_WITH_TYPES;
 use precedent_learn::cv::{cross_validate, Variant};
 use precedent_learn::{
     ClauseTypeReader, CuadTypeProfiles, LearnedModel, RankObjective, RatedQuery, TrainOptions,
@@ -554,49 +556,6 @@ fn expand_rules(rules: &[String]) -> Vec<String> {
     }
 }
 
-/// The single-clause classifier that reads clauses' CUAD types for queries naming one
-/// ([`precedent_learn::clause_types`]; `ClassifierOptions::for_acord`, the one the shipped
-/// ranker was trained with, which differs from `review`'s in its negatives), from the CUAD folder `dir`
-/// (else the one found), loaded on the first query that names a clause type, so searches,
-/// trainings and cross-validations whose queries name none never load its 44 MB. Trained on
-/// first use (about a minute) and cached under `.precedent/cache/clause-classifier` (in the
-/// project state directory, `precedent_paths::state_path`; `serve` passes its
-/// `--classifier-cache`). Without a CUAD folder it warns once and such queries rank without it.
-/// `search`, `eval`, `train` and `serve` all read clause types through this one reader, so a
-/// query ranks the same from the command line and from the server.
-pub(crate) fn lazy_clause_type_reader(
-    dir: Option<PathBuf>,
-    cache: PathBuf,
-) -> Arc<precedent_learn::clause_types::LazyClauseTypes> {
-    Arc::new(precedent_learn::clause_types::LazyClauseTypes::new(
-        Box::new(move || {
-            let dir = dir
-                .clone()
-                .or_else(precedent_cuad::cache::find_cuad_dir)
-                .ok_or("no CUAD folder found (give --cuad DIR or set PRECEDENT_CUAD_DIR)")?;
-            let classifier = precedent_cuad::cache::load_or_train_classifier(
-                &dir,
-                &cache,
-                &precedent_cuad::clause_classifier::ClassifierOptions::for_acord(),
-                || {
-                    eprintln!(
-                        "training the clause classifier from {} (once; cached in {})",
-                        dir.display(),
-                        cache.display()
-                    )
-                },
-            )
-            .map_err(|e| {
-                format!(
-                    "training the clause classifier from {}: {e:#}",
-                    dir.display()
-                )
-            })?;
-            Ok(Arc::new(classifier) as Arc<dyn ClauseTypeReader>)
-        }),
-    ))
-}
-
 /// CUAD clause-type profiles from the annotated spans, embedded through the embedding cache
 /// (the second training costs nothing). `None` (with a warning) when no CUAD folder is found.
 fn cuad_type_profiles(
@@ -686,145 +645,115 @@ pub struct LearnedArgs {
     learned_top: usize,
 }
 
-/// Pipelines the CLI knows: the engine's, plus `learned` (hybrid + learned ranker).
+/// Pipelines the engine builds ([`precedent_engine::known_pipelines`]).
 pub fn known_pipelines() -> Vec<&'static str> {
-    let mut names = precedent_rank::PIPELINES.to_vec();
-    names.push("learned");
-    names.push(HYBRID_WITH_TYPES);
-    names
+    precedent_engine::known_pipelines()
 }
 
-/// The pipeline used when none is named, and the learned model it ranks with: with vectors,
-/// `learned` when a model is named (`--model-dir`) or the default model fits the library (holds
-/// the clauses it was trained on, [`LearnedModel::library_fit`]: the ACORD corpus), else
-/// `learned` with the contracts ranker (trained without the rating memory, which is empty on a
-/// library nobody rated: contracts you ingest) when it is found, else `hybrid+types` (the
-/// clause-type rule needs no ratings); without vectors `bm25`. `precedent serve` chooses the
-/// same way.
-pub fn default_ranking(library: &Library, learned: &LearnedArgs) -> (&'static str, LearnedArgs) {
-    if library.vectors_info().is_none() {
-        return ("bm25", learned.clone());
-    }
-    if learned.model_dir.is_some() || model_fits(library) {
-        return ("learned", learned.clone());
-    }
-    match precedent_learn::default_contracts_model_dir() {
-        Some(dir) => (
-            "learned",
-            LearnedArgs {
-                model_dir: Some(dir),
-                ..learned.clone()
-            },
-        ),
-        None => (HYBRID_WITH_TYPES, learned.clone()),
-    }
+/// The learned ranker for `library` and whether it serves it by default: the one named with
+/// `--model-dir`, else as the engine chooses for every face ([`Rankers::for_library`]).
+pub fn ranker_for(
+    library: &Library,
+    learned: &LearnedArgs,
+) -> Result<(Option<Arc<LearnedModel>>, bool)> {
+    let rankers = Rankers::load(learned.model_dir.as_deref()).with_context(|| {
+        format!(
+            "loading the learned ranker {}",
+            learned
+                .model_dir
+                .as_deref()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default()
+        )
+    })?;
+    Ok(rankers.for_library(library))
 }
 
-/// Whether the default model (`$PRECEDENT_RANKER`, else the shipped one) was trained on this
-/// library's clauses ([`LearnedModel::library_fit`]).
-pub fn model_fits(library: &Library) -> bool {
-    precedent_learn::default_model_dir()
-        .and_then(|dir| LearnedModel::load(&dir).ok())
-        .is_some_and(|m| m.library_fit(library) >= precedent_learn::MIN_LIBRARY_FIT)
+/// The pipeline used when none is named, as the engine chooses it for `search`, `bench` and
+/// `serve` alike ([`precedent_engine::default_pipeline`]): `learned` where a learned ranker
+/// serves the library, else `hybrid+types` (the clause-type rule needs no ratings) with
+/// vectors, else `bm25`.
+pub fn default_ranking(library: &Library, learned: &LearnedArgs) -> Result<&'static str> {
+    let (ranker, serves) = ranker_for(library, learned)?;
+    Ok(precedent_engine::default_pipeline(
+        library.vectors_info().is_some(),
+        ranker.is_some() && serves,
+        true,
+    ))
 }
 
-/// `eval`'s default pipeline over `library`, and the learned model it ranks with: `learned`
-/// with the model `search` would choose ([`default_ranking`]: the named one, else the ACORD
-/// ranker where it fits, else the contracts ranker) when that model was not trained on the
-/// queries being scored; otherwise `hybrid+types`, saying why; `bm25` without vectors.
+/// `eval`'s default pipeline over `library`: the one `search` would choose
+/// ([`default_ranking`]), except that a learned ranker trained on the queries being scored
+/// gives way to `hybrid+types`, saying why.
 pub fn default_eval_ranking(
     library: &Library,
     learned: &LearnedArgs,
     qrels: &Qrels,
-) -> (&'static str, LearnedArgs) {
-    let (name, chosen) = default_ranking(library, learned);
+) -> Result<&'static str> {
+    let name = default_ranking(library, learned)?;
     if name == "bm25" {
         eprintln!(
             "note: {} has no clause vectors, so the default pipeline here is bm25",
             library.root().display()
         );
-        return (name, chosen);
+        return Ok(name);
     }
-    let dir = chosen
-        .model_dir
-        .clone()
-        .or_else(precedent_learn::default_model_dir);
-    let Some(dir) = dir.filter(|_| name == "learned") else {
+    if name != LEARNED {
         eprintln!(
             "note: no learned ranker was trained for this library, so the default pipeline here is hybrid+types"
         );
-        return (HYBRID_WITH_TYPES, learned.clone());
-    };
-    match LearnedModel::load(&dir) {
-        Ok(model) => match check_no_overlap(&model, qrels) {
-            Ok(()) => ("learned", chosen),
-            Err(_) => {
-                eprintln!(
-                    "note: the learned model {} was trained on these queries, so the default pipeline here is hybrid+types; use `precedent train --cv 5` for cross-validated learned figures, or a model trained without them (--model-dir)",
-                    dir.display()
-                );
-                (HYBRID_WITH_TYPES, learned.clone())
-            }
-        },
-        Err(e) => {
+        return Ok(name);
+    }
+    let (ranker, _) = ranker_for(library, learned)?;
+    match ranker.map(|model| check_no_overlap(&model, qrels)) {
+        Some(Ok(())) => Ok(LEARNED),
+        _ => {
             eprintln!(
-                "note: learned model unusable ({e}); the default pipeline here is hybrid+types"
+                "note: the learned ranker was trained on these queries, so the default pipeline here is hybrid+types; use `precedent train --cv 5` for cross-validated learned figures, or a model trained without them (--model-dir)"
             );
-            (HYBRID_WITH_TYPES, learned.clone())
+            Ok(HYBRID_WITH_TYPES)
         }
     }
 }
 
 pub fn needs_embedder(name: &str) -> bool {
-    name == "learned" || precedent_rank::needs_embedder(name.strip_suffix("+types").unwrap_or(name))
+    precedent_engine::needs_embedder(name)
 }
 
-/// Builds a pipeline by name, including `learned`; a cross-encoder in `models` reranks last.
+/// Builds a pipeline by name through the engine ([`precedent_engine::build`]), with the learned
+/// ranker [`ranker_for`] chooses; a cross-encoder in `models` reranks last.
 pub fn make_pipeline(
     name: &str,
     library: Arc<Library>,
     models: &precedent_rank::PipelineModels,
     learned: &LearnedArgs,
 ) -> Result<(precedent_rank::Pipeline, Option<Arc<LearnedModel>>)> {
-    if let Some(base) = name.strip_suffix("+types") {
-        let pipeline = precedent_learn::clause_types::with_clause_types(
-            precedent_rank::build_pipeline(base, library.clone(), models)?,
-            library,
-            lazy_clause_type_reader(None, precedent_cuad::cache::default_classifier_cache()),
-            learned.learned_top,
-        );
-        return Ok((pipeline, None));
-    }
-    if name != "learned" {
-        return Ok((precedent_rank::build_pipeline(name, library, models)?, None));
-    }
-    let embedder = models
-        .embedder
-        .clone()
-        .context("the learned pipeline needs the library's bi-encoder")?;
-    let (dir, model) = load_model(learned.model_dir.as_deref())?;
-    tracing::info!("learned model {}", dir.display());
-    let mut pipeline = precedent_learn::learned_pipeline(
-        library.clone(),
-        embedder,
-        model.clone(),
-        learned.learned_top,
-        models.fusion_weights,
-        Some(lazy_clause_type_reader(
+    let ranker = if name == LEARNED {
+        let (ranker, _) = ranker_for(&library, learned)?;
+        let ranker = ranker.with_context(|| {
+            format!(
+                "no learned model found: train one with `precedent train --out DIR` and pass --model-dir DIR (the repository ships {})",
+                precedent_learn::SHIPPED_MODEL_DIR
+            )
+        })?;
+        Some(ranker)
+    } else {
+        None
+    };
+    let context = PipelineContext {
+        embedder: models.embedder.clone(),
+        ranker: ranker.clone(),
+        clause_types: Some(lazy_clause_type_reader(
             None,
             precedent_cuad::cache::default_classifier_cache(),
         )),
-    )?;
-    if let Some(cross) = &models.cross_encoder {
-        pipeline = pipeline.then(
-            Box::new(precedent_rank::CrossEncoderReranker::new(
-                library,
-                cross.clone(),
-            )),
-            models.rerank_top.max(1),
-        );
-    }
-    Ok((pipeline, Some(model)))
+        learned_top: learned.learned_top,
+        fusion_weights: models.fusion_weights,
+        cross_encoder: models.cross_encoder.clone(),
+        rerank_top: models.rerank_top,
+        ..PipelineContext::new(library)
+    };
+    Ok((precedent_engine::build(name, &context)?, ranker))
 }
 
 /// The queries of `qrels` among `trained` (those a model learnt from), for the refusals of

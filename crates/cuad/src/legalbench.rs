@@ -127,9 +127,11 @@ impl Thresholds {
 /// Thresholds tuned on the CUAD development set by `precedent eval-cuad --json-out` (its
 /// `legalbench_dev.thresholds`), shipped so that LegalBench runs need no development pass.
 pub fn shipped_thresholds() -> Thresholds {
-    serde_json::from_str(include_str!("../../../models/legalbench/thresholds.json")).unwrap_or(Thresholds {
-        thresholds: BTreeMap::new(),
-    })
+    serde_json::from_str(include_str!("../../../models/legalbench/thresholds.json")).unwrap_or(
+        Thresholds {
+            thresholds: BTreeMap::new(),
+        },
+    )
 }
 
 /// The development set of category `k`: held-out annotations of `k` are positives, held-out

@@ -13,13 +13,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-use precedent_learn::clause_types::HYBRID_WITH_TYPES;
-use precedent_learn::{LearnedModel, MIN_LIBRARY_FIT};
+use precedent_engine::{needs_embedder, PipelineContext, Rankers, HYBRID_WITH_TYPES, LEARNED};
 use precedent_library::Library;
 use precedent_models::{CrossEncoder, Embedder};
-use precedent_rank::{
-    build_pipeline, needs_embedder, Pipeline, PipelineModels, DEFAULT_PIPELINE, PIPELINES,
-};
+use precedent_rank::Pipeline;
 use precedent_text::Analyzer;
 
 use crate::keys::KeyStore;
@@ -87,41 +84,6 @@ pub struct ModelOptions {
     pub public_status: bool,
 }
 
-/// The learned ranker, if one was named or found.
-fn load_ranker(options: &ModelOptions) -> Result<Option<Arc<LearnedModel>>, ServeError> {
-    let (dir, named) = match &options.ranker_dir {
-        Some(dir) => (dir.clone(), true),
-        None => match precedent_learn::default_model_dir() {
-            Some(dir) => (dir, false),
-            None => return Ok(None),
-        },
-    };
-    match LearnedModel::load(&dir) {
-        Ok(model) => Ok(Some(Arc::new(model))),
-        Err(e) if named => Err(ServeError::Config(format!("learned ranker: {e}"))),
-        Err(e) => {
-            tracing::warn!("no learned pipeline: {e}");
-            Ok(None)
-        }
-    }
-}
-
-/// The contracts ranker ([`precedent_learn::default_contracts_model_dir`]), for libraries the
-/// learned ranker does not fit, when no ranker was named (a named one serves every library).
-fn load_contracts_ranker(options: &ModelOptions) -> Option<Arc<LearnedModel>> {
-    if options.ranker_dir.is_some() {
-        return None;
-    }
-    let dir = precedent_learn::default_contracts_model_dir()?;
-    match LearnedModel::load(&dir) {
-        Ok(model) => Some(Arc::new(model)),
-        Err(e) => {
-            tracing::warn!("no contracts ranker: {e}");
-            None
-        }
-    }
-}
-
 /// One served library, as of one generation.
 pub struct LibraryService {
     pub name: String,
@@ -162,9 +124,8 @@ pub struct Loader {
     options: ModelOptions,
     embedders: Mutex<HashMap<String, Arc<Embedder>>>,
     cross_encoder: Option<Arc<CrossEncoder>>,
-    ranker: Option<Arc<LearnedModel>>,
-    /// Ranks, and is the default of, libraries `ranker` does not fit (contracts ingested).
-    contracts_ranker: Option<Arc<LearnedModel>>,
+    /// The learned rankers, loaded once for every library and generation.
+    rankers: Rankers,
 }
 
 /// A served library: the service of its current generation, replaced whole by
@@ -222,7 +183,8 @@ pub fn load_libraries(
             "no library to serve: pass --index DIR".into(),
         ));
     }
-    let ranker = load_ranker(options)?;
+    let rankers = Rankers::load(options.ranker_dir.as_deref())
+        .map_err(|e| ServeError::Config(format!("learned ranker: {e}")))?;
     let cross_encoder = match &options.rerank_model {
         Some(dir) => Some(Arc::new(
             CrossEncoder::load(&dir.to_string_lossy()).map_err(|e| {
@@ -235,8 +197,7 @@ pub fn load_libraries(
         options: options.clone(),
         embedders: Mutex::new(HashMap::new()),
         cross_encoder,
-        ranker,
-        contracts_ranker: load_contracts_ranker(options),
+        rankers,
     });
     let mut slots: Vec<Arc<LibrarySlot>> = Vec::with_capacity(specs.len());
     for spec in specs {
@@ -267,15 +228,7 @@ fn load_library(
     let cross_encoder = loader.cross_encoder.as_ref();
     let library =
         Arc::new(Library::open(&spec.dir).map_err(|e| ServeError::Config(e.to_string()))?);
-    // The learned ranker where it fits the library, else the contracts ranker where there is
-    // one (it needs no ratings of the library's clauses), else the ranker offered but not the
-    // default.
-    let fits = |model: &LearnedModel| model.library_fit(&library) >= MIN_LIBRARY_FIT;
-    let (ranker, ranker_is_default) = match (&loader.ranker, &loader.contracts_ranker) {
-        (Some(model), _) if fits(model) => (Some(model), true),
-        (_, Some(contracts)) => (Some(contracts), true),
-        (other, None) => (other.as_ref(), false),
-    };
+    let (ranker, ranker_is_default) = loader.rankers.for_library(&library);
     let model_spec = options
         .model
         .clone()
@@ -299,94 +252,61 @@ fn load_library(
         }
         _ => None,
     };
+    // Every pipeline the engine builds that this library can run, each also followed by the
+    // cross-encoder when one is loaded (`NAME+cross-encoder`).
+    let context = PipelineContext {
+        embedder: embedder.clone(),
+        ranker: ranker.clone(),
+        clause_types: options.clause_types.clone(),
+        learned_top: options.learned_top,
+        rerank_top: options.rerank_top,
+        ..PipelineContext::new(library.clone())
+    };
+    let config = |e: precedent_engine::EngineError| {
+        ServeError::Config(format!("library {}: {e}", spec.dir.display()))
+    };
     let mut pipelines = BTreeMap::new();
-    for &name in PIPELINES {
-        if needs_embedder(name) && embedder.is_none() {
+    for name in precedent_engine::known_pipelines() {
+        let missing_embedder = needs_embedder(name) && embedder.is_none();
+        let missing_reader = name == HYBRID_WITH_TYPES && context.clause_types.is_none();
+        if missing_embedder || missing_reader {
             continue;
         }
-        let plain = PipelineModels {
-            embedder: embedder.clone(),
-            ..PipelineModels::default()
-        };
-        let pipeline = build_pipeline(name, library.clone(), &plain)
-            .map_err(|e| ServeError::Config(format!("library {}: {e}", spec.dir.display())))?;
-        pipelines.insert(name.to_owned(), Arc::new(pipeline));
-        if let Some(cross) = cross_encoder {
-            let reranked = PipelineModels {
-                cross_encoder: Some(cross.clone()),
-                rerank_top: options.rerank_top.max(1),
-                ..plain
+        if name == LEARNED {
+            let (Some(model), Some(embedder)) = (&ranker, &embedder) else {
+                continue;
             };
-            let pipeline = build_pipeline(name, library.clone(), &reranked)
-                .map_err(|e| ServeError::Config(format!("library {}: {e}", spec.dir.display())))?;
-            pipelines.insert(format!("{name}+cross-encoder"), Arc::new(pipeline));
-        }
-    }
-    // `hybrid+types`: hybrid, then the clause-type rule (no ratings needed), the default where
-    // the learned ranker does not fit; as the CLI builds it.
-    let hybrid_served = pipelines.contains_key(DEFAULT_PIPELINE);
-    if let Some(reader) = options.clause_types.as_ref().filter(|_| hybrid_served) {
-        let plain = PipelineModels {
-            embedder: embedder.clone(),
-            ..PipelineModels::default()
-        };
-        let base = build_pipeline(DEFAULT_PIPELINE, library.clone(), &plain)
-            .map_err(|e| ServeError::Config(format!("library {}: {e}", spec.dir.display())))?;
-        let typed = precedent_learn::clause_types::with_clause_types(
-            base,
-            library.clone(),
-            reader.clone(),
-            options.learned_top,
-        );
-        pipelines.insert(HYBRID_WITH_TYPES.to_owned(), Arc::new(typed));
-    }
-    // `learned`: hybrid, then the learned ranker over the top candidates (as the CLI builds it).
-    let mut learned_fits = false;
-    if let (Some(model), Some(embedder)) = (ranker, &embedder) {
-        if model.manifest.embedder_model_id == embedder.model_id() {
-            let config = |e: precedent_rank::RankError| {
-                ServeError::Config(format!("library {}: {e}", spec.dir.display()))
-            };
-            let top = options.learned_top.max(1);
-            let pipeline = precedent_learn::learned_pipeline(
-                library.clone(),
-                embedder.clone(),
-                model.clone(),
-                top,
-                None,
-                options.clause_types.clone(),
-            )
-            .map_err(config)?;
-            if let Some(cross) = cross_encoder {
-                let reranked = precedent_learn::learned_pipeline(
-                    library.clone(),
-                    embedder.clone(),
-                    model.clone(),
-                    top,
-                    None,
-                    options.clause_types.clone(),
-                )
-                .map_err(config)?
-                .then(
-                    Box::new(precedent_rank::CrossEncoderReranker::new(
-                        library.clone(),
-                        cross.clone(),
-                    )),
-                    options.rerank_top.max(1),
+            if model.manifest.embedder_model_id != embedder.model_id() {
+                tracing::warn!(
+                    "library {}: no learned pipeline, its vectors are not from the bi-encoder the ranker was trained with ({})",
+                    spec.dir.display(),
+                    model.manifest.embedder_model_id
                 );
-                pipelines.insert("learned+cross-encoder".to_owned(), Arc::new(reranked));
+                continue;
             }
-            pipelines.insert("learned".to_owned(), Arc::new(pipeline));
-            learned_fits = ranker_is_default;
-        } else {
-            tracing::warn!(
-                "library {}: no learned pipeline, its vectors are not from the bi-encoder the ranker was trained with ({})",
-                spec.dir.display(),
-                model.manifest.embedder_model_id
+        }
+        pipelines.insert(
+            name.to_owned(),
+            Arc::new(precedent_engine::build(name, &context).map_err(config)?),
+        );
+        if let Some(cross) = cross_encoder {
+            let reranked = PipelineContext {
+                cross_encoder: Some(cross.clone()),
+                ..context.clone()
+            };
+            pipelines.insert(
+                format!("{name}+cross-encoder"),
+                Arc::new(precedent_engine::build(name, &reranked).map_err(config)?),
             );
         }
     }
-    let default_pipeline = default_pipeline(&pipelines, learned_fits).to_owned();
+    let learned_fits = ranker_is_default && pipelines.contains_key(LEARNED);
+    let default_pipeline = precedent_engine::default_pipeline(
+        embedder.is_some(),
+        learned_fits,
+        pipelines.contains_key(HYBRID_WITH_TYPES),
+    )
+    .to_owned();
     let analyzer = Analyzer::new(library.manifest().analyzer.clone());
     let (keys, ratings) = match previous {
         Some(p) => (p.keys.clone(), p.ratings.clone()),
@@ -407,61 +327,7 @@ fn load_library(
     })
 }
 
-/// The project's default, as `precedent search` chooses it: `learned` when the library holds
-/// the clauses the learned ranker was trained on or the contracts ranker serves it, else
-/// `hybrid+types` (or `hybrid` without a clause-type reader) with vectors, else `bm25`.
-fn default_pipeline(
-    pipelines: &BTreeMap<String, Arc<Pipeline>>,
-    learned_fits: bool,
-) -> &'static str {
-    if learned_fits && pipelines.contains_key("learned") {
-        "learned"
-    } else if pipelines.contains_key(HYBRID_WITH_TYPES) {
-        HYBRID_WITH_TYPES
-    } else if pipelines.contains_key(DEFAULT_PIPELINE) {
-        DEFAULT_PIPELINE
-    } else {
-        "bm25"
-    }
-}
-
 /// True if `dir` holds a library (keys are only created for real libraries).
 pub fn is_library(dir: &Path) -> bool {
     Library::exists(dir)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use precedent_rank::{Hit, RankError, Retriever};
-
-    struct Nothing;
-
-    impl Retriever for Nothing {
-        fn name(&self) -> &str {
-            "nothing"
-        }
-        fn retrieve(&self, _query: &str, _k: usize) -> Result<Vec<Hit>, RankError> {
-            Ok(Vec::new())
-        }
-    }
-
-    fn offered(names: &[&str]) -> BTreeMap<String, Arc<Pipeline>> {
-        names
-            .iter()
-            .map(|&n| (n.to_owned(), Arc::new(Pipeline::new(n, Box::new(Nothing)))))
-            .collect()
-    }
-
-    #[test]
-    fn default_is_the_best_pipeline_the_library_can_run() {
-        let all = offered(&["bm25", "hybrid", HYBRID_WITH_TYPES, "learned"]);
-        assert_eq!(default_pipeline(&all, true), "learned");
-        // A library the ranker was not trained on (ingested contracts): the clause-type rule,
-        // which needs no ratings, after hybrid retrieval.
-        assert_eq!(default_pipeline(&all, false), HYBRID_WITH_TYPES);
-        let no_reader = offered(&["bm25", "hybrid", "learned"]);
-        assert_eq!(default_pipeline(&no_reader, false), "hybrid");
-        assert_eq!(default_pipeline(&offered(&["bm25"]), true), "bm25");
-    }
 }

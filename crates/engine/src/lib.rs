@@ -1,0 +1,34 @@
+//! Precedent's engine: the one place where a library, its models and its pipelines meet.
+//!
+//! The CLI and the server are faces on top of it. Both used to decide for themselves which
+//! pipelines exist, how each is built and which one a library gets by default, and the two
+//! copies drifted apart (the same query ranked differently by `precedent search` and by
+//! `POST /v1/search`). Here those decisions are made once:
+//!
+//! - [`pipelines`]: the pipeline names and their grammar (`bm25`, `dense`, `hybrid`,
+//!   `hybrid-norm`, `learned`, `NAME+types`), how each is built from a [`PipelineContext`],
+//!   and which one a library gets by default ([`default_pipeline`]).
+//! - [`Rankers`]: the learned rankers a process loads once and shares, and which of them serves
+//!   a given library.
+//! - [`lazy_clause_type_reader`]: the CUAD clause-type reader the `+types` stage and the
+//!   learned ranker's clause-type rule use, trained (or read from its cache) on first use.
+
+pub mod pipelines;
+mod rankers;
+
+pub use pipelines::{
+    build, default_pipeline, is_known, known_pipelines, needs_embedder, PipelineContext,
+    HYBRID_WITH_TYPES, LEARNED,
+};
+pub use rankers::{lazy_clause_type_reader, Rankers};
+
+/// What the engine refuses, in words a user can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Rank(#[from] precedent_rank::RankError),
+    #[error(transparent)]
+    Learn(#[from] precedent_learn::LearnError),
+    #[error("{0}")]
+    Unavailable(String),
+}
