@@ -509,32 +509,24 @@ fn search(args: SearchArgs) -> Result<()> {
         }
         None => None,
     };
-    let fetch = if args.keep_duplicates {
-        args.k
-    } else {
-        precedent_library::fetch_for_folding(args.k)
+    let row_ok = members.as_ref().map(|m| move |row: u32| m.contains(&row));
+    let request = precedent_engine::search::Request {
+        query: &args.query,
+        k: args.k,
+        filter: &filter,
+        row_ok: row_ok
+            .as_ref()
+            .map(|ok| ok as &(dyn Fn(u32) -> bool + Sync)),
+        exclude: None,
+        keep_duplicates: args.keep_duplicates,
     };
-    let hits = precedent_library::filtered_search_where(
-        &library,
-        &filter,
-        members.as_ref().map(|m| |row: u32| m.contains(&row)),
-        fetch,
-        |n| pipeline.search(&args.query, n),
-        |hit| hit.row,
-    )?;
-    let hits: Vec<precedent_library::Folded<precedent_rank::Hit>> = if args.keep_duplicates {
-        hits.into_iter()
-            .map(precedent_library::Folded::alone)
-            .collect()
-    } else {
-        precedent_library::fold_duplicates(&library, hits, args.k, |hit| hit.row)?
-    };
+    let hits = precedent_engine::search::search(&library, &pipeline, &request)?.hits;
     let mut results = Vec::with_capacity(hits.len());
-    for (i, folded) in hits.iter().enumerate() {
-        let hit = &folded.hit;
+    for (i, found) in hits.iter().enumerate() {
+        let hit = &found.hit;
         let clause = library.store().clause(hit.row)?;
-        let mut copies = Vec::with_capacity(folded.copies.len());
-        for &row in &folded.copies {
+        let mut copies = Vec::with_capacity(found.copies.len());
+        for &row in &found.copies {
             let copy = library.store().clause(row)?;
             copies.push(serde_json::json!({
                 "id": copy.id,

@@ -998,3 +998,117 @@ fn hit_ids(reply: &serde_json::Value) -> Vec<&str> {
         .filter_map(|h| h["clause"]["id"].as_str())
         .collect()
 }
+
+/// `precedent search --json` and `POST /v1/search` give the same answer to the same request,
+/// because both ask the engine (`precedent_engine::search`) with the pipeline the engine
+/// chooses for the library: the same clauses in the same order with the same scores and the
+/// same folded copies, for training queries in every wording, with copies folded and kept.
+#[test]
+fn the_cli_and_the_api_answer_a_search_alike() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = build_library(p, "acord", None, false);
+    let read = create_key(&lib, "read");
+    let server = Server::start(&[format!("acord={}", s(&lib))], p);
+    let mut queries = Vec::new();
+    for file in [
+        "queries.jsonl",
+        "queries_medium.jsonl",
+        "queries_long.jsonl",
+    ] {
+        let wording = precedent_formats::read_queries(&acord().join(file)).expect("queries");
+        queries.extend(wording.into_iter().step_by(6).map(|q| q.text));
+    }
+    assert!(queries.len() >= 27, "{} queries", queries.len());
+    let mut compared = 0;
+    for query in &queries {
+        for keep in [false, true] {
+            let mut args = vec![
+                "search",
+                query.as_str(),
+                "--index",
+                s(&lib),
+                "-k",
+                "10",
+                "--json",
+            ];
+            if keep {
+                args.push("--keep-duplicates");
+            }
+            let out = precedent(&args, p);
+            assert!(
+                out.status.success(),
+                "{query}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let cli: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cli json");
+            let api = call(
+                "POST",
+                &server.url("/v1/search"),
+                Some(&read),
+                Some(&json!({"query": query, "k": 10, "keep_duplicates": keep})),
+            );
+            assert_eq!(api.status, 200, "{query}: {}", api.body);
+            let api = api.json();
+            assert_eq!(cli["pipeline"], api["pipeline"], "{query}");
+            let cli_hits: Vec<(String, f64, Vec<String>)> = cli["hits"]
+                .as_array()
+                .expect("hits")
+                .iter()
+                .map(|h| {
+                    let copies = h["copies"]
+                        .as_array()
+                        .expect("copies")
+                        .iter()
+                        .map(|c| c["id"].as_str().unwrap_or_default().to_owned())
+                        .collect();
+                    let score = h["score"].as_f64().unwrap_or(f64::NAN);
+                    (
+                        h["id"].as_str().unwrap_or_default().to_owned(),
+                        score,
+                        copies,
+                    )
+                })
+                .collect();
+            let api_hits: Vec<(String, f64, Vec<String>)> = api["hits"]
+                .as_array()
+                .expect("hits")
+                .iter()
+                .map(|h| {
+                    let copies = h["copies"]
+                        .as_array()
+                        .expect("copies")
+                        .iter()
+                        .map(|c| c.as_str().unwrap_or_default().to_owned())
+                        .collect();
+                    let score = h["score"].as_f64().unwrap_or(f64::NAN);
+                    (
+                        h["clause"]["id"].as_str().unwrap_or_default().to_owned(),
+                        score,
+                        copies,
+                    )
+                })
+                .collect();
+            // Ids and copies exactly; scores as numbers (each face prints its f32 in its own way).
+            let strip = |hits: &[(String, f64, Vec<String>)]| -> Vec<(String, Vec<String>)> {
+                hits.iter()
+                    .map(|(id, _, c)| (id.clone(), c.clone()))
+                    .collect()
+            };
+            assert_eq!(
+                strip(&cli_hits),
+                strip(&api_hits),
+                "{query} (keep duplicates: {keep})"
+            );
+            for ((_, a, _), (_, b, _)) in cli_hits.iter().zip(&api_hits) {
+                assert!(
+                    (a - b).abs() <= 1e-4 * a.abs().max(1.0),
+                    "{query}: {a} vs {b}"
+                );
+            }
+            assert_eq!(cli_hits.len(), 10, "{query}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, queries.len() * 2);
+}

@@ -10,11 +10,14 @@
 //!   and which one a library gets by default ([`default_pipeline`]).
 //! - [`Rankers`]: the learned rankers a process loads once and shares, and which of them serves
 //!   a given library.
+//! - [`search`]: one search for every face: filters, deepening, a left-out source clause,
+//!   folded copies, and the candidates facets describe.
 //! - [`lazy_clause_type_reader`]: the CUAD clause-type reader the `+types` stage and the
 //!   learned ranker's clause-type rule use, trained (or read from its cache) on first use.
 
 pub mod pipelines;
 mod rankers;
+pub mod search;
 
 pub use pipelines::{
     build, default_pipeline, is_known, known_pipelines, needs_embedder, PipelineContext,
@@ -29,6 +32,8 @@ pub enum EngineError {
     Rank(#[from] precedent_rank::RankError),
     #[error(transparent)]
     Learn(#[from] precedent_learn::LearnError),
+    #[error(transparent)]
+    Library(#[from] precedent_library::LibraryError),
     #[error("{0}")]
     Unavailable(String),
 }

@@ -9,8 +9,6 @@
 
 use std::collections::HashMap;
 
-use crate::{Library, LibraryError};
-
 /// The mark that joins the pieces of a clause cut from separate places (ACORD's corpus, CUAD's
 /// spans, and our own segmenter when it attaches a cross-referenced section).
 const OMISSION_MARK: &str = "<omitted>";
@@ -47,8 +45,7 @@ pub enum Placement {
 }
 
 /// The wordings already on a result page, for folding copies as hits arrive in rank order.
-/// The CLI folds a finished hit list ([`fold_duplicates`]); the server folds while it filters
-/// and counts facets, so both take their decisions here.
+/// The engine's search folds with it while it filters, for every face.
 #[derive(Debug, Default)]
 pub struct CopyFolder {
     first_with: HashMap<String, usize>,
@@ -81,46 +78,6 @@ impl CopyFolder {
         }
         Placement::New
     }
-}
-
-/// A hit and the rows of the lower-ranked copies folded into it (in rank order).
-#[derive(Debug, Clone)]
-pub struct Folded<H> {
-    pub hit: H,
-    pub copies: Vec<u32>,
-}
-
-impl<H> Folded<H> {
-    /// A hit with no copies folded into it.
-    pub fn alone(hit: H) -> Self {
-        Folded {
-            hit,
-            copies: Vec::new(),
-        }
-    }
-}
-
-/// Folds each hit whose clause text is a copy of a higher-ranked hit's ([`duplicate_key`]) into
-/// that hit, keeping rank order, and stops after `k` distinct hits (later copies of those `k`
-/// are still folded in, so callers can ask for more hits than `k` to fill a page).
-pub fn fold_duplicates<H>(
-    library: &Library,
-    hits: Vec<H>,
-    k: usize,
-    row_of: impl Fn(&H) -> u32,
-) -> Result<Vec<Folded<H>>, LibraryError> {
-    let mut out: Vec<Folded<H>> = Vec::with_capacity(k.min(hits.len()));
-    let mut folder = CopyFolder::default();
-    for hit in hits {
-        let row = row_of(&hit);
-        let text = library.store().clause(row)?.text;
-        match folder.place(&text, out.len(), k) {
-            Placement::CopyOf(at) => out[at].copies.push(row),
-            Placement::New if out.len() < k => out.push(Folded::alone(hit)),
-            Placement::New | Placement::Skip => {}
-        }
-    }
-    Ok(out)
 }
 
 /// How many hits to ask a pipeline for so that `k` distinct ones are likely among them when

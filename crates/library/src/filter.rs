@@ -9,8 +9,6 @@
 use precedent_formats::CorpusDoc;
 use serde_json::Value;
 
-use crate::{Library, LibraryError};
-
 /// What clauses must satisfy to be returned; every given condition must hold. `Default`
 /// matches everything. The CLI's flags and the HTTP API's `filters` object both become this
 /// (the API deserializes it directly, unknown fields refused).
@@ -167,65 +165,6 @@ impl Filter {
     }
 }
 
-/// Runs `search(n)` for growing `n` until `k` results pass `filter` or the library has no more
-/// clauses, and returns the first `k` that pass, in the search's order. With an empty filter it
-/// is one plain search.
-pub fn filtered_search<H, E>(
-    library: &Library,
-    filter: &Filter,
-    k: usize,
-    search: impl FnMut(usize) -> Result<Vec<H>, E>,
-    row_of: impl Fn(&H) -> u32,
-) -> Result<Vec<H>, E>
-where
-    E: From<LibraryError>,
-{
-    filtered_search_where(library, filter, None::<fn(u32) -> bool>, k, search, row_of)
-}
-
-/// [`filtered_search`] with one more condition on the library row, for restrictions that are not
-/// clause metadata (e.g. a category predicted by a learned model).
-pub fn filtered_search_where<H, E>(
-    library: &Library,
-    filter: &Filter,
-    row_ok: Option<impl Fn(u32) -> bool>,
-    k: usize,
-    mut search: impl FnMut(usize) -> Result<Vec<H>, E>,
-    row_of: impl Fn(&H) -> u32,
-) -> Result<Vec<H>, E>
-where
-    E: From<LibraryError>,
-{
-    if (filter.is_empty() && row_ok.is_none()) || k == 0 {
-        return search(k);
-    }
-    let total = library.len();
-    // Start at 10x: selective filters (one party) are the common case.
-    let mut fetch = k.saturating_mul(10).max(50).min(total.max(1));
-    loop {
-        let hits = search(fetch)?;
-        let exhausted = hits.len() < fetch || fetch >= total;
-        let mut kept = Vec::with_capacity(k);
-        for hit in hits {
-            let row = row_of(&hit);
-            if row_ok.as_ref().is_some_and(|ok| !ok(row)) {
-                continue;
-            }
-            let doc = library.store().clause(row)?;
-            if filter.matches_doc(&doc) {
-                kept.push(hit);
-                if kept.len() == k {
-                    return Ok(kept);
-                }
-            }
-        }
-        if exhausted {
-            return Ok(kept);
-        }
-        fetch = fetch.saturating_mul(4).min(total);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,62 +253,6 @@ mod tests {
             ..Filter::default()
         }
         .matches(&json!({})));
-    }
-
-    #[test]
-    fn over_fetching_returns_k_filtered_hits() {
-        // 200 clauses that all match the query; only every 20th is Delaware law.
-        let docs: Vec<CorpusDoc> = (0..200)
-            .map(|i| CorpusDoc {
-                id: format!("c{i}"),
-                title: None,
-                text: format!("limitation of liability clause number {i}"),
-                metadata: json!({
-                    "contract": format!("k{i}"),
-                    "governing_law": if i % 20 == 0 { "Delaware" } else { "New York" },
-                }),
-            })
-            .collect();
-        let dir = tempfile::tempdir().expect("tempdir");
-        let library = Library::build(
-            dir.path(),
-            &docs,
-            &crate::BuildOptions::default(),
-            None,
-            &crate::NoProgress,
-        )
-        .expect("build");
-        let filter = Filter {
-            governing_law: Some("delaware".into()),
-            ..Filter::default()
-        };
-        let mut fetches = Vec::new();
-        let hits = filtered_search(
-            &library,
-            &filter,
-            8,
-            |n| {
-                fetches.push(n);
-                library.lexical().search("limitation of liability", n)
-            },
-            |&(row, _)| row,
-        )
-        .expect("search");
-        assert_eq!(hits.len(), 8, "fetches {fetches:?}");
-        for (row, _) in &hits {
-            let doc = library.store().clause(*row).expect("clause");
-            assert_eq!(doc.metadata["governing_law"], "Delaware");
-        }
-        // Only 10 clauses match; asking for 15 returns those 10 after exhausting the library.
-        let all = filtered_search(
-            &library,
-            &filter,
-            15,
-            |n| library.lexical().search("liability", n),
-            |&(r, _)| r,
-        )
-        .expect("search");
-        assert_eq!(all.len(), 10);
     }
 
     #[test]

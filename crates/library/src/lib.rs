@@ -34,10 +34,8 @@ use precedent_formats::CorpusDoc;
 use precedent_text::AnalyzerConfig;
 use serde::{Deserialize, Serialize};
 
-pub use duplicates::{
-    duplicate_key, fetch_for_folding, fold_duplicates, CopyFolder, Folded, Placement,
-};
-pub use filter::{filtered_search, filtered_search_where, BadDate, Filter};
+pub use duplicates::{duplicate_key, fetch_for_folding, CopyFolder, Placement};
+pub use filter::{BadDate, Filter};
 pub use lexical::LexicalIndex;
 pub use lock::WriteLock;
 pub use precedent_vectors::{IndexKind, Neighbor, VectorError, VectorIndex};
@@ -706,43 +704,6 @@ mod tests {
 
     fn build_sample(root: &Path) -> Library {
         Library::build(root, &sample(), &BuildOptions::default(), None, &NoProgress).expect("build")
-    }
-
-    #[test]
-    fn copies_fold_into_the_first_hit_with_their_words() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut docs = sample();
-        docs.push(doc(
-            "cap-copy",
-            "IN NO EVENT shall liability exceed the fees paid in the twelve months\npreceding the \"claim\".",
-        ));
-        let lib = Library::build(
-            &dir.path().join("lib"),
-            &docs,
-            &BuildOptions::default(),
-            None,
-            &NoProgress,
-        )
-        .expect("build");
-        let hits = lib
-            .lexical()
-            .search("liability fees claim", 10)
-            .expect("search");
-        let rows: Vec<u32> = hits.iter().map(|h| h.0).collect();
-        assert_eq!(rows.len(), 2, "{rows:?}");
-        let folded = fold_duplicates(&lib, hits, 10, |h| h.0).expect("fold");
-        assert_eq!(folded.len(), 1);
-        assert_eq!(folded[0].hit.0, rows[0]);
-        assert_eq!(folded[0].copies, vec![rows[1]]);
-        // k bounds the distinct hits, not the hits read.
-        let everything: Vec<u32> = (0..lib.len() as u32).collect();
-        let folded = fold_duplicates(&lib, everything, 2, |r| *r).expect("fold");
-        assert_eq!(folded.len(), 2);
-        assert_eq!(
-            folded[0].copies,
-            vec![3],
-            "the copy of row 0 is folded although k = 2"
-        );
     }
 
     #[test]

@@ -10,8 +10,8 @@ use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use precedent_library::{CopyFolder, Filter, Placement};
-use precedent_rank::{Hit, Pipeline};
+use precedent_library::Filter;
+use precedent_rank::Pipeline;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -26,10 +26,6 @@ use crate::AppState;
 pub const MAX_QUERY_CHARS: usize = 20_000;
 /// Most hits one request may ask for.
 pub const MAX_K: usize = 100;
-/// Candidates facets are counted over (and filters pick from before over-fetching more).
-const FACET_DEPTH: usize = 100;
-/// Filters look this deep into the ranking at most before giving up on finding `k` matches.
-const MAX_FILTER_DEPTH: usize = 20_000;
 
 fn default_k() -> usize {
     10
@@ -573,138 +569,93 @@ fn facet_list(counts: BTreeMap<String, usize>) -> Vec<FacetValue> {
     list
 }
 
-/// Ranks with `pipeline`, keeps hits that pass `filter` (fetching deeper until `k` pass or
-/// the library is exhausted), skips `exclude` (and, when folding, its copies), folds
-/// word-for-word copies into the first hit with their words unless `keep_duplicates`
-/// ([`CopyFolder`]), and counts facets over the top candidates.
+/// Ranks with the engine's one search ([`precedent_engine::search::search`]: filters,
+/// deepening, the left-out `similar` source, folded copies), then renders the page and counts
+/// facets over the top candidates.
 fn ranked_hits(
     service: &LibraryService,
     pipeline: &Pipeline,
     ranking: &Ranking,
 ) -> Result<(Vec<SearchHit>, Facets), Problem> {
-    let Ranking {
-        query,
-        k,
-        filter,
-        exclude,
-        keep_duplicates,
-    } = ranking;
-    let (k, exclude, keep_duplicates) = (*k, *exclude, *keep_duplicates);
-    let library_len = service.library.len();
-    let filtered = !filter.is_empty();
-    let mut depth = if filtered {
-        (k * 20).max(FACET_DEPTH * 2)
-    } else if keep_duplicates {
-        k.max(FACET_DEPTH) + usize::from(exclude.is_some())
-    } else {
-        precedent_library::fetch_for_folding(k).max(FACET_DEPTH) + usize::from(exclude.is_some())
-    }
-    .min(library_len.max(1));
-    let terms = service.library.lexical().query_terms(query);
-    // Copies of the excluded clause (a /v1/similar source) are not "similar clauses" either.
-    let excluded_text = match exclude {
-        Some(row) if !keep_duplicates => Some(
-            service
-                .library
-                .store()
-                .clause(row)
-                .map_err(engine_error)?
-                .text,
-        ),
-        _ => None,
+    let request = precedent_engine::search::Request {
+        query: &ranking.query,
+        k: ranking.k,
+        filter: &ranking.filter,
+        row_ok: None,
+        exclude: ranking.exclude,
+        keep_duplicates: ranking.keep_duplicates,
     };
-    loop {
-        let hits: Vec<Hit> = pipeline.search(query, depth).map_err(|e| match e {
-            precedent_rank::RankError::EmptyQuery => Problem::bad_request("the query is empty"),
-            precedent_rank::RankError::NoWords => Problem::bad_request(format!(
-                "{} has no words (only punctuation or symbols); type the words to look for",
-                if exclude.is_some() {
-                    "the clause"
-                } else {
-                    "the query"
-                }
-            )),
-            other => engine_error(other),
-        })?;
-        let exhausted = hits.len() < depth || depth >= library_len.min(MAX_FILTER_DEPTH);
-        let mut facet_counts: [BTreeMap<String, usize>; 4] = Default::default();
-        let mut facet_candidates = 0;
-        let mut out: Vec<SearchHit> = Vec::with_capacity(k);
-        let mut folder = (!keep_duplicates).then(|| {
-            excluded_text
-                .as_deref()
-                .map_or_else(CopyFolder::default, CopyFolder::skipping)
-        });
-        for (i, hit) in hits.iter().enumerate() {
-            if Some(hit.row) == exclude {
-                continue;
+    let page = precedent_engine::search::search(&service.library, pipeline, &request).map_err(
+        |e| match e {
+            precedent_engine::EngineError::Rank(precedent_rank::RankError::EmptyQuery) => {
+                Problem::bad_request("the query is empty")
             }
-            let in_facets = i < FACET_DEPTH;
-            if out.len() >= k && !in_facets {
-                break;
-            }
-            let (view, meta) = clause_view(service, hit.row)?;
-            if in_facets {
-                facet_candidates += 1;
-                for t in &meta.clause_types {
-                    count_facet(&mut facet_counts[0], &t.category);
-                }
-                count_facet(
-                    &mut facet_counts[1],
-                    meta.governing_law.as_deref().unwrap_or(""),
-                );
-                count_facet(
-                    &mut facet_counts[2],
-                    meta.document_type.as_deref().unwrap_or(""),
-                );
-                for p in &meta.parties {
-                    count_facet(&mut facet_counts[3], p);
-                }
-            }
-            if !filtered || filter.matches(&view.metadata) {
-                let placement = folder
-                    .as_mut()
-                    .map_or(Placement::New, |f| f.place(&view.text, out.len(), k));
-                match placement {
-                    Placement::CopyOf(at) => {
-                        out[at].copies.push(view.id);
-                        continue;
+            precedent_engine::EngineError::Rank(precedent_rank::RankError::NoWords) => {
+                Problem::bad_request(format!(
+                    "{} has no words (only punctuation or symbols); type the words to look for",
+                    if ranking.exclude.is_some() {
+                        "the clause"
+                    } else {
+                        "the query"
                     }
-                    Placement::Skip => continue,
-                    Placement::New if out.len() >= k => continue,
-                    Placement::New => {}
-                }
-                out.push(SearchHit {
-                    rank: out.len() + 1,
-                    score: hit.score,
-                    stages: hit
-                        .stages
-                        .iter()
-                        .map(|s| StageScoreView {
-                            stage: s.stage.clone(),
-                            rank: s.rank,
-                            score: s.score,
-                        })
-                        .collect(),
-                    highlights: highlight_spans(service, &view.text, &terms),
-                    clause: view,
-                    copies: Vec::new(),
-                });
+                ))
             }
+            other => engine_error(other),
+        },
+    )?;
+    let mut facet_counts: [BTreeMap<String, usize>; 4] = Default::default();
+    for &row in &page.facet_rows {
+        let (_, meta) = clause_view(service, row)?;
+        for t in &meta.clause_types {
+            count_facet(&mut facet_counts[0], &t.category);
         }
-        if out.len() >= k || exhausted {
-            let [clause_type, governing_law, document_type, party] = facet_counts;
-            let facets = Facets {
-                candidates: facet_candidates,
-                clause_type: facet_list(clause_type),
-                governing_law: facet_list(governing_law),
-                document_type: facet_list(document_type),
-                party: facet_list(party),
-            };
-            return Ok((out, facets));
+        count_facet(
+            &mut facet_counts[1],
+            meta.governing_law.as_deref().unwrap_or(""),
+        );
+        count_facet(
+            &mut facet_counts[2],
+            meta.document_type.as_deref().unwrap_or(""),
+        );
+        for p in &meta.parties {
+            count_facet(&mut facet_counts[3], p);
         }
-        depth = (depth * 4).min(library_len.min(MAX_FILTER_DEPTH));
     }
+    let terms = service.library.lexical().query_terms(&ranking.query);
+    let mut hits = Vec::with_capacity(page.hits.len());
+    for (i, found) in page.hits.into_iter().enumerate() {
+        let (view, _) = clause_view(service, found.hit.row)?;
+        let mut copies = Vec::with_capacity(found.copies.len());
+        for row in found.copies {
+            copies.push(clause_view(service, row)?.0.id);
+        }
+        hits.push(SearchHit {
+            rank: i + 1,
+            score: found.hit.score,
+            stages: found
+                .hit
+                .stages
+                .iter()
+                .map(|s| StageScoreView {
+                    stage: s.stage.clone(),
+                    rank: s.rank,
+                    score: s.score,
+                })
+                .collect(),
+            highlights: highlight_spans(service, &view.text, &terms),
+            clause: view,
+            copies,
+        });
+    }
+    let [clause_type, governing_law, document_type, party] = facet_counts;
+    let facets = Facets {
+        candidates: page.facet_rows.len(),
+        clause_type: facet_list(clause_type),
+        governing_law: facet_list(governing_law),
+        document_type: facet_list(document_type),
+        party: facet_list(party),
+    };
+    Ok((hits, facets))
 }
 
 #[utoipa::path(
