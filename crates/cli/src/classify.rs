@@ -119,12 +119,11 @@ fn clauses(args: &ClassifyArgs) -> Result<Vec<String>> {
 
 pub fn run(args: ClassifyArgs) -> Result<()> {
     let texts = clauses(&args)?;
-    let mut model = args.typer.load_legalbench_classifier(args.words_only)?;
+    let models = args.typer.models();
+    let mut model = models.load_legalbench_classifier(args.words_only)?;
     if !args.no_gate {
         // `--classifier` is the classify model here, so the gate comes from the cache.
-        args.typer
-            .with_classifier(None)
-            .attach_type_gate(&mut model)?;
+        models.with_classifier(None).attach_type_gate(&mut model)?;
     }
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let listed = model.types_of(&refs, args.threshold, args.all)?;

@@ -17,7 +17,7 @@ use precedent_cuad::stack::StackOptions;
 use precedent_cuad::type_thresholds::{self, GridCounts};
 use precedent_cuad::{TrainOptions, N_CATEGORIES};
 
-use crate::review::MiniLmSentences;
+use precedent_engine::MiniLmSentences;
 
 #[derive(Args)]
 pub struct EvalCuadArgs {

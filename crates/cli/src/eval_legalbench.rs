@@ -18,7 +18,8 @@ use precedent_cuad::legalbench::{read_examples, tasks, Task, Thresholds};
 use precedent_cuad::{ClauseTyper, CATEGORIES, N_CATEGORIES};
 use precedent_metrics::balanced_accuracy;
 
-use crate::review::{legalbench_options, TyperArgs};
+use crate::review::TyperArgs;
+use precedent_engine::legalbench_options;
 
 /// Which model answers "is this clause of category X?".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -113,7 +114,10 @@ pub fn run(args: EvalLegalbenchArgs) -> Result<()> {
 fn row_scores(args: &EvalLegalbenchArgs, tasks: &[Task]) -> Result<BTreeMap<String, f64>> {
     let (scorer, mut thresholds) = match args.model {
         LegalbenchModel::Classifier => {
-            let model = args.typer.load_legalbench_classifier(args.words_only)?;
+            let model = args
+                .typer
+                .models()
+                .load_legalbench_classifier(args.words_only)?;
             let thresholds: [f32; N_CATEGORIES] = std::array::from_fn(|k| model.threshold(k));
             (Scorer::Classifier(Box::new(model)), thresholds)
         }
@@ -121,7 +125,7 @@ fn row_scores(args: &EvalLegalbenchArgs, tasks: &[Task]) -> Result<BTreeMap<Stri
             let shipped = precedent_cuad::legalbench::shipped_thresholds();
             let thresholds: [f32; N_CATEGORIES] = std::array::from_fn(|k| shipped.get(k));
             (
-                Scorer::Typer(Box::new(args.typer.load_first_stage()?)),
+                Scorer::Typer(Box::new(args.typer.models().load_first_stage()?)),
                 thresholds,
             )
         }

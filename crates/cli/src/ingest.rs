@@ -305,7 +305,7 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
     let typer = if args.no_types || todo.is_empty() {
         None
     } else {
-        Some(args.typer.load().context(
+        Some(args.typer.models().load().context(
             "the clause typer writes CUAD clause types into the library (pass --no-types to ingest without them)",
         )?)
     };

@@ -2,21 +2,15 @@
 //! confidence, section and character span.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use precedent_contracts::meta::ContractMeta;
-use precedent_contracts::{segment_text, Clause, Format};
-use precedent_cuad::cache::{
-    default_cache, default_classifier_cache, find_cuad_dir, load_or_train,
-    load_or_train_classifier, load_or_train_classifier_with_view,
-};
-use precedent_cuad::clause_classifier::{ClassifierOptions, ClauseClassifier};
-use precedent_cuad::dense::{SentenceEmbedder, SENTENCE_MAX_TOKENS};
-use precedent_cuad::eval::Selection;
-use precedent_cuad::{ClauseTyper, TrainOptions, CATEGORIES};
-use precedent_models::{EmbedOptions, Embedder};
+use precedent_contracts::Format;
+use precedent_cuad::cache::{default_cache, default_classifier_cache};
+use precedent_cuad::{ClauseTyper, CATEGORIES};
+use precedent_engine::review::{review_text, ContractReview};
+use precedent_engine::ClauseModels;
 use precedent_unfair::document::{looks_like_terms_of_service, TosReview};
 use precedent_unfair::UnfairModel;
 use serde::Serialize;
@@ -48,211 +42,18 @@ pub struct TyperArgs {
     /// Cache directory for trained clause classifiers (default: beside the typer cache).
     #[arg(long, default_value_os_t = default_classifier_cache())]
     pub classifier_cache: PathBuf,
-    /// The second stage's classifier once loaded, shared by every clone of these arguments: a
-    /// server's review typer and `/v1/classify`'s type gate read the same 44 MB model, loaded
-    /// once ([`Self::second_stage_classifier`]).
-    #[arg(skip)]
-    second_stage: SharedClassifier,
-}
-
-/// A model loaded at most once across clones ([`TyperArgs::second_stage_classifier`]). A failed
-/// load is not remembered: the next caller tries again and gets its own error.
-#[derive(Clone, Default)]
-struct SharedClassifier(Arc<std::sync::Mutex<Option<Arc<ClauseClassifier>>>>);
-
-/// MiniLM as the typer's sentence embedder: the sentence-embedding view of `review` (and of
-/// `eval-cuad --dense`).
-pub struct MiniLmSentences(pub Embedder);
-
-impl SentenceEmbedder for MiniLmSentences {
-    fn embed_sentences(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        let options = EmbedOptions {
-            max_tokens: Some(SENTENCE_MAX_TOKENS),
-            ..EmbedOptions::default()
-        };
-        Ok(self.0.embed_with(texts, &options, &|_| {})?)
-    }
-
-    fn dim(&self) -> usize {
-        self.0.dim()
-    }
-
-    fn model_id(&self) -> &str {
-        self.0.model_id()
-    }
 }
 
 impl TyperArgs {
-    /// The typer with the clause classifier its second stage reads: word features only (what
-    /// `ingest` types clauses with, and `review --fast`).
-    pub fn load(&self) -> Result<ClauseTyper> {
-        let classifier = self.second_stage_classifier()?;
-        Ok(self
-            .load_first_stage()?
-            .with_clause_classifier(Some(classifier)))
-    }
-
-    /// The typer a review uses: [`Self::load`] plus, unless `fast`, the sentence-embedding
-    /// view (MiniLM over every sentence of the contract; ~1.5 s more for a median CUAD
-    /// contract). Without MiniLM the review goes on with word features, saying so once.
-    pub fn load_for_review(&self, fast: bool) -> Result<ClauseTyper> {
-        let mut typer = self.load()?;
-        if fast {
-            return Ok(typer);
-        }
-        let attached = Embedder::load_default()
-            .map_err(anyhow::Error::from)
-            .and_then(|e| typer.set_sentence_embedder(Arc::new(MiniLmSentences(e))));
-        if let Err(e) = attached {
-            eprintln!(
-                "warning: reviewing with word features only (as --fast): the sentence-embedding view is unavailable: {e:#}"
-            );
-        }
-        Ok(typer)
-    }
-
-    fn cuad_dir(&self, what: &str, flag: &str) -> Result<PathBuf> {
-        match &self.cuad {
-            Some(d) => Ok(d.clone()),
-            None => find_cuad_dir().with_context(|| {
-                format!("no CUAD data to train the {what} from: pass --cuad DIR or {flag} FILE")
-            }),
-        }
-    }
-
-    /// The single-clause classifier: --classifier, else the cached one trained from --cuad
-    /// with `options`.
-    pub fn load_classifier(&self, options: &ClassifierOptions) -> Result<ClauseClassifier> {
-        if let Some(path) = &self.classifier {
-            return ClauseClassifier::load(path);
-        }
-        let dir = self.cuad_dir("clause classifier", "--classifier")?;
-        load_or_train_classifier(&dir, &self.classifier_cache, options, || {
-            eprintln!(
-                "training the clause classifier from {} (once; cached in {})",
-                dir.display(),
-                self.classifier_cache.display()
-            )
-        })
-        .with_context(|| format!("training the clause classifier from {}", dir.display()))
-    }
-
-    /// These arguments with another `--classifier`: a clone that does not share the loaded
-    /// second-stage classifier, which came from the other one.
-    pub fn with_classifier(&self, classifier: Option<PathBuf>) -> TyperArgs {
-        TyperArgs {
-            classifier,
-            second_stage: SharedClassifier::default(),
-            ..self.clone()
-        }
-    }
-
-    /// The classifier the typer's second stage reads ([`Self::load_classifier`] with
-    /// [`ClassifierOptions::for_second_stage`]), loaded once for these arguments and their
-    /// clones. The lock is held while loading (or training, the first time), so concurrent first
-    /// users wait for one load instead of each loading a copy.
-    pub fn second_stage_classifier(&self) -> Result<Arc<ClauseClassifier>> {
-        let mut slot = self
-            .second_stage
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(model) = slot.as_ref() {
-            return Ok(model.clone());
-        }
-        let model = Arc::new(self.load_classifier(&ClassifierOptions::for_second_stage())?);
-        *slot = Some(model.clone());
-        Ok(model)
-    }
-
-    /// Attaches the type gate to the classify `model`: the second stage's classifier
-    /// ([`Self::second_stage_classifier`]), whose agreement a type needs to be marked likely.
-    /// When it cannot be loaded (a classify model passed as a file needs no CUAD data, the gate
-    /// does when not cached), says why and goes on without it.
-    pub fn attach_type_gate(&self, model: &mut ClauseClassifier) -> Result<()> {
-        match self.second_stage_classifier() {
-            Ok(gate) => model.set_type_gate(gate),
-            Err(e) => {
-                eprintln!(
-                    "warning: no type gate ({e:#}); types at 0.5 and up are marked likely without it"
-                );
-                Ok(())
-            }
-        }
-    }
-
-    /// The classifier `eval-legalbench` answers with: --classifier (with MiniLM attached when
-    /// the file has a sentence view), else the cached one of
-    /// [`ClassifierOptions::for_legalbench`], words plus the MiniLM view. With `words_only`, or
-    /// without MiniLM (saying so), the words-only one ([`ClassifierOptions::default`]).
-    pub fn load_legalbench_classifier(&self, words_only: bool) -> Result<ClauseClassifier> {
-        if let Some(path) = &self.classifier {
-            let mut model = ClauseClassifier::load(path)?;
-            if model.has_view() {
-                let embedder = Embedder::load_default().with_context(|| {
-                    format!(
-                        "{} reads sentence embeddings, and MiniLM is unavailable",
-                        path.display()
-                    )
-                })?;
-                model.set_sentence_embedder(Arc::new(MiniLmSentences(embedder)))?;
-            }
-            return Ok(model);
-        }
-        let (options, embedder) = legalbench_options(words_only);
-        let dir = self.cuad_dir("clause classifier", "--classifier")?;
-        load_or_train_classifier_with_view(&dir, &self.classifier_cache, &options, embedder, || {
-            eprintln!(
-                "training the clause classifier from {} (once, about {}; cached in {})",
-                dir.display(),
-                if options.reads_vectors() {
-                    "3 minutes with MiniLM"
-                } else {
-                    "a minute"
-                },
-                self.classifier_cache.display()
-            )
-        })
-        .with_context(|| format!("training the clause classifier from {}", dir.display()))
-    }
-
-    /// The typer without the clause classifier: first-stage confidences only (what a clause
-    /// on its own gets anyway, [`ClauseTyper::classify_scores`]).
-    pub fn load_first_stage(&self) -> Result<ClauseTyper> {
-        if let Some(path) = &self.typer {
-            return ClauseTyper::load(path);
-        }
-        let dir = self.cuad_dir("clause typer", "--typer")?;
-        load_or_train(&dir, &self.typer_cache, &TrainOptions::default(), || {
-            eprintln!(
-                "training the clause typer from {} (once; cached in {})",
-                dir.display(),
-                self.typer_cache.display()
-            )
-        })
-        .with_context(|| format!("training the clause typer from {}", dir.display()))
-    }
-}
-
-/// The LegalBench classifier's options and the MiniLM embedder its view reads, or the word-only
-/// options when asked (`words_only`) or (with a warning) when MiniLM cannot be loaded.
-pub fn legalbench_options(
-    words_only: bool,
-) -> (ClassifierOptions, Option<Arc<dyn SentenceEmbedder>>) {
-    if words_only {
-        return (ClassifierOptions::default(), None);
-    }
-    match Embedder::load_default() {
-        Ok(e) => (
-            ClassifierOptions::for_legalbench(),
-            Some(Arc::new(MiniLmSentences(e))),
-        ),
-        Err(e) => {
-            eprintln!(
-                "warning: classifying with word features only: the sentence-embedding view is unavailable: {e}"
-            );
-            (ClassifierOptions::default(), None)
-        }
+    /// The models these arguments name ([`ClauseModels`]); its clones share what they load.
+    pub fn models(&self) -> ClauseModels {
+        ClauseModels::new(
+            self.typer.clone(),
+            self.cuad.clone(),
+            self.typer_cache.clone(),
+            self.classifier.clone(),
+            self.classifier_cache.clone(),
+        )
     }
 }
 
@@ -316,104 +117,9 @@ pub struct TosDocumentReview {
     pub review: TosReview,
 }
 
-#[derive(Serialize)]
-pub struct Finding {
-    pub category: &'static str,
-    pub text: String,
-    pub start: usize,
-    pub end: usize,
-    pub section: Option<String>,
-    pub confidence: f32,
-}
-
-#[derive(Serialize)]
-pub struct ContractReview {
-    pub contract: String,
-    /// What the contract says about itself (title, document type, parties, date, governing
-    /// law; [`precedent_contracts::meta`]); filled by `review`, not by the server's reviewer.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<ContractMeta>,
-    /// Present (and true) only when the text was recognised by OCR from a scanned PDF.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub ocr: bool,
-    pub findings: Vec<Finding>,
-}
-
 /// Reads a contract (TXT, EDGAR HTML, PDF by its text layer or by OCR, DOCX).
 pub fn read_contract(path: &Path) -> Result<precedent_contracts::Document> {
     Ok(precedent_contracts::read_path(path)?)
-}
-
-/// The section a clause sits in, as a lawyer cites it (the one rule of citations,
-/// [`precedent_contracts::library_docs::section_reference`]): `["16", "B"]` → `16.B`.
-fn section_of(clause: &Clause) -> Option<String> {
-    precedent_contracts::library_docs::section_reference(&clause.path, clause.number.as_deref())
-}
-
-/// For a character offset, the section of the innermost clause containing it.
-struct Sections {
-    clauses: Vec<(usize, usize, Option<String>)>,
-}
-
-impl Sections {
-    fn new(text: &str) -> Self {
-        Sections {
-            clauses: segment_text(text)
-                .iter()
-                .map(|c| (c.start, c.end, section_of(c)))
-                .collect(),
-        }
-    }
-
-    fn at(&self, offset: usize) -> Option<String> {
-        self.clauses
-            .iter()
-            .filter(|(s, e, _)| *s <= offset && offset < *e)
-            .min_by_key(|(s, e, _)| e - s)
-            .and_then(|(_, _, section)| section.clone())
-    }
-}
-
-/// Reviews one contract text: per category, the `top` most confident findings (0 = all), as
-/// CUAD's evaluation selects them ([`ClauseTyper::findings`]: near-duplicate spans dropped, and a
-/// finding that repeats what a more confident one already says scored low).
-pub fn review_text(typer: &ClauseTyper, contract: &str, text: &str, top: usize) -> ContractReview {
-    let selection = Selection {
-        top_n: if top == 0 { usize::MAX } else { top },
-        ..Selection::default()
-    };
-    let (candidates, chosen) = typer.findings(text, &selection);
-    let chars = precedent_text::char_offsets(text);
-    let sections = Sections::new(text);
-    let mut findings = Vec::new();
-    for (category, chosen) in CATEGORIES.iter().zip(chosen) {
-        let mut ranked: Vec<(usize, f32)> = chosen
-            .candidates
-            .into_iter()
-            .zip(chosen.confidence)
-            .collect();
-        ranked.sort_by(|a, b| {
-            b.1.total_cmp(&a.1)
-                .then(candidates[a.0].span.start.cmp(&candidates[b.0].span.start))
-        });
-        for (i, confidence) in ranked {
-            let span = candidates[i].span.clone();
-            findings.push(Finding {
-                category,
-                text: text[span.clone()].to_owned(),
-                start: chars[span.start],
-                end: chars[span.end],
-                section: sections.at(chars[span.start]),
-                confidence,
-            });
-        }
-    }
-    ContractReview {
-        contract: contract.to_owned(),
-        metadata: None,
-        ocr: false,
-        findings,
-    }
 }
 
 fn print_text(review: &ContractReview, threshold: f32) {
@@ -648,7 +354,7 @@ pub fn run(args: ReviewArgs) -> Result<()> {
         }
         let typer = match typer.as_mut() {
             Some(t) => t,
-            None => typer.insert(args.typer.load_for_review(args.fast)?),
+            None => typer.insert(args.typer.models().load_for_review(args.fast)?),
         };
         let mut review = review_text(typer, &path.display().to_string(), &document.text, args.top);
         review.ocr = document.ocr;
@@ -667,64 +373,4 @@ pub fn run(args: ReviewArgs) -> Result<()> {
         bail!("{failed} of {} files could not be reviewed", files.len());
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use precedent_cuad::clause_classifier::{LabelledClause, ALL_KNOWN};
-
-    /// A words-only classifier trained on a dozen toy clauses of two types, saved to `path`.
-    fn save_toy_classifier(path: &Path) {
-        let examples: Vec<LabelledClause> = (0..12)
-            .flat_map(|g| {
-                [
-                    (
-                        format!("This Agreement is governed by the laws of State {g}."),
-                        7,
-                    ),
-                    (
-                        format!("Neither party may assign this Agreement, clause {g}."),
-                        18,
-                    ),
-                ]
-                .map(|(text, category)| LabelledClause {
-                    text,
-                    positive: 1 << category,
-                    known: ALL_KNOWN,
-                    group: g,
-                })
-            })
-            .collect();
-        ClauseClassifier::train(&examples, &ClassifierOptions::default(), "toy")
-            .and_then(|model| model.save(path))
-            .expect("toy classifier");
-    }
-
-    #[test]
-    fn clones_load_the_second_stage_classifier_once() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("toy.bin");
-        let args = TyperArgs {
-            typer: None,
-            cuad: None,
-            typer_cache: dir.path().join("typer"),
-            classifier: Some(path.clone()),
-            classifier_cache: dir.path().join("classifier"),
-            second_stage: SharedClassifier::default(),
-        };
-        // A failed load is not remembered: once the file exists, the next call loads it.
-        assert!(args.clone().second_stage_classifier().is_err());
-        save_toy_classifier(&path);
-        let first = args.second_stage_classifier().expect("load");
-        let again = args.clone().second_stage_classifier().expect("shared");
-        assert!(Arc::ptr_eq(&first, &again), "a clone loaded its own copy");
-        // Arguments naming another classifier do not get this one.
-        let other = args.with_classifier(Some(path)).second_stage_classifier();
-        assert!(!Arc::ptr_eq(&first, &other.expect("load")));
-        // The gate attached to a classify model is that model too (it has no gate of its own).
-        let mut model = ClauseClassifier::load(&dir.path().join("toy.bin")).expect("load");
-        args.attach_type_gate(&mut model).expect("gate");
-        assert!(model.has_type_gate() && !first.has_type_gate());
-    }
 }

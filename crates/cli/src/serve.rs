@@ -5,14 +5,13 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use precedent_cuad::ClauseTyper;
+use precedent_engine::ClauseModels;
 use precedent_server::{
-    ClassifierLoader, ContractReviewer, Finding, LibrarySpec, ModelOptions, OnDemandModels,
-    ReviewerLoader, TypeScore,
+    ClassifierLoader, LibrarySpec, ModelOptions, OnDemandModels, ReviewerLoader,
 };
 
 use crate::eval_unfair_tos::UnfairArgs;
-use crate::review::{review_text, TyperArgs};
+use crate::review::TyperArgs;
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -77,34 +76,12 @@ pub struct ServeArgs {
     public_status: bool,
 }
 
-/// Contract review as `precedent review --json` does it: the same typer and candidates.
-struct TyperReviewer(ClauseTyper);
-
-/// Candidates per category handed to the server, which keeps the confident non-overlapping ones.
-const CANDIDATES_PER_CATEGORY: usize = 20;
-
-impl ContractReviewer for TyperReviewer {
-    fn review(&self, text: &str) -> Vec<Finding> {
-        review_text(&self.0, "", text, CANDIDATES_PER_CATEGORY)
-            .findings
-            .into_iter()
-            .map(|f| Finding {
-                category: f.category.to_owned(),
-                confidence: f.confidence,
-                start: f.start,
-                end: f.end,
-                text: f.text,
-                section: f.section,
-            })
-            .collect()
-    }
-}
-
-fn reviewer_loader(typer: TyperArgs, fast: bool) -> ReviewerLoader {
+/// The typer `precedent review` reviews with, loaded on the first `/v1/review`.
+fn reviewer_loader(models: ClauseModels, fast: bool) -> ReviewerLoader {
     Arc::new(move || {
         eprintln!("loading the clause typer for /v1/review");
-        let typer = typer.load_for_review(fast).map_err(|e| format!("{e:#}"))?;
-        Ok(Arc::new(TyperReviewer(typer)) as Arc<dyn ContractReviewer>)
+        let typer = models.load_for_review(fast).map_err(|e| format!("{e:#}"))?;
+        Ok(Arc::new(typer))
     })
 }
 
@@ -116,56 +93,24 @@ fn tos_loader(unfair: UnfairArgs) -> precedent_server::TosLoader {
     })
 }
 
-/// Clause classification as `precedent classify` does it: the same model and thresholds.
-struct LegalBenchClassifier(precedent_cuad::clause_classifier::ClauseClassifier);
-
-impl precedent_server::ClauseClassifier for LegalBenchClassifier {
-    fn classify(
-        &self,
-        clauses: &[&str],
-        threshold: Option<f32>,
-        all: bool,
-    ) -> Result<Vec<Vec<TypeScore>>, String> {
-        let listed = self
-            .0
-            .types_of(clauses, threshold, all)
-            .map_err(|e| format!("{e:#}"))?;
-        Ok(listed
-            .into_iter()
-            .map(|types| {
-                types
-                    .into_iter()
-                    .map(|t| TypeScore {
-                        category: t.category.to_owned(),
-                        confidence: t.confidence,
-                        threshold: t.threshold,
-                        likely: t.likely,
-                        gate: t.gate,
-                    })
-                    .collect()
-            })
-            .collect())
-    }
-}
-
-/// The classify model is `clause_classifier` (`--clause-classifier`) or the cached one; its
-/// type gate is the second stage's classifier (`typer.classifier`, `--classifier`, or the cached
-/// one), which review loads too.
+/// Clause classification as `precedent classify` does it: the classify model is
+/// `clause_classifier` (`--clause-classifier`) or the cached one; its type gate is the second
+/// stage's classifier (`--classifier`, or the cached one), shared with review through `models`.
 fn classifier_loader(
-    typer: TyperArgs,
+    models: ClauseModels,
     clause_classifier: Option<PathBuf>,
     words_only: bool,
 ) -> ClassifierLoader {
     Arc::new(move || {
         eprintln!("loading the clause classifier for /v1/classify");
-        let mut model = typer
+        let mut model = models
             .with_classifier(clause_classifier.clone())
             .load_legalbench_classifier(words_only)
             .map_err(|e| format!("{e:#}"))?;
-        typer
+        models
             .attach_type_gate(&mut model)
             .map_err(|e| format!("{e:#}"))?;
-        Ok(Arc::new(LegalBenchClassifier(model)) as Arc<dyn precedent_server::ClauseClassifier>)
+        Ok(Arc::new(model))
     })
 }
 
@@ -200,15 +145,18 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
+    // One set of clause models: review's typer and classify's type gate share the second
+    // stage's classifier, loaded once.
+    let clause_models = args.typer.models();
     runtime.block_on(precedent_server::serve(
         &specs,
         &models,
         &args.addr,
         OnDemandModels {
-            reviewer: Some(reviewer_loader(args.typer.clone(), args.fast_review)),
+            reviewer: Some(reviewer_loader(clause_models.clone(), args.fast_review)),
             tos: Some(tos_loader(args.unfair.clone())),
             classifier: Some(classifier_loader(
-                args.typer.clone(),
+                clause_models,
                 args.clause_classifier,
                 args.fast_review,
             )),

@@ -12,13 +12,19 @@
 //!   a given library.
 //! - [`search`]: one search for every face: filters, deepening, a left-out source clause,
 //!   folded copies, and the candidates facets describe.
+//! - [`ClauseModels`]: the clause typer and classifiers review, ingest and classify read,
+//!   loaded (or trained and cached) once and shared.
+//! - [`review`]: a contract's CUAD clause types and where they are, and the checklist view.
 //! - [`lazy_clause_type_reader`]: the CUAD clause-type reader the `+types` stage and the
 //!   learned ranker's clause-type rule use, trained (or read from its cache) on first use.
 
+mod clause_models;
 pub mod pipelines;
 mod rankers;
+pub mod review;
 pub mod search;
 
+pub use clause_models::{legalbench_options, ClauseModels, MiniLmSentences};
 pub use pipelines::{
     build, default_pipeline, is_known, known_pipelines, needs_embedder, PipelineContext,
     HYBRID_WITH_TYPES, LEARNED,

@@ -2,13 +2,14 @@
 //! Non-Compete?"), for a lawyer holding a clause rather than a contract: the web page's
 //! "Classify a clause" box and `precedent classify` over HTTP.
 //!
-//! The classifier is behind [`ClauseClassifier`] so that this crate does not depend on how it
-//! is trained; `precedent serve` passes a loader, called on the first request (the first
-//! training takes minutes, and nobody may ever classify).
+//! The classifier is the one `precedent classify` reads (loaded by the engine's
+//! [`precedent_engine::ClauseModels`]); `precedent serve` passes a loader, called on the first
+//! request (the first training takes minutes, and nobody may ever classify).
 
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::Json;
+use precedent_cuad::clause_classifier::ClauseClassifier;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -40,23 +41,10 @@ pub struct TypeScore {
     pub gate: Option<f32>,
 }
 
-/// Reads the CUAD types of clauses on their own.
-pub trait ClauseClassifier: Send + Sync {
-    /// For each clause, in order: the categories whose confidence reaches the threshold
-    /// (`threshold` for every category instead of each one's own; every category with `all`),
-    /// most confident first.
-    fn classify(
-        &self,
-        clauses: &[&str],
-        threshold: Option<f32>,
-        all: bool,
-    ) -> Result<Vec<Vec<TypeScore>>, String>;
-}
-
 /// Loads the classifier; called once, on the first classify request.
-pub type ClassifierLoader = Loader<dyn ClauseClassifier>;
+pub type ClassifierLoader = Loader<ClauseClassifier>;
 
-pub(crate) fn lazy_classifier(loader: Option<ClassifierLoader>) -> LazyModel<dyn ClauseClassifier> {
+pub(crate) fn lazy_classifier(loader: Option<ClassifierLoader>) -> LazyModel<ClauseClassifier> {
     LazyModel::new(
         "the CUAD clause classifier",
         "clause classification",
@@ -133,12 +121,23 @@ pub async fn classify(
     run_blocking(&state, move || {
         let texts: Vec<&str> = request.texts.iter().map(String::as_str).collect();
         let clauses = classifier
-            .classify(&texts, request.threshold, request.all)
-            .map_err(|e| Problem::internal(format!("classifying failed: {e}")))?;
+            .types_of(&texts, request.threshold, request.all)
+            .map_err(|e| Problem::internal(format!("classifying failed: {e:#}")))?;
         Ok(Json(ClassifyResponse {
             clauses: clauses
                 .into_iter()
-                .map(|types| ClassifiedClause { types })
+                .map(|types| ClassifiedClause {
+                    types: types
+                        .into_iter()
+                        .map(|t| TypeScore {
+                            category: t.category.to_owned(),
+                            confidence: t.confidence,
+                            threshold: t.threshold,
+                            likely: t.likely,
+                            gate: t.gate,
+                        })
+                        .collect(),
+                })
                 .collect(),
         }))
     })

@@ -34,10 +34,10 @@ use tokio::sync::Semaphore;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::OpenApi;
 
-pub use classify::{ClassifierLoader, ClauseClassifier, TypeScore};
+pub use classify::{ClassifierLoader, TypeScore};
 pub use keys::{KeyRecord, KeyStore, Role};
 pub use lazy::{LazyModel, Loader, ModelState};
-pub use review::{ContractReviewer, Finding, ReviewKind, ReviewerLoader, TosLoader};
+pub use review::{Finding, ReviewKind, ReviewerLoader, TosLoader};
 pub use state::{LibrarySpec, ModelOptions};
 
 use crate::metrics::Metrics;
@@ -70,10 +70,10 @@ pub struct AppState {
     metrics: Arc<Metrics>,
     /// One permit per core: engine work waits here rather than oversubscribing the CPU.
     engine_slots: Arc<Semaphore>,
-    reviewer: Arc<LazyModel<dyn ContractReviewer>>,
+    reviewer: Arc<LazyModel<precedent_cuad::ClauseTyper>>,
     /// The UNFAIR-ToS classifier behind terms-of-service reviews.
     tos: Arc<LazyModel<precedent_unfair::UnfairModel>>,
-    classifier: Arc<LazyModel<dyn ClauseClassifier>>,
+    classifier: Arc<LazyModel<precedent_cuad::clause_classifier::ClauseClassifier>>,
     /// The clause-type reader of queries naming a CUAD type ([`ModelOptions::clause_types`]),
     /// for `/healthz` to say whether its model is there.
     query_types: Option<Arc<dyn precedent_learn::ClauseTypeReader>>,

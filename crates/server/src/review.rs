@@ -6,13 +6,16 @@
 //! each sentence scored by the UNFAIR-ToS classifier for LexGLUE's eight kinds of potentially
 //! unfair term, the flagged ones returned as findings and summed up as a checklist.
 //!
-//! The typer is behind [`ContractReviewer`] so that this crate does not depend on how it is
-//! trained; `precedent serve` passes a loader, called on the first review (training or loading
-//! a typer takes seconds to a minute, which a server start should not pay when nobody reviews).
+//! The findings are the engine's ([`precedent_engine::review`], as `precedent review` finds
+//! them), kept as a checklist. `precedent serve` passes a loader for the typer, called on the
+//! first review (training or loading a typer takes seconds to a minute, which a server start
+//! should not pay when nobody reviews).
 
 use axum::extract::{Multipart, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
+use precedent_cuad::ClauseTyper;
+use precedent_engine::review::{checklist, review_text};
 use precedent_unfair::document::{looks_like_terms_of_service, TosReview};
 use precedent_unfair::UnfairModel;
 use serde::{Deserialize, Serialize};
@@ -39,16 +42,11 @@ pub struct Finding {
     pub section: Option<String>,
 }
 
-/// Finds CUAD clause types in a contract's text (char offsets into `text`).
-pub trait ContractReviewer: Send + Sync {
-    fn review(&self, text: &str) -> Vec<Finding>;
-}
-
-/// Loads the reviewer; called once, on the first review request.
-pub type ReviewerLoader = Loader<dyn ContractReviewer>;
+/// Loads the clause typer; called once, on the first review request.
+pub type ReviewerLoader = Loader<ClauseTyper>;
 
 /// The reviewer, loaded on first use; `None` loader = review not available in this server.
-pub(crate) fn lazy_reviewer(loader: Option<ReviewerLoader>) -> LazyModel<dyn ContractReviewer> {
+pub(crate) fn lazy_reviewer(loader: Option<ReviewerLoader>) -> LazyModel<ClauseTyper> {
     LazyModel::new("the CUAD clause typer", "contract review", loader)
 }
 
@@ -125,6 +123,9 @@ pub struct ReviewResponse {
 /// Findings below this confidence are not shown.
 const MIN_CONFIDENCE: f32 = 0.5;
 const SPANS_PER_CATEGORY: usize = 3;
+/// Candidates per category the typer proposes, from which the checklist keeps the confident,
+/// non-overlapping ones.
+const CANDIDATES_PER_CATEGORY: usize = 20;
 
 struct Upload {
     file_name: String,
@@ -161,26 +162,6 @@ async fn read_upload(mut multipart: Multipart) -> Result<Upload, Problem> {
 }
 
 /// Keeps the most confident, non-overlapping spans of each category.
-fn select_findings(mut all: Vec<Finding>) -> Vec<Finding> {
-    all.retain(|f| f.confidence >= MIN_CONFIDENCE && f.start < f.end);
-    all.sort_by(|a, b| {
-        b.confidence
-            .total_cmp(&a.confidence)
-            .then(a.start.cmp(&b.start))
-    });
-    let mut kept: Vec<Finding> = Vec::new();
-    for f in all {
-        let same: Vec<&Finding> = kept.iter().filter(|k| k.category == f.category).collect();
-        if same.len() >= SPANS_PER_CATEGORY
-            || same.iter().any(|k| f.start < k.end && k.start < f.end)
-        {
-            continue;
-        }
-        kept.push(f);
-    }
-    kept
-}
-
 #[utoipa::path(
     post, path = "/v1/review", tag = "review",
     request_body(content = String, description = "multipart/form-data with a `file` part (TXT, HTML, PDF or DOCX, at most 25 MiB)", content_type = "multipart/form-data"),
@@ -266,10 +247,22 @@ pub async fn review(
         .await;
     }
     // Loading (or, the very first time, training) the typer can take a minute.
-    let reviewer = state.reviewer.load().await?;
+    let typer = state.reviewer.load().await?;
     run_blocking(&state, move || {
         let clauses = precedent_contracts::segment(&document);
-        let mut findings = select_findings(reviewer.review(&document.text));
+        let found =
+            review_text(&typer, &contract, &document.text, CANDIDATES_PER_CATEGORY).findings;
+        let mut findings: Vec<Finding> = checklist(found, MIN_CONFIDENCE, SPANS_PER_CATEGORY)
+            .into_iter()
+            .map(|f| Finding {
+                category: f.category.to_owned(),
+                confidence: f.confidence,
+                start: f.start,
+                end: f.end,
+                text: f.text,
+                section: f.section,
+            })
+            .collect();
         for f in &mut findings {
             if f.section.is_none() {
                 f.section = clauses
@@ -305,48 +298,4 @@ pub async fn review(
         }))
     })
     .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn finding(category: &str, confidence: f32, start: usize, end: usize) -> Finding {
-        Finding {
-            category: category.into(),
-            confidence,
-            start,
-            end,
-            text: String::new(),
-            section: None,
-        }
-    }
-
-    #[test]
-    fn findings_keep_confident_non_overlapping_spans() {
-        let kept = select_findings(vec![
-            finding("Governing Law", 0.9, 100, 200),
-            finding("Governing Law", 0.8, 150, 250),
-            finding("Governing Law", 0.4, 300, 400),
-            finding("Cap On Liability", 0.7, 150, 250),
-            finding("Insurance", 0.6, 0, 10),
-            finding("Insurance", 0.6, 10, 20),
-            finding("Insurance", 0.6, 20, 30),
-            finding("Insurance", 0.6, 30, 40),
-        ]);
-        let summary: Vec<(&str, usize)> = kept
-            .iter()
-            .map(|f| (f.category.as_str(), f.start))
-            .collect();
-        assert_eq!(
-            summary,
-            vec![
-                ("Governing Law", 100),
-                ("Cap On Liability", 150),
-                ("Insurance", 0),
-                ("Insurance", 10),
-                ("Insurance", 20)
-            ]
-        );
-    }
 }
