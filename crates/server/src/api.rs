@@ -881,11 +881,17 @@ fn side_text(service: &LibraryService, side: &CompareSide, name: &str) -> Result
     }
 }
 
+/// Longest a word diff may search for the smallest edit: past it the diff is finished with
+/// coarser runs (longer deletes and inserts, still spelling both texts), so one comparison holds
+/// a core for about this long at most.
+pub const DIFF_TIME_LIMIT: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Word-level differences between two texts (whitespace runs count as tokens, so the ops
 /// spell both texts exactly).
 pub fn word_diff(left: &str, right: &str) -> (Vec<DiffOp>, f32) {
     let diff = similar::TextDiff::configure()
         .algorithm(similar::Algorithm::Patience)
+        .timeout(DIFF_TIME_LIMIT)
         .diff_words(left, right);
     let mut ops: Vec<DiffOp> = Vec::new();
     for change in diff.iter_all_changes() {
@@ -912,6 +918,7 @@ pub fn word_diff(left: &str, right: &str) -> (Vec<DiffOp>, f32) {
         (status = 200, description = "Word-level comparison of two clauses, or a clause and your text", body = CompareResponse),
         (status = 400, description = "Invalid request", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such clause", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "As many comparisons as the server runs at once are running; try again after Retry-After seconds", body = Problem, content_type = "application/problem+json"),
     ),
     security(("api_key" = []))
 )]
@@ -924,6 +931,18 @@ pub async fn compare(
         authorize(&state, &headers, request.library.as_deref(), Role::Read)?;
     let left_text = side_text(&service, &request.left, "left")?;
     let right_text = side_text(&service, &request.right, "right")?;
+    // Refused at once when all compare slots are taken: queued diffs would hold the engine's
+    // slots and make searches wait behind them.
+    let _compare_slot = state
+        .compare_slots
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| {
+            Problem::busy(
+                "the server is comparing as many texts as it takes at once; try again in a moment",
+                1,
+            )
+        })?;
     let (ops, similarity) = run_blocking(&state, {
         let (l, r) = (left_text.clone(), right_text.clone());
         move || Ok(word_diff(&l, &r))
