@@ -477,3 +477,61 @@ fn compare_under_load_leaves_search_fast_and_refuses_what_it_cannot_take() {
         "{statuses:?}"
     );
 }
+
+#[test]
+fn compare_ignores_case_and_spacing_by_default_and_shows_each_sides_own_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+    let key = create_key(&lib, "read");
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let left =
+        "THE SOFTWARE IS PROVIDED \"AS IS\", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED.";
+    let right =
+        "The software is provided \"as is\",  without warranty of any kind,\nexpress or implied.";
+    let compare = |extra: serde_json::Value| {
+        let mut body = json!({"left": {"text": left}, "right": {"text": right}});
+        if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+            b.extend(e.clone());
+        }
+        let reply = call("POST", &server.url("/v1/compare"), Some(&key), Some(&body));
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        reply.json()
+    };
+
+    // By default the same words in other capitals and spacing are the same clause.
+    let loose = compare(json!({}));
+    assert_eq!(loose["similarity"], 1.0, "{loose}");
+    let ops = loose["ops"].as_array().cloned().unwrap_or_default();
+    assert!(ops.iter().all(|op| op["op"] == "equal"), "{loose}");
+    // Each side still reads as written: equal runs carry the right side's own words.
+    let spell = |side: &str| -> String {
+        ops.iter()
+            .filter(|op| op["op"] == "equal" || op["op"] == side)
+            .map(|op| {
+                let own = if side == "insert" {
+                    op.get("right_text")
+                } else {
+                    None
+                };
+                own.or(op.get("text"))
+                    .and_then(|t| t.as_str())
+                    .unwrap_or("")
+                    .to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(spell("delete"), left);
+    assert_eq!(spell("insert"), right);
+
+    // Asked to, it tells capitals and spacing apart, as before.
+    let exact = compare(json!({"ignore_case": false, "ignore_whitespace": false}));
+    assert!(
+        exact["similarity"].as_f64().is_some_and(|s| s < 0.6),
+        "{exact}"
+    );
+    // Case alone: the double space and the line break are differences, the capitals not.
+    let case_only = compare(json!({"ignore_case": true, "ignore_whitespace": false}));
+    let sim = case_only["similarity"].as_f64().unwrap_or(0.0);
+    assert!(sim > 0.8 && sim < 1.0, "{case_only}");
+}

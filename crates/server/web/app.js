@@ -355,11 +355,16 @@ function sideBody(side) {
 async function runCompare() {
   const box = $("compare-result");
   try {
-    const r = await api("POST", "/v1/compare", { left: sideBody("left"), right: sideBody("right") });
+    // The checkbox (on by default) matches words that differ only in capitals or spacing;
+    // each side is still shown as written (equal runs carry the right side's own words).
+    const loose = $("compare-loose").checked;
+    const r = await api("POST", "/v1/compare", {
+      left: sideBody("left"), right: sideBody("right"), ignore_case: loose, ignore_whitespace: loose,
+    });
     const left = el("div", { "aria-label": "Left, deletions marked" });
     const right = el("div", { "aria-label": "Right, insertions marked" });
     for (const op of r.ops) {
-      if (op.op === "equal") { left.append(op.text); right.append(op.text); }
+      if (op.op === "equal") { left.append(op.text); right.append(op.right_text ?? op.text); }
       else if (op.op === "delete") left.append(el("del", { text: op.text }));
       else right.append(el("ins", { text: op.text }));
     }
@@ -523,6 +528,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("filters").addEventListener("submit", (e) => { e.preventDefault(); runSearch(); });
   $("clear-filters").addEventListener("click", () => { $("filters").reset(); runSearch(); });
   $("compare-button").addEventListener("click", runCompare);
+  $("compare-loose").addEventListener("change", () => { if ($("compare-result").childElementCount) runCompare(); });
   $("compare-clear").addEventListener("click", clearCompare);
   $("review-form").addEventListener("submit", (e) => { e.preventDefault(); runReview(); });
   $("classify-form").addEventListener("submit", (e) => { e.preventDefault(); runClassify(); });
