@@ -21,7 +21,6 @@ const state = {
   key: sessionStorage.getItem("precedent-key") || "",
   library: null,
   role: null,
-  lastQuery: "",
   compare: { left: null, right: null },
 };
 
@@ -144,7 +143,6 @@ function highlighted(text, spans) {
 async function runSearch() {
   const query = $("query").value.trim();
   if (!query) return;
-  state.lastQuery = query;
   setStatus("status", "Searching…");
   $("search-button").disabled = true;
   try {
@@ -155,7 +153,7 @@ async function runSearch() {
       filters: currentFilters(),
     };
     const result = await api("POST", "/v1/search", body);
-    renderHits(result, `${result.hits.length} clauses for “${query}” (${result.pipeline}, ${result.took_ms.toFixed(0)} ms)`);
+    renderHits(result, `${result.hits.length} clauses for “${query}” (${result.pipeline}, ${result.took_ms.toFixed(0)} ms)`, query);
   } catch (e) {
     setStatus("status", e.message, true);
     offerSuggestions(e);
@@ -175,15 +173,18 @@ function offerSuggestions(e) {
   }
 }
 
-function renderHits(result, summary) {
+// `ratingQuery` is the query whose results these are: stars rate a clause for it, and a list
+// without one (clauses similar to another) offers no stars, so that no rating is stored under a
+// query that did not produce the list.
+function renderHits(result, summary, ratingQuery = null) {
   const filters = currentFilters();
   const filtered = Object.keys(filters).length ? ` · filtered by ${Object.entries(filters).map(([k, v]) => `${k.replace("_", " ")} “${v}”`).join(", ")}` : "";
   setStatus("status", result.hits.length ? summary + filtered : `No clause matches${filtered}.`);
-  $("results").replaceChildren(...result.hits.map(renderHit));
+  $("results").replaceChildren(...result.hits.map((hit) => renderHit(hit, ratingQuery)));
   renderFacets(result.facets);
 }
 
-function renderHit(hit) {
+function renderHit(hit, ratingQuery) {
   const c = hit.clause;
   const text = el("p", { class: "clause-text clamped" }, highlighted(c.text, hit.highlights));
   const stages = hit.stages.map((s) => `${s.stage} #${s.rank}`).join(" · ");
@@ -208,33 +209,39 @@ function renderHit(hit) {
       ? [el("p", { class: "copies", title: hit.copies.join(", "),
           text: `Same words in ${hit.copies.length} more clause${hit.copies.length > 1 ? "s" : ""}: ${hit.copies.slice(0, 5).join(", ")}${hit.copies.length > 5 ? ", …" : ""}` })]
       : []),
-    el("div", { class: "hit-actions" }, contextButton, copyButton, compareButton, similarButton, starWidget(c.id)),
+    el("div", { class: "hit-actions" }, contextButton, copyButton, compareButton, similarButton,
+      ratingQuery !== null
+        ? starWidget(c.id, ratingQuery)
+        : el("span", { class: "no-stars", text: "Stars rate a clause for a query: search to rate" })),
     context);
   li.addEventListener("keydown", (event) => {
     if (event.target.tagName === "INPUT" || event.target.tagName === "TEXTAREA") return;
-    if (event.key >= "1" && event.key <= "5") { rate(c.id, Number(event.key), li); event.preventDefault(); }
+    if (event.key >= "1" && event.key <= "5") {
+      if (ratingQuery !== null) rate(c.id, Number(event.key), li, ratingQuery);
+      event.preventDefault();
+    }
     else if (event.key === "c") { addToCompare(c); event.preventDefault(); }
     else if (event.key === "x") { contextButton.click(); event.preventDefault(); }
   });
   return li;
 }
 
-function starWidget(id) {
+function starWidget(id, query) {
   const group = el("span", { class: "stars", role: "group", "aria-label": "Rate this clause for your query" });
   for (let n = 1; n <= 5; n++) {
     const b = el("button", { type: "button", "data-stars": n, "aria-label": `${n} star${n > 1 ? "s" : ""}`, "aria-pressed": "false", text: "★" });
-    b.addEventListener("click", () => rate(id, n, group.closest(".hit")));
+    b.addEventListener("click", () => rate(id, n, group.closest(".hit"), query));
     group.append(b);
   }
   group.append(el("span", { class: "rated", "aria-live": "polite" }));
   return group;
 }
 
-async function rate(id, stars, li) {
+async function rate(id, stars, li, query) {
   const group = li.querySelector(".stars");
   const note = group.querySelector(".rated");
   try {
-    await api("POST", "/v1/ratings", { query: state.lastQuery, clause_id: id, stars });
+    await api("POST", "/v1/ratings", { query, clause_id: id, stars });
     group.querySelectorAll("button").forEach((b) => {
       const on = Number(b.dataset.stars) <= stars;
       b.classList.toggle("on", on);
