@@ -720,3 +720,132 @@ async fn stars_rate_only_for_the_query_that_listed_the_clause() {
     assert_eq!(ratings[0]["clause_id"], rated_id, "{}", export.body);
     assert_eq!(ratings[0]["stars"], 4, "{}", export.body);
 }
+
+/// A library of one clause of an ingested contract, with the metadata `ingest` writes: the
+/// contract file holds 3,000 characters of recitals before the clause.
+fn contract_with_long_preamble(dir: &Path) -> PathBuf {
+    let mut contract = String::from("DISTRIBUTION AGREEMENT\n");
+    for n in 1..=120 {
+        contract.push_str(&format!("Recital {n}: background.\n"));
+    }
+    let text = "12. Limitation of Liability. In no event shall either party be liable for consequential damages.";
+    let start = contract.chars().count();
+    contract.push_str(text);
+    let end = contract.chars().count();
+    contract.push_str("\n13. Notices. Notices shall be in writing.\n");
+    let source = dir.join("contract.txt");
+    std::fs::write(&source, &contract).expect("write contract");
+    let doc = json!({
+        "_id": "contract#1",
+        "title": "12 Limitation of Liability",
+        "text": text,
+        "metadata": {
+            "contract": "contract", "source_path": s(&source), "title": "Distribution Agreement",
+            "document_type": "Distribution Agreement", "parties": ["Acme Inc.", "Beta LLC"],
+            "section": "12", "heading": "Limitation of Liability", "path": ["12"],
+            "start": start, "end": end,
+        },
+    });
+    let corpus = dir.join("contract.jsonl");
+    std::fs::write(&corpus, format!("{doc}\n")).expect("write corpus");
+    let lib = dir.join("contracts");
+    let out = precedent(
+        &[
+            "index",
+            "--corpus",
+            s(&corpus),
+            "--index",
+            s(&lib),
+            "--no-vectors",
+        ],
+        dir,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    lib
+}
+
+/// Context opens on the clause itself, highlighted, with the text before it above (scrolled
+/// out of view) and the text after it below.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn context_opens_scrolled_to_the_clause() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().to_owned();
+    let (key, server) = tokio::task::spawn_blocking(move || {
+        let lib = contract_with_long_preamble(&p);
+        let key = create_key(&lib, "read");
+        let server = Server::start(&[format!("deals={}", s(&lib))], &p);
+        (key, server)
+    })
+    .await
+    .expect("setup");
+    let (_driver, webdriver) = start_chromedriver();
+    let client = connect(&webdriver, &dir.path().join("chromium-profile")).await;
+    client.goto(&server.url("/")).await.expect("open page");
+    wait_for(
+        &client,
+        "key prompt",
+        "!document.getElementById('key-panel').hidden",
+    )
+    .await;
+    let input = client
+        .find(Locator::Id("key-input"))
+        .await
+        .expect("key input");
+    input.send_keys(&key).await.expect("type key");
+    input
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .expect("enter");
+    wait_for(&client, "the app", "!document.getElementById('app').hidden").await;
+    let query = client.find(Locator::Id("query")).await.expect("query box");
+    query
+        .send_keys("consequential damages")
+        .await
+        .expect("type query");
+    query
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .expect("enter");
+    wait_for(
+        &client,
+        "results",
+        "document.querySelectorAll('#results .hit').length",
+    )
+    .await;
+    client
+        .find(Locator::Css("#results .hit .context-button"))
+        .await
+        .expect("context button")
+        .click()
+        .await
+        .expect("click context");
+    wait_for(
+        &client,
+        "context",
+        "document.querySelector('#results .hit .context .here')",
+    )
+    .await;
+    let placed = wait_for(
+        &client,
+        "the clause in view in the context",
+        "(() => { const box = document.querySelector('#results .hit .context').getBoundingClientRect(); const here = document.querySelector('#results .hit .context .here').getBoundingClientRect(); return document.querySelector('#results .hit .context').scrollTop > 0 && here.top >= box.top && here.bottom <= box.bottom && [here.top - box.top, box.bottom - here.bottom]; })()",
+    )
+    .await;
+    assert!(placed.is_array(), "{placed}");
+    let before = client
+        .execute(
+            "return document.querySelector('#results .hit .context').textContent.includes('Recital 100')",
+            vec![],
+        )
+        .await
+        .expect("before");
+    assert_eq!(
+        before, true,
+        "the text before the clause is still there, above it"
+    );
+    client.close().await.expect("close browser");
+}

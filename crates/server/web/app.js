@@ -253,6 +253,12 @@ async function rate(id, stars, li, query) {
   }
 }
 
+// Context opens on the clause itself (highlighted), the text before it above, a scroll away.
+function scrollToClause(box) {
+  const here = box.querySelector(".here");
+  if (here) box.scrollTop += here.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+}
+
 async function toggleContext(id, text, box, button) {
   const open = button.getAttribute("aria-expanded") === "true";
   if (open) {
@@ -264,17 +270,19 @@ async function toggleContext(id, text, box, button) {
   text.classList.remove("clamped");
   button.setAttribute("aria-expanded", "true");
   box.hidden = false;
-  if (box.dataset.loaded) return;
+  if (box.dataset.loaded) { scrollToClause(box); return; }
   box.textContent = "Loading context…";
   try {
     const r = await api("GET", `/v1/clauses/${encodeURIComponent(id)}`);
     box.dataset.loaded = "1";
     if (r.context) {
+      const here = el("span", { class: "here", text: r.context.clause });
       box.replaceChildren(
         el("div", { class: "cite", text: `${r.clause.citation.text} · ${r.context.source}` }),
         "…" + r.context.before,
-        el("span", { class: "here", text: r.context.clause }),
+        here,
         r.context.after + "…");
+      scrollToClause(box);
     } else {
       const m = r.clause.citation;
       const facts = [
