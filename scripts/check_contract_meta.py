@@ -13,6 +13,14 @@ Per field: how many contracts have an answer, how many the extractor filled, and
   corporation" show there);
 - document type: the extracted title equals CUAD's Document Name answer after normalising case and
   whitespace.
+
+Then precision and recall for parties and the document name:
+- party names: precision is the share of extracted names that occur in the Parties answer; recall
+  the share of the answer's parties (its `;`-separated items, each a name with its defined term in
+  parentheses) whose name (without the parentheses) an extracted name matches (one contains the
+  other, case and spacing aside);
+- document name: precision is the share of extracted titles (and, separately, document types, the
+  facet values) equal to the Document Name answer, recall the share of answers equalled.
 """
 import csv
 import json
@@ -41,6 +49,10 @@ def main():
     # Party names extracted from contracts with a Parties answer, and how many occur in it (the
     # agreement above counts a contract once one name does, so it cannot see junk names).
     names = [0, 0]
+    # Answer parties, and how many an extracted name matches.
+    answer_parties = [0, 0]
+    # Document types extracted from contracts with a Document Name answer, and how many equal it.
+    doc_types = [0, 0]
     for line in sys.stdin:
         item = json.loads(line)
         row = rows.get(key(item["file"]))
@@ -75,6 +87,15 @@ def main():
                 s[2] += any(norm(p) in norm(parties) for p in got)
             names[0] += len(got)
             names[1] += sum(norm(p) in norm(parties) for p in got)
+            for item_text in parties.split(";"):
+                who = norm(re.sub(r"\([^)]*\)?", " ", item_text)).strip(" ,.")
+                if sum(c.isalnum() for c in who) < 3:
+                    continue
+                answer_parties[0] += 1
+                answer_parties[1] += any(
+                    sum(c.isalnum() for c in norm(p)) >= 3 and (norm(p) in who or who in norm(p))
+                    for p in got
+                )
         name = row["Document Name-Answer"].strip()
         if name:
             s = stats["title"]
@@ -83,12 +104,25 @@ def main():
             if got:
                 s[1] += 1
                 s[2] += norm(got) == norm(name)
+            kind = meta.get("document_type")
+            if kind:
+                doc_types[0] += 1
+                doc_types[1] += norm(kind) == norm(name)
     print(f"{'field':<14} {'answered':>8} {'filled':>7} {'agree':>6}  agree/answered")
     for field, (answered, filled, agree) in stats.items():
         share = 100.0 * agree / answered if answered else 0.0
         print(f"{field:<14} {answered:>8} {filled:>7} {agree:>6}  {share:5.1f}%")
     share = 100.0 * names[1] / names[0] if names[0] else 0.0
     print(f"party names extracted {names[0]}, found in the answer {names[1]} ({share:.1f}%)")
+    recall = 100.0 * answer_parties[1] / answer_parties[0] if answer_parties[0] else 0.0
+    print(f"parties: precision {share:.1f}% ({names[1]}/{names[0]} names), "
+          f"recall {recall:.1f}% ({answer_parties[1]}/{answer_parties[0]} answer parties)")
+    answered, filled, agree = stats["title"]
+    for what, (got, right) in (("title", (filled, agree)), ("document type", tuple(doc_types))):
+        p = 100.0 * right / got if got else 0.0
+        r = 100.0 * right / answered if answered else 0.0
+        print(f"document name as {what}: precision {p:.1f}% ({right}/{got}), "
+              f"recall {r:.1f}% ({right}/{answered})")
 
 
 if __name__ == "__main__":

@@ -74,6 +74,11 @@ pub struct ServeArgs {
     /// and `/healthz` without one answers only `{"status": "ok"}`.
     #[arg(long)]
     public_status: bool,
+    /// How many `/v1/compare` diffs run at once; one more is refused with 503 and Retry-After
+    /// instead of queueing, so long comparisons cannot starve searches. Default: one fewer than
+    /// the machine's cores, at least 1.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    compare_limit: Option<u64>,
 }
 
 /// The typer `precedent review` reviews with, loaded on the first `/v1/review`.
@@ -140,6 +145,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         watch_every: (args.watch_secs > 0.0)
             .then(|| std::time::Duration::from_secs_f64(args.watch_secs)),
         public_status: args.public_status,
+        compare_limit: args.compare_limit.map(|n| n as usize),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -584,3 +584,268 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
     assert_eq!(judged.get(rated_id.as_str().unwrap_or("")), Some(&3));
     assert_eq!(judged.get(second_id.as_str().unwrap_or("")), Some(&1));
 }
+
+/// Stars rate a clause for the query whose results the lawyer is reading: a list of clauses
+/// similar to another has no query, so it offers no stars (click or key), and a rating in a
+/// search's list goes with that search's query even after another query is typed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stars_rate_only_for_the_query_that_listed_the_clause() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().to_owned();
+    let (key, admin, server) = tokio::task::spawn_blocking(move || {
+        let lib = build_library(&p, "acord", Some(200), false);
+        let key = create_key(&lib, "rate");
+        let admin = create_key(&lib, "admin");
+        let server = Server::start(&[format!("acord={}", s(&lib))], &p);
+        (key, admin, server)
+    })
+    .await
+    .expect("setup");
+    let (_driver, webdriver) = start_chromedriver();
+    let client = connect(&webdriver, &dir.path().join("chromium-profile")).await;
+    client.goto(&server.url("/")).await.expect("open page");
+    wait_for(
+        &client,
+        "key prompt",
+        "!document.getElementById('key-panel').hidden",
+    )
+    .await;
+    let input = client
+        .find(Locator::Id("key-input"))
+        .await
+        .expect("key input");
+    input.send_keys(&key).await.expect("type key");
+    input
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .expect("enter");
+    wait_for(&client, "the app", "!document.getElementById('app').hidden").await;
+
+    let query = client.find(Locator::Id("query")).await.expect("query box");
+    query.send_keys("governing law").await.expect("type query");
+    query
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .expect("enter");
+    wait_for(
+        &client,
+        "results",
+        "document.querySelectorAll('#results .hit .stars').length",
+    )
+    .await;
+    // Another query typed but not searched: the list on screen is still "governing law"'s.
+    client
+        .execute(
+            "document.getElementById('query').value = 'termination for convenience'",
+            vec![],
+        )
+        .await
+        .expect("type another query");
+    let rated_id = client
+        .execute(
+            "return document.querySelector('#results .hit').dataset.id",
+            vec![],
+        )
+        .await
+        .expect("id");
+    client
+        .find(Locator::Css("#results .hit .stars button[data-stars='4']"))
+        .await
+        .expect("star")
+        .click()
+        .await
+        .expect("click star");
+    wait_for(
+        &client,
+        "rating stored",
+        "document.querySelector('#results .hit .rated').textContent === 'rated 4★'",
+    )
+    .await;
+
+    // Similar clauses: no stars, and the 1-5 keys rate nothing.
+    client
+        .find(Locator::Css("#results .hit .similar-button"))
+        .await
+        .expect("similar button")
+        .click()
+        .await
+        .expect("click similar");
+    wait_for(
+        &client,
+        "similar list",
+        "document.getElementById('status').textContent.includes('similar to') && document.querySelectorAll('#results .hit').length",
+    )
+    .await;
+    let stars = client
+        .execute(
+            "return document.querySelectorAll('#results .hit .stars button').length",
+            vec![],
+        )
+        .await
+        .expect("stars");
+    assert_eq!(stars, 0, "a list of similar clauses offers no stars");
+    let note = text_of(&client, "#results .hit .hit-actions").await;
+    assert!(note.contains("search to rate"), "{note}");
+    client
+        .execute(
+            "document.querySelector('#results .hit .copy-button').focus()",
+            vec![],
+        )
+        .await
+        .expect("focus");
+    client
+        .find(Locator::Css("#results .hit .copy-button"))
+        .await
+        .expect("copy button")
+        .send_keys("5")
+        .await
+        .expect("press 5");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    client.close().await.expect("close browser");
+
+    let export = call(
+        "GET",
+        &server.url("/v1/ratings?format=jsonl"),
+        Some(&admin),
+        None,
+    );
+    assert_eq!(export.status, 200, "{}", export.body);
+    let ratings: Vec<serde_json::Value> = export
+        .body
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a rating"))
+        .collect();
+    assert_eq!(ratings.len(), 1, "{}", export.body);
+    assert_eq!(ratings[0]["query"], "governing law", "{}", export.body);
+    assert_eq!(ratings[0]["clause_id"], rated_id, "{}", export.body);
+    assert_eq!(ratings[0]["stars"], 4, "{}", export.body);
+}
+
+/// A library of one clause of an ingested contract, with the metadata `ingest` writes: the
+/// contract file holds 3,000 characters of recitals before the clause.
+fn contract_with_long_preamble(dir: &Path) -> PathBuf {
+    let mut contract = String::from("DISTRIBUTION AGREEMENT\n");
+    for n in 1..=120 {
+        contract.push_str(&format!("Recital {n}: background.\n"));
+    }
+    let text = "12. Limitation of Liability. In no event shall either party be liable for consequential damages.";
+    let start = contract.chars().count();
+    contract.push_str(text);
+    let end = contract.chars().count();
+    contract.push_str("\n13. Notices. Notices shall be in writing.\n");
+    let source = dir.join("contract.txt");
+    std::fs::write(&source, &contract).expect("write contract");
+    let doc = json!({
+        "_id": "contract#1",
+        "title": "12 Limitation of Liability",
+        "text": text,
+        "metadata": {
+            "contract": "contract", "source_path": s(&source), "title": "Distribution Agreement",
+            "document_type": "Distribution Agreement", "parties": ["Acme Inc.", "Beta LLC"],
+            "section": "12", "heading": "Limitation of Liability", "path": ["12"],
+            "start": start, "end": end,
+        },
+    });
+    let corpus = dir.join("contract.jsonl");
+    std::fs::write(&corpus, format!("{doc}\n")).expect("write corpus");
+    let lib = dir.join("contracts");
+    let out = precedent(
+        &[
+            "index",
+            "--corpus",
+            s(&corpus),
+            "--index",
+            s(&lib),
+            "--no-vectors",
+        ],
+        dir,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    lib
+}
+
+/// Context opens on the clause itself, highlighted, with the text before it above (scrolled
+/// out of view) and the text after it below.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn context_opens_scrolled_to_the_clause() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().to_owned();
+    let (key, server) = tokio::task::spawn_blocking(move || {
+        let lib = contract_with_long_preamble(&p);
+        let key = create_key(&lib, "read");
+        let server = Server::start(&[format!("deals={}", s(&lib))], &p);
+        (key, server)
+    })
+    .await
+    .expect("setup");
+    let (_driver, webdriver) = start_chromedriver();
+    let client = connect(&webdriver, &dir.path().join("chromium-profile")).await;
+    client.goto(&server.url("/")).await.expect("open page");
+    wait_for(
+        &client,
+        "key prompt",
+        "!document.getElementById('key-panel').hidden",
+    )
+    .await;
+    let input = client
+        .find(Locator::Id("key-input"))
+        .await
+        .expect("key input");
+    input.send_keys(&key).await.expect("type key");
+    input
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .expect("enter");
+    wait_for(&client, "the app", "!document.getElementById('app').hidden").await;
+    let query = client.find(Locator::Id("query")).await.expect("query box");
+    query
+        .send_keys("consequential damages")
+        .await
+        .expect("type query");
+    query
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .expect("enter");
+    wait_for(
+        &client,
+        "results",
+        "document.querySelectorAll('#results .hit').length",
+    )
+    .await;
+    client
+        .find(Locator::Css("#results .hit .context-button"))
+        .await
+        .expect("context button")
+        .click()
+        .await
+        .expect("click context");
+    wait_for(
+        &client,
+        "context",
+        "document.querySelector('#results .hit .context .here')",
+    )
+    .await;
+    let placed = wait_for(
+        &client,
+        "the clause in view in the context",
+        "(() => { const box = document.querySelector('#results .hit .context').getBoundingClientRect(); const here = document.querySelector('#results .hit .context .here').getBoundingClientRect(); return document.querySelector('#results .hit .context').scrollTop > 0 && here.top >= box.top && here.bottom <= box.bottom && [here.top - box.top, box.bottom - here.bottom]; })()",
+    )
+    .await;
+    assert!(placed.is_array(), "{placed}");
+    let before = client
+        .execute(
+            "return document.querySelector('#results .hit .context').textContent.includes('Recital 100')",
+            vec![],
+        )
+        .await
+        .expect("before");
+    assert_eq!(
+        before, true,
+        "the text before the clause is still there, above it"
+    );
+    client.close().await.expect("close browser");
+}

@@ -362,3 +362,176 @@ fn health_details_and_metrics_need_an_admin_key_unless_the_server_makes_them_pub
     assert_eq!(health["libraries"][0]["clauses"], 3, "{health}");
     assert_eq!(call("GET", &server.url("/metrics"), None, None).status, 200);
 }
+
+/// A pseudo-random text of `chars` characters from a small legal vocabulary: two texts from
+/// different seeds share words but little order, the costliest case for a word diff.
+fn draft_text(seed: u64, chars: usize) -> String {
+    const WORDS: [&str; 24] = [
+        "party",
+        "shall",
+        "liability",
+        "agreement",
+        "not",
+        "exceed",
+        "fees",
+        "paid",
+        "notice",
+        "terminate",
+        "breach",
+        "damages",
+        "consequential",
+        "Distributor",
+        "Company",
+        "term",
+        "written",
+        "consent",
+        "assign",
+        "law",
+        "governed",
+        "months",
+        "twelve",
+        "indemnify",
+    ];
+    let mut state = seed;
+    let mut text = String::new();
+    while text.len() < chars {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        text.push_str(WORDS[(state >> 33) as usize % WORDS.len()]);
+        text.push(' ');
+    }
+    text.truncate(chars);
+    text
+}
+
+/// Median wall time of `n` searches, in milliseconds.
+fn median_search_ms(server: &Server, key: &str, n: usize) -> f64 {
+    let mut times: Vec<f64> = (0..n)
+        .map(|_| {
+            let started = std::time::Instant::now();
+            let reply = search(server, key, json!({"query": "insurance coverage", "k": 3}));
+            assert_eq!(reply.status, 200, "{}", reply.body);
+            started.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[n / 2]
+}
+
+#[test]
+fn compare_under_load_leaves_search_fast_and_refuses_what_it_cannot_take() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+    let key = create_key(&lib, "read");
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let idle = median_search_ms(&server, &key, 15);
+
+    // Four clients post two 20,000-character drafts to /v1/compare, over and over; a client
+    // told the server is busy waits a little, as a page would.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let compare_url = server.url("/v1/compare");
+    let body =
+        json!({"left": {"text": draft_text(1, 20_000)}, "right": {"text": draft_text(2, 20_000)}});
+    let clients: Vec<_> = (0..4)
+        .map(|_| {
+            let (stop, url, key, body) =
+                (stop.clone(), compare_url.clone(), key.clone(), body.clone());
+            std::thread::spawn(move || {
+                let mut statuses = Vec::new();
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let started = std::time::Instant::now();
+                    let reply = call("POST", &url, Some(&key), Some(&body));
+                    statuses.push((reply.status, started.elapsed()));
+                    if reply.status != 200 {
+                        std::thread::sleep(std::time::Duration::from_millis(50));
+                    }
+                }
+                statuses
+            })
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let loaded = median_search_ms(&server, &key, 15);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let statuses: Vec<(u16, std::time::Duration)> = clients
+        .into_iter()
+        .flat_map(|c| c.join().expect("client"))
+        .collect();
+
+    // Search keeps a core: within twice its idle latency, with slack for a busy machine.
+    assert!(
+        loaded <= 2.0 * idle + 250.0,
+        "search took {loaded:.0} ms under compare load, {idle:.0} ms idle"
+    );
+    // Compares beyond the limit are refused at once (503, try again), not queued.
+    let refused: Vec<_> = statuses.iter().filter(|(st, _)| *st == 503).collect();
+    assert!(!refused.is_empty(), "{statuses:?}");
+    assert!(
+        refused.iter().all(|(_, took)| took.as_millis() < 1000),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|(st, _)| matches!(st, 200 | 503)),
+        "{statuses:?}"
+    );
+}
+
+#[test]
+fn compare_ignores_case_and_spacing_by_default_and_shows_each_sides_own_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+    let key = create_key(&lib, "read");
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let left =
+        "THE SOFTWARE IS PROVIDED \"AS IS\", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED.";
+    let right =
+        "The software is provided \"as is\",  without warranty of any kind,\nexpress or implied.";
+    let compare = |extra: serde_json::Value| {
+        let mut body = json!({"left": {"text": left}, "right": {"text": right}});
+        if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+            b.extend(e.clone());
+        }
+        let reply = call("POST", &server.url("/v1/compare"), Some(&key), Some(&body));
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        reply.json()
+    };
+
+    // By default the same words in other capitals and spacing are the same clause.
+    let loose = compare(json!({}));
+    assert_eq!(loose["similarity"], 1.0, "{loose}");
+    let ops = loose["ops"].as_array().cloned().unwrap_or_default();
+    assert!(ops.iter().all(|op| op["op"] == "equal"), "{loose}");
+    // Each side still reads as written: equal runs carry the right side's own words.
+    let spell = |side: &str| -> String {
+        ops.iter()
+            .filter(|op| op["op"] == "equal" || op["op"] == side)
+            .map(|op| {
+                let own = if side == "insert" {
+                    op.get("right_text")
+                } else {
+                    None
+                };
+                own.or(op.get("text"))
+                    .and_then(|t| t.as_str())
+                    .unwrap_or("")
+                    .to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(spell("delete"), left);
+    assert_eq!(spell("insert"), right);
+
+    // Asked to, it tells capitals and spacing apart, as before.
+    let exact = compare(json!({"ignore_case": false, "ignore_whitespace": false}));
+    assert!(
+        exact["similarity"].as_f64().is_some_and(|s| s < 0.6),
+        "{exact}"
+    );
+    // Case alone: the double space and the line break are differences, the capitals not.
+    let case_only = compare(json!({"ignore_case": true, "ignore_whitespace": false}));
+    let sim = case_only["similarity"].as_f64().unwrap_or(0.0);
+    assert!(sim > 0.8 && sim < 1.0, "{case_only}");
+}

@@ -270,12 +270,47 @@ fn document_type_of(title: &str) -> Option<String> {
     let stripped = title
         .trim_start_matches(|c: char| !c.is_alphanumeric())
         .trim();
+    let stripped = title_like(stripped)?;
     let letters: Vec<char> = stripped.chars().filter(|c| c.is_alphabetic()).collect();
     let caps = letters.iter().filter(|c| c.is_uppercase()).count() * 10 >= letters.len() * 9;
     if !caps {
         return Some(stripped.to_string());
     }
     Some(title_case(stripped))
+}
+
+/// Words that open a sentence or a phrase, never a document's title ("On Schedule A hereto ...",
+/// "This Agreement is effective ...", "For purposes of this Agreement").
+const NOT_TITLE_START: &[&str] = &[
+    "on", "in", "for", "to", "of", "by", "under", "with", "this", "that", "these", "which",
+    "pursuant", "hereto", "if", "as", "whereas", "subject", "each", "any", "all", "such", "said",
+];
+/// The small words a title keeps in lower case.
+const TITLE_SMALL_WORDS: &[&str] = &[
+    "and", "of", "the", "to", "for", "in", "on", "with", "a", "an", "or", "between", "by", "de",
+];
+
+/// The document type a title names, if it reads as a title: it ends with the word naming the
+/// document (what follows, a number or version, is dropped: "... Agreement 083096"), it does
+/// not start with a section number or a word that opens a sentence ("19. Entire Agreement",
+/// "On Schedule A Hereto ..."), and its lower-case words are only a title's small words.
+fn title_like(title: &str) -> Option<&str> {
+    let last = DOC_WORD.find_iter(title).last()?;
+    let kind = title[..last.end()].trim();
+    let words: Vec<&str> = kind.split_whitespace().collect();
+    let first = words.first()?;
+    let numbered = first.chars().next().is_some_and(|c| c.is_ascii_digit()) && first.ends_with('.');
+    if numbered || NOT_TITLE_START.contains(&first.to_lowercase().as_str()) {
+        return None;
+    }
+    let sentence = words.iter().any(|w| {
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+        bare.chars().next().is_some_and(char::is_lowercase) && !TITLE_SMALL_WORDS.contains(&bare)
+    });
+    // A bare "Agreement" or "Contract" ("Contract No.: 151315UD0081") names no kind of document.
+    let bare =
+        words.len() == 1 && matches!(first.to_lowercase().as_str(), "agreement" | "contract");
+    (!sentence && !bare).then_some(kind)
 }
 
 fn title_case(text: &str) -> String {
@@ -303,7 +338,7 @@ fn inline_document_type(head: &str) -> Option<String> {
     if words.is_empty() {
         return None;
     }
-    Some(title_case(&words.join(" ")))
+    title_like(&words.join(" ")).map(title_case)
 }
 
 /// Flattened filings in mixed case ("Exhibit 2.01   Strategic Alliance Agreement   This agreement
@@ -369,28 +404,28 @@ fn find_parties(preamble: &str) -> Vec<String> {
             names.push(name);
         }
     };
-    for c in PARTY.captures_iter(window) {
-        if let Some(m) = c.get(1) {
-            // "a Delaware corporation", "an Indiana limited liability company": what a party
-            // is, not who.
-            let before = window[..m.start()].trim_end();
-            let article = before
-                .rsplit(|c: char| !c.is_alphanumeric())
-                .next()
-                .is_some_and(|w| w.eq_ignore_ascii_case("a") || w.eq_ignore_ascii_case("an"));
-            if article {
-                continue;
-            }
-            // Drop a leading "between"/"by"/"and" swallowed by the capitalised run.
-            let name = m.as_str();
-            let name = name.split_once(" between ").map_or(name, |(_, rest)| rest);
-            push(name, &mut names);
-        }
+    for name in full_names_in(window) {
+        push(name, &mut names);
     }
     let full_names = names.len();
+    // A defined term ("Distributor") stands for the entity named before it: that entity is the
+    // party ("Ingram Micro, a corporation ... ("Distributor")"); the term itself only when the
+    // entity cannot be told.
+    let mut segment_start = 0;
     for c in ALIAS.captures_iter(window) {
-        if let Some(m) = c.get(1) {
-            push(m.as_str(), &mut names);
+        let (Some(whole), Some(term)) = (c.get(0), c.get(1)) else {
+            continue;
+        };
+        let segment = &window[segment_start..whole.start()];
+        segment_start = whole.end();
+        match defined_entity(segment) {
+            Some(entity) => {
+                push(&entity, &mut names);
+                if shortens(term.as_str(), &entity) {
+                    push(term.as_str(), &mut names);
+                }
+            }
+            None => push(term.as_str(), &mut names),
         }
     }
     // Aliases only when at least one full name anchors them: elsewhere quoted terms are
@@ -400,6 +435,79 @@ fn find_parties(preamble: &str) -> Vec<String> {
     }
     names.truncate(8);
     names
+}
+
+/// Company names with a legal form ("NETGEAR, Inc.") in `text`, leaving out what a party is ("a
+/// Delaware corporation") and the company it belongs to ("a subsidiary of Bay Networks, Inc.").
+fn full_names_in(text: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    for c in PARTY.captures_iter(text) {
+        let Some(m) = c.get(1) else { continue };
+        let before = text[..m.start()].trim_end().to_lowercase();
+        let mut words = before.rsplit(|c: char| !c.is_alphanumeric());
+        let last = words.next().unwrap_or("");
+        let article = last == "a" || last == "an";
+        let owner = last == "of"
+            && words
+                .next()
+                .is_some_and(|w| matches!(w, "subsidiary" | "affiliate" | "division" | "parent"));
+        if article || owner {
+            continue;
+        }
+        // Drop a leading "between"/"by"/"and" swallowed by the capitalised run.
+        let name = m.as_str();
+        found.push(name.split_once(" between ").map_or(name, |(_, rest)| rest));
+    }
+    found
+}
+
+/// What a defined term's parenthesis follows names the entity it defines: a company with a
+/// legal form in the text before it, else the first capitalised name on a line of it that a
+/// description follows (", a corporation organized ...") or that the parenthesis closes.
+fn defined_entity(segment: &str) -> Option<String> {
+    if let Some(name) = full_names_in(segment).into_iter().next() {
+        let name = collapse(name.trim().trim_end_matches(',').trim());
+        return Some(PARTY_LEAD.replace(&name, "").to_string());
+    }
+    static NAMED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(concat!(
+            r"(?m)(?:^|\b(?:and|between|among)\s+)[ \t]*",
+            r"((?:[A-Z][\w&'’.\-]*)(?:[ \t]+(?:[A-Z][\w&'’.\-]*|of|and|&|de))*)",
+            r"(?:,[ \t]*(?:a|an|having|with|located|organized|incorporated)\b|,?\s*\z)"
+        ))
+        .expect("valid regex")
+    });
+    NAMED.captures_iter(segment).find_map(|c| {
+        let name = c.get(1)?.as_str();
+        let lowered = name.to_lowercase();
+        let generic = NOT_PARTIES.contains(&lowered.as_str())
+            || lowered
+                .split_whitespace()
+                .any(|w| matches!(w, "between" | "among" | "and"));
+        // One capitalised word alone ("Shares", "Plan") is more often a defined term than a
+        // company named without its legal form.
+        (!generic && name.split_whitespace().count() >= 2).then(|| name.to_owned())
+    })
+}
+
+/// A defined term that shortens its entity's name ("Astellas" for "ASTELLAS PHARMA INC.") is a
+/// name a lawyer searches by; one that shares no word with it ("Distributor") is a role.
+fn shortens(term: &str, entity: &str) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 3)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let entity_words = words(entity);
+    let entity_flat: String = entity
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect::<String>()
+        .to_lowercase();
+    words(term)
+        .iter()
+        .any(|w| entity_words.contains(w) || entity_flat.contains(w.as_str()))
 }
 
 fn month_number(name: &str) -> Option<u32> {
@@ -628,6 +736,52 @@ fn find_governing_law_after_verb(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_defined_party_resolves_to_the_entity_it_defines() {
+        let text = "DISTRIBUTOR AGREEMENT BETWEEN INGRAM MICRO AND NETGEAR\n\nIngram Micro, a corporation organized under the laws of the State of California, having a place of business located at 1600 E. St. Andrew Place, Santa Ana, California, USA, (\"Distributor\") and NETGEAR, Inc. (\"NETGEAR\"), a wholly owned subsidiary of Bay Networks, Inc., organized under the laws of the State of Delaware, agree that the following terms govern the purchase of Products between the parties.";
+        let meta = extract(text);
+        assert!(
+            meta.parties.iter().any(|p| p == "Ingram Micro"),
+            "{:?}",
+            meta.parties
+        );
+        assert!(
+            meta.parties.iter().any(|p| p == "NETGEAR, Inc."),
+            "{:?}",
+            meta.parties
+        );
+        // Roles are no parties, nor is a party's parent company.
+        for not in ["Distributor", "Bay Networks, Inc."] {
+            assert!(!meta.parties.iter().any(|p| p == not), "{:?}", meta.parties);
+        }
+    }
+
+    #[test]
+    fn a_document_type_is_a_title_not_a_sentence_or_a_section() {
+        for (line, want) in [
+            ("ON SCHEDULE A HERETO ORDERLY MARKETING AGREEMENT", None),
+            ("19. ENTIRE AGREEMENT", None),
+            (
+                "This Agreement is effective 7/1/98 (\"Effective Date\")",
+                None,
+            ),
+            (
+                "Ingram NETGEAR Distributor Agreement 083096",
+                Some("Ingram NETGEAR Distributor Agreement"),
+            ),
+            (
+                "Software License Agreement [v.08.05.03]",
+                Some("Software License Agreement"),
+            ),
+            (
+                "CO-BRANDING AND ADVERTISING AGREEMENT",
+                Some("Co-Branding And Advertising Agreement"),
+            ),
+        ] {
+            assert_eq!(document_type_of(line).as_deref(), want, "{line}");
+        }
+    }
 
     #[test]
     fn a_cuad_style_preamble() {

@@ -330,25 +330,42 @@ pub struct CompareRequest {
     pub right: CompareSide,
     #[serde(default)]
     pub library: Option<String>,
+    /// Words that differ only in capitals match (default true): an all-caps disclaimer and the
+    /// same words in sentence case are the same clause. Each side is still shown as written.
+    #[serde(default = "yes")]
+    pub ignore_case: bool,
+    /// Differences in spacing (double spaces, line breaks) are no differences (default true).
+    #[serde(default = "yes")]
+    pub ignore_whitespace: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// A run of words that is equal on both sides, only on the left (`delete`) or only on the
 /// right (`insert`).
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct DiffOp {
     /// equal, delete or insert
     pub op: String,
+    /// The words as the left side writes them (the right side's, for `insert`).
     pub text: String,
+    /// For an `equal` run whose right side is written differently (other capitals or spacing,
+    /// when the request ignores them): the right side's words. Absent when both read the same.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub right_text: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct CompareResponse {
     pub left_text: String,
     pub right_text: String,
-    /// Word-level differences, in order; equal + delete runs spell the left text, equal +
-    /// insert runs the right text.
+    /// Word-level differences, in order; the `text` of equal and delete runs spells the left
+    /// text, the `right_text` (else `text`) of equal runs and the `text` of insert runs the right.
     pub ops: Vec<DiffOp>,
-    /// Share of words in common (0..1), as `similar`'s ratio.
+    /// Share of words in common (0..1): twice the matching tokens over both sides' tokens
+    /// (words, plus runs of spacing when spacing counts).
     pub similarity: f32,
 }
 
@@ -832,28 +849,146 @@ fn side_text(service: &LibraryService, side: &CompareSide, name: &str) -> Result
     }
 }
 
-/// Word-level differences between two texts (whitespace runs count as tokens, so the ops
-/// spell both texts exactly).
-pub fn word_diff(left: &str, right: &str) -> (Vec<DiffOp>, f32) {
-    let diff = similar::TextDiff::configure()
-        .algorithm(similar::Algorithm::Patience)
-        .diff_words(left, right);
-    let mut ops: Vec<DiffOp> = Vec::new();
-    for change in diff.iter_all_changes() {
-        let op = match change.tag() {
-            similar::ChangeTag::Equal => "equal",
-            similar::ChangeTag::Delete => "delete",
-            similar::ChangeTag::Insert => "insert",
-        };
-        match ops.last_mut() {
-            Some(last) if last.op == op => last.text.push_str(change.value()),
-            _ => ops.push(DiffOp {
-                op: op.to_owned(),
-                text: change.value().to_owned(),
-            }),
+/// Longest a word diff may search for the smallest edit: past it the diff is finished with
+/// coarser runs (longer deletes and inserts, still spelling both texts), so one comparison holds
+/// a core for about this long at most.
+pub const DIFF_TIME_LIMIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// How [`word_diff`] matches words.
+#[derive(Debug, Clone, Copy)]
+pub struct DiffOptions {
+    /// Words that differ only in capitals match.
+    pub ignore_case: bool,
+    /// Spacing is no token of its own, so runs of it never differ.
+    pub ignore_whitespace: bool,
+}
+
+/// A token of a compared text: what it is compared by, and the bytes of the text it shows.
+struct DiffToken {
+    key: String,
+    span: std::ops::Range<usize>,
+}
+
+/// Splits `text` into words (runs without whitespace) and, when spacing counts, runs of
+/// whitespace. With spacing ignored, a word's span reaches to the next word (and the first
+/// word's back to the start), so the spans still cover the whole text.
+fn diff_tokens(text: &str, options: DiffOptions) -> Vec<DiffToken> {
+    let mut runs: Vec<(bool, std::ops::Range<usize>)> = Vec::new();
+    for (i, c) in text.char_indices() {
+        let space = c.is_whitespace();
+        let end = i + c.len_utf8();
+        match runs.last_mut() {
+            Some((was_space, span)) if *was_space == space => span.end = end,
+            _ => runs.push((space, i..end)),
         }
     }
-    (ops, diff.ratio())
+    let key = |span: &std::ops::Range<usize>| {
+        let word = &text[span.clone()];
+        if options.ignore_case {
+            word.to_lowercase()
+        } else {
+            word.to_owned()
+        }
+    };
+    if !options.ignore_whitespace {
+        return runs
+            .into_iter()
+            .map(|(_, span)| DiffToken {
+                key: key(&span),
+                span,
+            })
+            .collect();
+    }
+    let mut tokens: Vec<DiffToken> = Vec::new();
+    for (space, span) in runs {
+        if space {
+            if let Some(last) = tokens.last_mut() {
+                last.span.end = span.end;
+            }
+        } else {
+            tokens.push(DiffToken {
+                key: key(&span),
+                span,
+            });
+        }
+    }
+    // Leading spacing belongs to the first word; a text of spacing alone shows as it is.
+    match tokens.first_mut() {
+        Some(first) => first.span.start = 0,
+        None if !text.is_empty() => tokens.push(DiffToken {
+            key: String::new(),
+            span: 0..text.len(),
+        }),
+        None => {}
+    }
+    tokens
+}
+
+/// Word-level differences between two texts, and the share of tokens in common. The ops spell
+/// both texts exactly as written (see [`CompareResponse::ops`]), whatever `options` ignores.
+pub fn word_diff(left: &str, right: &str, options: DiffOptions) -> (Vec<DiffOp>, f32) {
+    let old = diff_tokens(left, options);
+    let new = diff_tokens(right, options);
+    let old_keys: Vec<&str> = old.iter().map(|t| t.key.as_str()).collect();
+    let new_keys: Vec<&str> = new.iter().map(|t| t.key.as_str()).collect();
+    let deadline = std::time::Instant::now().checked_add(DIFF_TIME_LIMIT);
+    let changes = similar::capture_diff_slices_deadline(
+        similar::Algorithm::Patience,
+        &old_keys,
+        &new_keys,
+        deadline,
+    );
+    let text_of = |tokens: &[DiffToken], source: &str, range: std::ops::Range<usize>| -> String {
+        match (
+            tokens.get(range.start),
+            range.end.checked_sub(1).and_then(|e| tokens.get(e)),
+        ) {
+            (Some(first), Some(last)) if range.start < range.end => {
+                source[first.span.start..last.span.end].to_owned()
+            }
+            _ => String::new(),
+        }
+    };
+    let mut ops: Vec<DiffOp> = Vec::new();
+    let mut push = |op: &str, text: String, right_text: Option<String>| {
+        if text.is_empty() {
+            return;
+        }
+        match ops.last_mut() {
+            Some(last) if last.op == op && op != "equal" => last.text.push_str(&text),
+            _ => ops.push(DiffOp {
+                op: op.to_owned(),
+                text,
+                right_text,
+            }),
+        }
+    };
+    let mut matched = 0;
+    for change in &changes {
+        let (tag, old_range, new_range) = change.as_tag_tuple();
+        match tag {
+            similar::DiffTag::Equal => {
+                matched += old_range.len();
+                let l = text_of(&old, left, old_range);
+                let r = text_of(&new, right, new_range);
+                let right_text = (r != l).then_some(r);
+                push("equal", l, right_text);
+            }
+            similar::DiffTag::Delete => push("delete", text_of(&old, left, old_range), None),
+            similar::DiffTag::Insert => push("insert", text_of(&new, right, new_range), None),
+            similar::DiffTag::Replace => {
+                push("delete", text_of(&old, left, old_range), None);
+                push("insert", text_of(&new, right, new_range), None);
+            }
+        }
+    }
+    let total = old.len() + new.len();
+    let similarity = if total == 0 {
+        1.0
+    } else {
+        (2 * matched) as f32 / total as f32
+    };
+    (ops, similarity)
 }
 
 #[utoipa::path(
@@ -863,6 +998,7 @@ pub fn word_diff(left: &str, right: &str) -> (Vec<DiffOp>, f32) {
         (status = 200, description = "Word-level comparison of two clauses, or a clause and your text", body = CompareResponse),
         (status = 400, description = "Invalid request", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such clause", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "As many comparisons as the server runs at once are running; try again after Retry-After seconds", body = Problem, content_type = "application/problem+json"),
     ),
     security(("api_key" = []))
 )]
@@ -875,9 +1011,25 @@ pub async fn compare(
         authorize(&state, &headers, request.library.as_deref(), Role::Read)?;
     let left_text = side_text(&service, &request.left, "left")?;
     let right_text = side_text(&service, &request.right, "right")?;
+    // Refused at once when all compare slots are taken: queued diffs would hold the engine's
+    // slots and make searches wait behind them.
+    let _compare_slot = state
+        .compare_slots
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| {
+            Problem::busy(
+                "the server is comparing as many texts as it takes at once; try again in a moment",
+                1,
+            )
+        })?;
     let (ops, similarity) = run_blocking(&state, {
         let (l, r) = (left_text.clone(), right_text.clone());
-        move || Ok(word_diff(&l, &r))
+        let options = DiffOptions {
+            ignore_case: request.ignore_case,
+            ignore_whitespace: request.ignore_whitespace,
+        };
+        move || Ok(word_diff(&l, &r, options))
     })
     .await?;
     Ok(Json(CompareResponse {
@@ -1103,7 +1255,11 @@ mod tests {
     fn word_diff_spells_both_sides() {
         let left = "The Company shall not be liable for indirect damages.";
         let right = "The Supplier shall not be liable for any indirect or consequential damages.";
-        let (ops, ratio) = word_diff(left, right);
+        let exact = DiffOptions {
+            ignore_case: false,
+            ignore_whitespace: false,
+        };
+        let (ops, ratio) = word_diff(left, right, exact);
         let spell = |keep: &str| -> String {
             ops.iter()
                 .filter(|o| o.op == "equal" || o.op == keep)
@@ -1119,6 +1275,35 @@ mod tests {
             .iter()
             .any(|o| o.op == "insert" && o.text.contains("consequential")));
         assert!(ratio > 0.5 && ratio < 1.0, "{ratio}");
+    }
+
+    #[test]
+    fn word_diff_can_ignore_capitals_and_spacing_and_still_spell_both_sides() {
+        let left = "  LICENSOR DISCLAIMS ALL WARRANTIES,\n\tEXPRESS OR IMPLIED. Ünïcode";
+        let right = "Licensor disclaims all warranties, express  or implied. ünïcode\n";
+        let loose = DiffOptions {
+            ignore_case: true,
+            ignore_whitespace: true,
+        };
+        let (ops, ratio) = word_diff(left, right, loose);
+        assert_eq!(ratio, 1.0, "{ops:?}");
+        assert!(ops.iter().all(|o| o.op == "equal"), "{ops:?}");
+        let left_spelt: String = ops.iter().map(|o| o.text.as_str()).collect();
+        let right_spelt: String = ops
+            .iter()
+            .map(|o| o.right_text.as_deref().unwrap_or(&o.text))
+            .collect();
+        assert_eq!(left_spelt, left);
+        assert_eq!(right_spelt, right);
+        // Another word is still a difference, and spelt on its side only.
+        let (ops, ratio) = word_diff(left, "Licensor disclaims some warranties", loose);
+        assert!(ratio < 1.0);
+        assert!(ops
+            .iter()
+            .any(|o| o.op == "insert" && o.text.starts_with("some")));
+        // Spacing alone, or nothing at all, compares without panicking.
+        assert_eq!(word_diff(" \n", "", loose).0.len(), 1);
+        assert_eq!(word_diff("", "", loose), (Vec::new(), 1.0));
     }
 
     #[test]

@@ -70,6 +70,9 @@ pub struct AppState {
     metrics: Arc<Metrics>,
     /// One permit per core: engine work waits here rather than oversubscribing the CPU.
     engine_slots: Arc<Semaphore>,
+    /// Comparisons running at once ([`ModelOptions::compare_limit`]): fewer than the cores, so
+    /// a burst of long diffs leaves search a core; one more is refused (503) rather than queued.
+    compare_slots: Arc<Semaphore>,
     reviewer: Arc<LazyModel<precedent_cuad::ClauseTyper>>,
     /// The UNFAIR-ToS classifier behind terms-of-service reviews.
     tos: Arc<LazyModel<precedent_unfair::UnfairModel>>,
@@ -106,6 +109,7 @@ impl AppState {
             libraries: Arc::new(libraries),
             metrics: Arc::new(Metrics::default()),
             engine_slots: Arc::new(Semaphore::new(cores)),
+            compare_slots: Arc::new(Semaphore::new(default_compare_limit(cores))),
             reviewer: Arc::new(review::lazy_reviewer(on_demand.reviewer)),
             tos: Arc::new(review::lazy_tos(on_demand.tos)),
             classifier: Arc::new(classify::lazy_classifier(on_demand.classifier)),
@@ -118,6 +122,20 @@ impl AppState {
             state.classifier.preload();
         }
         state
+    }
+}
+
+/// Comparisons at once when `serve --compare-limit` is not given: one core fewer than the
+/// machine has, at least one.
+pub fn default_compare_limit(cores: usize) -> usize {
+    cores.saturating_sub(1).max(1)
+}
+
+impl AppState {
+    /// Allows `limit` comparisons at once (at least one).
+    pub fn with_compare_limit(mut self, limit: usize) -> Self {
+        self.compare_slots = Arc::new(Semaphore::new(limit.max(1)));
+        self
     }
 }
 
@@ -219,6 +237,7 @@ pub async fn serve(
     let watch_every = models.watch_every;
     let query_types = models.clause_types.clone();
     let public_status = models.public_status;
+    let compare_limit = models.compare_limit;
     let models = models.clone();
     let libraries = tokio::task::spawn_blocking(move || state::load_libraries(&specs, &models))
         .await
@@ -237,6 +256,9 @@ pub async fn serve(
     }
     let mut state = AppState::new(libraries, on_demand, query_types);
     state.public_status = public_status;
+    if let Some(limit) = compare_limit {
+        state = state.with_compare_limit(limit);
+    }
     let app = router(state);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown_signal())

@@ -20,6 +20,10 @@ pub struct Problem {
     /// alias such as "Limitation of Liability". Absent when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suggestions: Vec<String>,
+    /// Seconds after which the client may try again (sent as `Retry-After`), for a server that
+    /// is busy rather than broken.
+    #[serde(skip)]
+    pub retry_after: Option<u32>,
 }
 
 impl Problem {
@@ -30,7 +34,15 @@ impl Problem {
             status: status.as_u16(),
             detail: detail.into(),
             suggestions: Vec::new(),
+            retry_after: None,
         }
+    }
+
+    /// 503 with `Retry-After`: the server refuses this work now rather than queue it.
+    pub fn busy(detail: impl Into<String>, retry_after_secs: u32) -> Self {
+        let mut problem = Problem::new(StatusCode::SERVICE_UNAVAILABLE, detail);
+        problem.retry_after = Some(retry_after_secs);
+        problem
     }
 
     /// The problem with values to suggest instead ([`Problem::suggestions`]).
@@ -88,6 +100,11 @@ impl IntoResponse for Problem {
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static("Bearer realm=\"precedent\""),
             );
+        }
+        if let Some(secs) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         response
     }

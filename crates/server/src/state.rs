@@ -82,6 +82,9 @@ pub struct ModelOptions {
     /// key (`serve --public-status`). Otherwise they need an admin key, and `/healthz` without
     /// one answers only that the server is up.
     pub public_status: bool,
+    /// How many `/v1/compare` diffs run at once (`serve --compare-limit`); by default one core
+    /// fewer than the machine has ([`crate::default_compare_limit`]).
+    pub compare_limit: Option<usize>,
 }
 
 /// One served library, as of one generation.

@@ -21,7 +21,6 @@ const state = {
   key: sessionStorage.getItem("precedent-key") || "",
   library: null,
   role: null,
-  lastQuery: "",
   compare: { left: null, right: null },
 };
 
@@ -144,7 +143,6 @@ function highlighted(text, spans) {
 async function runSearch() {
   const query = $("query").value.trim();
   if (!query) return;
-  state.lastQuery = query;
   setStatus("status", "Searching…");
   $("search-button").disabled = true;
   try {
@@ -155,7 +153,7 @@ async function runSearch() {
       filters: currentFilters(),
     };
     const result = await api("POST", "/v1/search", body);
-    renderHits(result, `${result.hits.length} clauses for “${query}” (${result.pipeline}, ${result.took_ms.toFixed(0)} ms)`);
+    renderHits(result, `${result.hits.length} clauses for “${query}” (${result.pipeline}, ${result.took_ms.toFixed(0)} ms)`, query);
   } catch (e) {
     setStatus("status", e.message, true);
     offerSuggestions(e);
@@ -175,15 +173,18 @@ function offerSuggestions(e) {
   }
 }
 
-function renderHits(result, summary) {
+// `ratingQuery` is the query whose results these are: stars rate a clause for it, and a list
+// without one (clauses similar to another) offers no stars, so that no rating is stored under a
+// query that did not produce the list.
+function renderHits(result, summary, ratingQuery = null) {
   const filters = currentFilters();
   const filtered = Object.keys(filters).length ? ` · filtered by ${Object.entries(filters).map(([k, v]) => `${k.replace("_", " ")} “${v}”`).join(", ")}` : "";
   setStatus("status", result.hits.length ? summary + filtered : `No clause matches${filtered}.`);
-  $("results").replaceChildren(...result.hits.map(renderHit));
+  $("results").replaceChildren(...result.hits.map((hit) => renderHit(hit, ratingQuery)));
   renderFacets(result.facets);
 }
 
-function renderHit(hit) {
+function renderHit(hit, ratingQuery) {
   const c = hit.clause;
   const text = el("p", { class: "clause-text clamped" }, highlighted(c.text, hit.highlights));
   const stages = hit.stages.map((s) => `${s.stage} #${s.rank}`).join(" · ");
@@ -208,33 +209,39 @@ function renderHit(hit) {
       ? [el("p", { class: "copies", title: hit.copies.join(", "),
           text: `Same words in ${hit.copies.length} more clause${hit.copies.length > 1 ? "s" : ""}: ${hit.copies.slice(0, 5).join(", ")}${hit.copies.length > 5 ? ", …" : ""}` })]
       : []),
-    el("div", { class: "hit-actions" }, contextButton, copyButton, compareButton, similarButton, starWidget(c.id)),
+    el("div", { class: "hit-actions" }, contextButton, copyButton, compareButton, similarButton,
+      ratingQuery !== null
+        ? starWidget(c.id, ratingQuery)
+        : el("span", { class: "no-stars", text: "Stars rate a clause for a query: search to rate" })),
     context);
   li.addEventListener("keydown", (event) => {
     if (event.target.tagName === "INPUT" || event.target.tagName === "TEXTAREA") return;
-    if (event.key >= "1" && event.key <= "5") { rate(c.id, Number(event.key), li); event.preventDefault(); }
+    if (event.key >= "1" && event.key <= "5") {
+      if (ratingQuery !== null) rate(c.id, Number(event.key), li, ratingQuery);
+      event.preventDefault();
+    }
     else if (event.key === "c") { addToCompare(c); event.preventDefault(); }
     else if (event.key === "x") { contextButton.click(); event.preventDefault(); }
   });
   return li;
 }
 
-function starWidget(id) {
+function starWidget(id, query) {
   const group = el("span", { class: "stars", role: "group", "aria-label": "Rate this clause for your query" });
   for (let n = 1; n <= 5; n++) {
     const b = el("button", { type: "button", "data-stars": n, "aria-label": `${n} star${n > 1 ? "s" : ""}`, "aria-pressed": "false", text: "★" });
-    b.addEventListener("click", () => rate(id, n, group.closest(".hit")));
+    b.addEventListener("click", () => rate(id, n, group.closest(".hit"), query));
     group.append(b);
   }
   group.append(el("span", { class: "rated", "aria-live": "polite" }));
   return group;
 }
 
-async function rate(id, stars, li) {
+async function rate(id, stars, li, query) {
   const group = li.querySelector(".stars");
   const note = group.querySelector(".rated");
   try {
-    await api("POST", "/v1/ratings", { query: state.lastQuery, clause_id: id, stars });
+    await api("POST", "/v1/ratings", { query, clause_id: id, stars });
     group.querySelectorAll("button").forEach((b) => {
       const on = Number(b.dataset.stars) <= stars;
       b.classList.toggle("on", on);
@@ -244,6 +251,12 @@ async function rate(id, stars, li) {
   } catch (e) {
     note.textContent = e.status === 403 ? "your key cannot rate" : e.message;
   }
+}
+
+// Context opens on the clause itself (highlighted), the text before it above, a scroll away.
+function scrollToClause(box) {
+  const here = box.querySelector(".here");
+  if (here) box.scrollTop += here.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
 }
 
 async function toggleContext(id, text, box, button) {
@@ -257,17 +270,19 @@ async function toggleContext(id, text, box, button) {
   text.classList.remove("clamped");
   button.setAttribute("aria-expanded", "true");
   box.hidden = false;
-  if (box.dataset.loaded) return;
+  if (box.dataset.loaded) { scrollToClause(box); return; }
   box.textContent = "Loading context…";
   try {
     const r = await api("GET", `/v1/clauses/${encodeURIComponent(id)}`);
     box.dataset.loaded = "1";
     if (r.context) {
+      const here = el("span", { class: "here", text: r.context.clause });
       box.replaceChildren(
         el("div", { class: "cite", text: `${r.clause.citation.text} · ${r.context.source}` }),
         "…" + r.context.before,
-        el("span", { class: "here", text: r.context.clause }),
+        here,
         r.context.after + "…");
+      scrollToClause(box);
     } else {
       const m = r.clause.citation;
       const facts = [
@@ -355,11 +370,16 @@ function sideBody(side) {
 async function runCompare() {
   const box = $("compare-result");
   try {
-    const r = await api("POST", "/v1/compare", { left: sideBody("left"), right: sideBody("right") });
+    // The checkbox (on by default) matches words that differ only in capitals or spacing;
+    // each side is still shown as written (equal runs carry the right side's own words).
+    const loose = $("compare-loose").checked;
+    const r = await api("POST", "/v1/compare", {
+      left: sideBody("left"), right: sideBody("right"), ignore_case: loose, ignore_whitespace: loose,
+    });
     const left = el("div", { "aria-label": "Left, deletions marked" });
     const right = el("div", { "aria-label": "Right, insertions marked" });
     for (const op of r.ops) {
-      if (op.op === "equal") { left.append(op.text); right.append(op.text); }
+      if (op.op === "equal") { left.append(op.text); right.append(op.right_text ?? op.text); }
       else if (op.op === "delete") left.append(el("del", { text: op.text }));
       else right.append(el("ins", { text: op.text }));
     }
@@ -523,6 +543,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("filters").addEventListener("submit", (e) => { e.preventDefault(); runSearch(); });
   $("clear-filters").addEventListener("click", () => { $("filters").reset(); runSearch(); });
   $("compare-button").addEventListener("click", runCompare);
+  $("compare-loose").addEventListener("change", () => { if ($("compare-result").childElementCount) runCompare(); });
   $("compare-clear").addEventListener("click", clearCompare);
   $("review-form").addEventListener("submit", (e) => { e.preventDefault(); runReview(); });
   $("classify-form").addEventListener("submit", (e) => { e.preventDefault(); runClassify(); });
