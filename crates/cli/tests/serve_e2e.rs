@@ -849,3 +849,54 @@ async fn context_opens_scrolled_to_the_clause() {
     );
     client.close().await.expect("close browser");
 }
+
+/// On a phone-width window (420 px) the search box keeps room to type: the selects and the
+/// button wrap below it instead of squeezing it to nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_search_box_keeps_its_width_on_a_narrow_window() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().to_owned();
+    let (key, server) = tokio::task::spawn_blocking(move || {
+        let lib = contract_with_long_preamble(&p);
+        let key = create_key(&lib, "read");
+        let server = Server::start(&[format!("deals={}", s(&lib))], &p);
+        (key, server)
+    })
+    .await
+    .expect("setup");
+    let (_driver, webdriver) = start_chromedriver();
+    let client = connect(&webdriver, &dir.path().join("chromium-profile")).await;
+    client.set_window_size(420, 900).await.expect("window size");
+    client.goto(&server.url("/")).await.expect("open page");
+    wait_for(
+        &client,
+        "key prompt",
+        "!document.getElementById('key-panel').hidden",
+    )
+    .await;
+    let input = client
+        .find(Locator::Id("key-input"))
+        .await
+        .expect("key input");
+    input.send_keys(&key).await.expect("type key");
+    input
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .expect("enter");
+    wait_for(&client, "the app", "!document.getElementById('app').hidden").await;
+    let widths = client
+        .execute(
+            "const q = document.getElementById('query').getBoundingClientRect().width; return [q, document.documentElement.clientWidth];",
+            vec![],
+        )
+        .await
+        .expect("widths");
+    let query = widths[0].as_f64().unwrap_or(0.0);
+    let page = widths[1].as_f64().unwrap_or(0.0);
+    assert!(page > 0.0 && page <= 440.0, "window width {page}");
+    assert!(
+        query >= 0.6 * page,
+        "the search box is {query} px wide in a {page} px page"
+    );
+    client.close().await.expect("close browser");
+}
