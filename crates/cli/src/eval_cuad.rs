@@ -625,7 +625,7 @@ fn clause_scores_cv(
         .map(|(ci, c)| {
             let clauses = &clauses[ci];
             let p = &prepared[ci];
-            let scores = crate::ingest::clause_scores_of(
+            let scores = precedent_engine::ingest::clause_scores_of(
                 &c.text,
                 clauses,
                 p.candidates.iter().zip(&scores[ci]),

@@ -15,12 +15,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use precedent_contracts::library_docs::{
-    clause_docs, contract_of, set_clause_types, IngestedContract,
-};
-use precedent_contracts::{meta, read_bytes, read_file, segment, Format, ReadOptions};
-use precedent_cuad::type_thresholds::STORED_TYPE_THRESHOLD;
-use precedent_cuad::{ClauseTyper, CATEGORIES, N_CATEGORIES};
+use precedent_contracts::library_docs::contract_of;
+use precedent_contracts::{Format, ReadOptions};
+use precedent_engine::ingest::{contract_ids, prepare, walk, Prepared};
 use precedent_formats::CorpusDoc;
 use precedent_library::{BuildOptions, Library, Progress};
 use precedent_rank::EmbedSettings;
@@ -29,7 +26,6 @@ use rayon::prelude::*;
 use crate::progress::Bars;
 use crate::review::TyperArgs;
 use crate::{embed_docs, policy_from_tag, VectorArgs};
-use precedent_text::char_offsets;
 
 #[derive(Args)]
 pub struct IngestArgs {
@@ -69,179 +65,6 @@ struct FileReport {
     clauses: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
-}
-
-/// Every file under `dir`, sorted, hidden entries skipped; symlinked directories are not
-/// followed (no cycles).
-pub(crate) fn walk(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        let entries =
-            std::fs::read_dir(&d).with_context(|| format!("reading folder {}", d.display()))?;
-        for entry in entries {
-            let entry = entry.with_context(|| format!("reading folder {}", d.display()))?;
-            if entry.file_name().to_string_lossy().starts_with('.') {
-                continue;
-            }
-            let file_type = entry
-                .file_type()
-                .with_context(|| format!("inspecting {}", entry.path().display()))?;
-            if file_type.is_dir() {
-                pending.push(entry.path());
-            } else {
-                out.push(entry.path());
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
-}
-
-/// Contract ids: the file stem, with `~2`, `~3`… for later files with the same stem (the
-/// order is the sorted path order, so a resumed run assigns the same ids).
-fn contract_ids(files: &[PathBuf]) -> Vec<String> {
-    let mut used: HashMap<String, usize> = HashMap::new();
-    files
-        .iter()
-        .map(|p| {
-            let stem = p
-                .file_stem()
-                .map(|s| s.to_string_lossy().trim().replace('#', "_"))
-                .unwrap_or_default();
-            let n = used.entry(stem.clone()).or_default();
-            *n += 1;
-            if *n == 1 {
-                stem
-            } else {
-                format!("{stem}~{n}")
-            }
-        })
-        .collect()
-}
-
-struct Prepared {
-    docs: Vec<CorpusDoc>,
-}
-
-/// Reads, segments, describes and (with a typer) types one contract; any failure is a
-/// per-file reason.
-fn prepare(
-    path: &Path,
-    contract: &str,
-    options: &ReadOptions,
-    typer: Option<&ClauseTyper>,
-) -> Result<Prepared, String> {
-    let (format, bytes) = read_file(path, options).map_err(|e| e.to_string())?;
-    let fingerprint = crate::fingerprint_bytes(&bytes);
-    let document = read_bytes(path, format, &bytes).map_err(|e| e.to_string())?;
-    let clauses = segment(&document);
-    if clauses.is_empty() {
-        return Err(format!("{}: no clauses found", path.display()));
-    }
-    let meta = meta::extract(&document.text);
-    let source_path = path.display().to_string();
-    let contract = IngestedContract {
-        contract,
-        source_path: &source_path,
-        source_fingerprint: Some(&fingerprint),
-        ocr: document.ocr,
-        meta: &meta,
-        clauses: &clauses,
-    };
-    let mut docs = clause_docs(&contract);
-    if let Some(typer) = typer {
-        for (doc, types) in docs
-            .iter_mut()
-            .zip(clause_types(typer, &document.text, &clauses))
-        {
-            set_clause_types(doc, &types);
-        }
-    }
-    Ok(Prepared { docs })
-}
-
-/// The CUAD categories of each clause, most confident first, named as in
-/// `master_clauses.csv`: those whose confidence reaches [`STORED_TYPE_THRESHOLD`] (chosen by
-/// F1 on cross-validated clause scores, `eval-cuad --clause-types`).
-fn clause_types(
-    typer: &ClauseTyper,
-    text: &str,
-    clauses: &[precedent_contracts::Clause],
-) -> Vec<Vec<(&'static str, f32)>> {
-    clause_scores(typer, text, clauses)
-        .into_iter()
-        .map(|scores| {
-            let mut types: Vec<(&'static str, f32)> = CATEGORIES
-                .iter()
-                .copied()
-                .zip(scores)
-                .filter(|&(category, confidence)| {
-                    precedent_cuad::is_clause_type(category) && confidence >= STORED_TYPE_THRESHOLD
-                })
-                .collect();
-            types.sort_by(|a, b| b.1.total_cmp(&a.1));
-            types
-        })
-        .collect()
-}
-
-/// Each clause's confidence per CUAD category (in [`CATEGORIES`] order).
-///
-/// The typer scores candidate spans of the whole contract (sentences, pieces, windows,
-/// paragraphs, as `precedent review` does, with their place in the contract as features); a
-/// clause gets, per category, the best score of the candidates inside it. Typing each clause's
-/// text on its own misses provisions inside long clauses: a "10. Miscellaneous" paragraph whose
-/// first sentence is the governing-law provision scores under 0.5 as a whole.
-pub fn clause_scores(
-    typer: &ClauseTyper,
-    text: &str,
-    clauses: &[precedent_contracts::Clause],
-) -> Vec<[f32; N_CATEGORIES]> {
-    let scored = typer.review(text);
-    clause_scores_of(
-        text,
-        clauses,
-        scored.iter().map(|s| (&s.candidate, &s.scores)),
-        |clause| typer.classify_scores(&clauses[clause].text),
-    )
-}
-
-/// [`clause_scores`] from already scored candidates; `uncovered(i)` types clause `i` when no
-/// candidate lies inside it (shared with the cross-validation of stored clause types, which
-/// scores candidates without a `ClauseTyper::review`).
-pub fn clause_scores_of<'a>(
-    text: &str,
-    clauses: &[precedent_contracts::Clause],
-    scored: impl IntoIterator<
-        Item = (
-            &'a precedent_cuad::candidates::Candidate,
-            &'a [f32; N_CATEGORIES],
-        ),
-    >,
-    uncovered: impl Fn(usize) -> [f32; N_CATEGORIES],
-) -> Vec<[f32; N_CATEGORIES]> {
-    let chars = char_offsets(text);
-    let mut best = vec![[0f32; N_CATEGORIES]; clauses.len()];
-    let mut covered = vec![false; clauses.len()];
-    for (candidate, scores) in scored {
-        let (start, end) = (chars[candidate.span.start], chars[candidate.span.end]);
-        for (i, clause) in clauses.iter().enumerate() {
-            if clause.start <= start && end <= clause.end {
-                covered[i] = true;
-                for (b, s) in best[i].iter_mut().zip(scores) {
-                    *b = b.max(*s);
-                }
-            }
-        }
-    }
-    for (i, (scores, covered)) in best.iter_mut().zip(covered).enumerate() {
-        if !covered {
-            // Too short to hold a candidate (a heading-only clause): type its text.
-            *scores = uncovered(i);
-        }
-    }
-    best
 }
 
 pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {

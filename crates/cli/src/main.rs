@@ -950,12 +950,7 @@ fn fingerprint_file(path: &Path) -> Result<String> {
 
 /// [`fingerprint_file`] of bytes already read.
 fn fingerprint_bytes(bytes: &[u8]) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        hash ^= u64::from(*b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{hash:016x}-{}", bytes.len())
+    precedent_engine::ingest::fingerprint(bytes)
 }
 
 fn preview(text: &str, max_chars: usize) -> String {

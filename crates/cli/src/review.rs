@@ -280,7 +280,7 @@ fn contract_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
-            let found: Vec<PathBuf> = crate::ingest::walk(path)?
+            let found: Vec<PathBuf> = precedent_engine::ingest::walk(path)?
                 .into_iter()
                 .filter(|f| Format::from_path(f).is_some())
                 .collect();

@@ -15,10 +15,12 @@
 //! - [`ClauseModels`]: the clause typer and classifiers review, ingest and classify read,
 //!   loaded (or trained and cached) once and shared.
 //! - [`review`]: a contract's CUAD clause types and where they are, and the checklist view.
+//! - [`ingest`]: what a contract file becomes in a library (clauses, metadata, CUAD types).
 //! - [`lazy_clause_type_reader`]: the CUAD clause-type reader the `+types` stage and the
 //!   learned ranker's clause-type rule use, trained (or read from its cache) on first use.
 
 mod clause_models;
+pub mod ingest;
 pub mod pipelines;
 mod rankers;
 pub mod review;
