@@ -533,12 +533,20 @@ fn search(args: SearchArgs) -> Result<()> {
                 "citation": precedent_contracts::library_docs::citation(&copy.metadata),
             }));
         }
+        // The clause's own text; the sections it refers to are context, listed apart.
+        let (own, references) =
+            precedent_contracts::library_docs::split_references(&clause.text, &clause.metadata);
+        let references: Vec<serde_json::Value> = references
+            .into_iter()
+            .map(|(section, text)| serde_json::json!({"section": section, "text": text}))
+            .collect();
         results.push(serde_json::json!({
             "rank": i + 1,
             "id": clause.id,
             "score": hit.score,
             "title": clause.title,
-            "text": clause.text,
+            "text": own,
+            "references": references,
             "metadata": clause.metadata,
             "stages": hit.stages,
             "copies": copies,
@@ -605,6 +613,18 @@ fn search(args: SearchArgs) -> Result<()> {
         }
         for line in wrap(&shown, 96) {
             println!("     {line}");
+        }
+        for reference in result["references"].as_array().into_iter().flatten() {
+            let text = reference["text"].as_str().unwrap_or_default();
+            let text = if args.full {
+                text.to_owned()
+            } else {
+                preview(text, 200)
+            };
+            println!(
+                "     (refers to § {}) {text}",
+                reference["section"].as_str().unwrap_or_default()
+            );
         }
         println!();
     }

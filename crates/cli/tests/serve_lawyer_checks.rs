@@ -535,3 +535,98 @@ fn compare_ignores_case_and_spacing_by_default_and_shows_each_sides_own_text() {
     let sim = case_only["similarity"].as_f64().unwrap_or(0.0);
     assert!(sim > 0.8 && sim < 1.0, "{case_only}");
 }
+
+/// Defect 2: a clause that refers to other sections carries their text for search, but what
+/// the lawyer reads, copies, cites and compares is the clause's own text; the referenced
+/// sections come apart, under their numbers, in the API and in the CLI's JSON.
+#[test]
+fn referenced_sections_are_context_not_the_clause_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let own = "16.B Insurance. Distributor shall maintain insurance, except as set forth in Section 14.A.";
+    let referenced = "14.A Exclusions. Nothing limits liability for fraud or gross negligence.";
+    let doc = json!({
+        "_id": "deal#1",
+        "title": "16.B Insurance",
+        "text": format!("{own}<omitted>{referenced}"),
+        "metadata": {
+            "contract": "deal",
+            "document_type": "Distributor Agreement",
+            "section": "B",
+            "heading": "Insurance",
+            "path": ["16", "B"],
+            "refs": ["14.A"],
+        },
+    });
+    let corpus = p.join("refs.jsonl");
+    std::fs::write(&corpus, format!("{doc}\n")).expect("write corpus");
+    let lib = p.join("refs-lib");
+    let out = precedent(
+        &[
+            "index",
+            "--corpus",
+            s(&corpus),
+            "--index",
+            s(&lib),
+            "--no-vectors",
+        ],
+        p,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Found by what the referenced section says.
+    let out = precedent(
+        &[
+            "search",
+            "fraud gross negligence",
+            "--index",
+            s(&lib),
+            "--json",
+        ],
+        p,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cli: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let hit = &cli["hits"][0];
+    assert_eq!(hit["id"], "deal#1");
+    assert_eq!(hit["text"], own);
+    assert_eq!(
+        hit["references"],
+        json!([{"section": "14.A", "text": referenced}])
+    );
+
+    let key = create_key(&lib, "read");
+    let server = Server::start(&[format!("deals={}", s(&lib))], p);
+    let reply = search(
+        &server,
+        &key,
+        json!({"query": "fraud gross negligence", "k": 5}),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let api = reply.json();
+    let clause = &api["hits"][0]["clause"];
+    assert_eq!(
+        clause["text"], own,
+        "copied and cited: the clause's own text"
+    );
+    assert_eq!(
+        clause["references"],
+        json!([{"section": "14.A", "text": referenced}])
+    );
+    // Comparing the clause compares its own words.
+    let compared = call(
+        "POST",
+        &server.url("/v1/compare"),
+        Some(&key),
+        Some(&json!({"left": {"clause_id": "deal#1"}, "right": {"text": own}})),
+    );
+    assert_eq!(compared.status, 200, "{}", compared.body);
+    assert_eq!(compared.json()["similarity"], 1.0, "{}", compared.body);
+}

@@ -79,6 +79,37 @@ pub fn clause_metadata(contract: &IngestedContract<'_>, clause: &Clause) -> Valu
     Value::Object(m)
 }
 
+/// A clause's own text, and the cross-referenced sections ingest attached after it (each
+/// `(section, text)`, in the order of the metadata's `refs`). The library indexes the whole
+/// text, so that a clause that says "except as set forth in Section 14.A" is found by what 14.A
+/// says; but what a lawyer reads as the clause, copies and cites is its own text, and the
+/// referenced sections are context, shown apart under their numbers. Text without recorded
+/// references (ACORD's clauses) is all the clause's own.
+pub fn split_references<'a>(text: &'a str, metadata: &Value) -> (&'a str, Vec<(String, &'a str)>) {
+    let refs: Vec<String> = metadata
+        .get("refs")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    if refs.is_empty() {
+        return (text, Vec::new());
+    }
+    // The references are the last `refs.len()` pieces joined with `<omitted>` (a lead-in may
+    // use the same joiner at the start, so split from the end).
+    let mut pieces: Vec<&str> = text.rsplitn(refs.len() + 1, crate::xref::OMITTED).collect();
+    if pieces.len() != refs.len() + 1 {
+        return (text, Vec::new());
+    }
+    let own = pieces.pop().unwrap_or(text);
+    pieces.reverse();
+    (own.trim_end(), refs.into_iter().zip(pieces).collect())
+}
+
 /// Records the CUAD clause types a typer found for a clause (`[{"category", "confidence"}]`,
 /// most confident first) in its metadata, where search filters and facets read them.
 pub fn set_clause_types(doc: &mut CorpusDoc, types: &[(&str, f32)]) {
@@ -218,6 +249,31 @@ pub fn section_reference(path: &[String], number: Option<&str>) -> Option<String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn referenced_sections_come_apart_from_the_clause_own_text() {
+        let text = "(a) The Seller's liability for:<omitted>16.B Insurance. Seller shall insure its liability.<omitted>14.A Exclusions. Nothing limits fraud.<omitted>12 Notices. Notices in writing.";
+        let metadata = json!({"refs": ["14.A", "12"]});
+        let (own, refs) = split_references(text, &metadata);
+        assert_eq!(
+            own,
+            "(a) The Seller's liability for:<omitted>16.B Insurance. Seller shall insure its liability."
+        );
+        assert_eq!(
+            refs,
+            vec![
+                ("14.A".to_owned(), "14.A Exclusions. Nothing limits fraud."),
+                ("12".to_owned(), "12 Notices. Notices in writing."),
+            ]
+        );
+        // Without recorded references (ACORD), or when the text does not hold them, the whole
+        // text is the clause's own.
+        assert_eq!(split_references(text, &json!({})), (text, Vec::new()));
+        assert_eq!(
+            split_references("No joiner here.", &metadata),
+            ("No joiner here.", Vec::new())
+        );
+    }
 
     #[test]
     fn citations_read_like_a_lawyer_writes_them() {

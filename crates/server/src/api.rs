@@ -209,13 +209,26 @@ pub struct StageScoreView {
 pub struct ClauseView {
     pub id: String,
     pub title: Option<String>,
+    /// The clause's own text: what is copied and cited.
     pub text: String,
+    /// Sections the clause refers to ("except as set forth in Section 14.A"), whose text ingest
+    /// attached to it for search: context, shown apart under their numbers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<ReferencedSection>,
     pub citation: Citation,
     /// CUAD clause types (empty for clauses without typing, such as ACORD's).
     pub clause_types: Vec<ClauseType>,
     /// The clause's raw metadata object, without the server's path to the contract file.
     #[schema(value_type = Object)]
     pub metadata: serde_json::Value,
+}
+
+/// A section a clause refers to, with the text ingest attached.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ReferencedSection {
+    /// The section's number as the clause cites it, e.g. "14.A".
+    pub section: String,
+    pub text: String,
 }
 
 /// A ranked clause.
@@ -521,12 +534,21 @@ fn engine_error(e: impl std::fmt::Display) -> Problem {
 fn clause_view(service: &LibraryService, row: u32) -> Result<(ClauseView, ClauseMeta), Problem> {
     let doc = service.library.store().clause(row).map_err(engine_error)?;
     let meta = ClauseMeta::from_value(&doc.metadata);
+    let (own, references) =
+        precedent_contracts::library_docs::split_references(&doc.text, &doc.metadata);
     let view = ClauseView {
         citation: citation(&doc.id, doc.title.as_deref(), &doc.metadata, &meta),
         clause_types: meta.clause_types.clone(),
+        text: own.to_owned(),
+        references: references
+            .into_iter()
+            .map(|(section, text)| ReferencedSection {
+                section,
+                text: text.to_owned(),
+            })
+            .collect(),
         id: doc.id,
         title: doc.title,
-        text: doc.text,
         metadata: public_metadata(doc.metadata),
     };
     Ok((view, meta))
@@ -831,13 +853,9 @@ pub async fn clause(
 fn side_text(service: &LibraryService, side: &CompareSide, name: &str) -> Result<String, Problem> {
     match (&side.clause_id, &side.text) {
         (Some(id), None) => {
+            // The clause as the lawyer reads it: its own text, without referenced sections.
             let row = row_of(service, id)?;
-            Ok(service
-                .library
-                .store()
-                .clause(row)
-                .map_err(engine_error)?
-                .text)
+            Ok(clause_view(service, row)?.0.text)
         }
         (None, Some(text)) => {
             check_text(name, text)?;

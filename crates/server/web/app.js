@@ -205,6 +205,13 @@ function renderHit(hit, ratingQuery) {
       ...c.clause_types.slice(0, 4).map((t) => el("span", { class: "chip", text: t.category })),
       el("span", { class: "score", title: stages, text: `score ${hit.score.toFixed(3)} · ${stages}` })),
     text,
+    ...(c.references && c.references.length
+      ? [el("div", { class: "references" },
+          el("p", { class: "references-label", text: "Sections it refers to (context, not copied):" }),
+          ...c.references.map((r) => el("p", { class: "reference" },
+            el("span", { class: "reference-section", text: `§ ${r.section} ` }),
+            document.createTextNode(r.text))))]
+      : []),
     ...(hit.copies && hit.copies.length
       ? [el("p", { class: "copies", title: hit.copies.join(", "),
           text: `Same words in ${hit.copies.length} more clause${hit.copies.length > 1 ? "s" : ""}: ${hit.copies.slice(0, 5).join(", ")}${hit.copies.length > 5 ? ", …" : ""}` })]
