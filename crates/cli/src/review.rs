@@ -3,13 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use precedent_contracts::meta::ContractMeta;
 use precedent_contracts::Format;
 use precedent_cuad::cache::{default_cache, default_classifier_cache};
 use precedent_cuad::{ClauseTyper, CATEGORIES};
-use precedent_engine::review::{review_text, ContractReview};
+use precedent_engine::review::{checklist_rows, review_text, to_csv, ContractReview};
 use precedent_engine::ClauseModels;
 use precedent_unfair::document::{looks_like_terms_of_service, TosReview};
 use precedent_unfair::UnfairModel;
@@ -73,6 +73,11 @@ pub struct ReviewArgs {
     /// confidence of its best finding (details: --json).
     #[arg(long, conflicts_with = "json")]
     pub csv: bool,
+    /// Also write the contract's checklist to this CSV file: all 41 CUAD categories, each
+    /// present or absent, with its confidence band, best confidence, and its spans (sections,
+    /// offsets, confidences, text), best first. One contract only, not terms of service.
+    #[arg(long, value_name = "OUT.csv")]
+    pub checklist_csv: Option<PathBuf>,
     /// Candidates per category in the JSON, most confident first (0 = every candidate).
     #[arg(long, default_value_t = 20)]
     pub top: usize,
@@ -303,6 +308,27 @@ pub fn run(args: ReviewArgs) -> Result<()> {
     if args.csv && args.kind == DocumentKind::Tos {
         bail!("--csv tabulates CUAD clause types of contracts; terms of service have --json");
     }
+    if let Some(out) = &args.checklist_csv {
+        if files.len() != 1 {
+            bail!(
+                "--checklist-csv writes one contract's checklist, and {} files were given; \
+                 review them one at a time, or use --csv for a table of many contracts",
+                files.len()
+            );
+        }
+        if args.kind == DocumentKind::Tos {
+            bail!(
+                "--checklist-csv lists the 41 CUAD clause types of a contract; terms of service \
+                 are reviewed for unfair terms (--json)"
+            );
+        }
+        if out.is_dir() {
+            bail!(
+                "--checklist-csv {}: is a folder; name a file",
+                out.display()
+            );
+        }
+    }
     // Each model is loaded when the first document needing it comes: a folder of terms of
     // service never trains the CUAD typer, nor a folder of contracts the UNFAIR-ToS model.
     let mut typer: Option<ClauseTyper> = None;
@@ -334,6 +360,13 @@ pub fn run(args: ReviewArgs) -> Result<()> {
             DocumentKind::Contract => false,
             DocumentKind::Auto => !args.csv && looks_like_terms_of_service(&document.text),
         };
+        if is_tos && args.checklist_csv.is_some() {
+            bail!(
+                "{}: reads like terms of service, which have no CUAD checklist (--json lists \
+                 their unfair terms); if it is a contract, add --kind contract",
+                path.display()
+            );
+        }
         if is_tos {
             let model = match unfair.as_mut() {
                 Some(m) => m,
@@ -359,6 +392,11 @@ pub fn run(args: ReviewArgs) -> Result<()> {
         let mut review = review_text(typer, &path.display().to_string(), &document.text, args.top);
         review.ocr = document.ocr;
         review.metadata = Some(precedent_contracts::meta::extract(&document.text));
+        if let Some(out) = &args.checklist_csv {
+            let csv = to_csv(&checklist_rows(&review));
+            std::fs::write(out, csv)
+                .with_context(|| format!("writing the checklist to {}", out.display()))?;
+        }
         if let Some(writer) = matrix.as_mut() {
             writer.write_record(matrix_row(&review))?;
             // Row by row, so a long folder shows progress and a later failure loses nothing.

@@ -158,9 +158,9 @@ fn write_pdf(path: &Path, lines: &[String]) {
     std::fs::write(path, pdf).unwrap();
 }
 
-#[test]
-fn review_reads_every_format_and_prints_the_documented_json() {
-    let dir = tempfile::tempdir().unwrap();
+/// A small typer and the classifier its second stage reads, trained on the first 30 CUAD
+/// contracts and saved in `dir`: (typer file, classifier file).
+fn small_models(dir: &Path) -> (PathBuf, PathBuf) {
     let data = load(&shared().join("cuad")).unwrap();
     let train: Vec<&_> = data.contracts.iter().take(30).collect();
     let prepared = prepare(&train);
@@ -172,7 +172,7 @@ fn review_reads_every_format_and_prints_the_documented_json() {
         },
         "test",
     );
-    let model = dir.path().join("typer.bin");
+    let model = dir.join("typer.bin");
     typer.save(&model).unwrap();
     // The clause classifier the typer's second stage reads, from the same contracts.
     let classifier = ClauseClassifier::train(
@@ -184,8 +184,15 @@ fn review_reads_every_format_and_prints_the_documented_json() {
         "test",
     )
     .unwrap();
-    let classifier_model = dir.path().join("classifier.bin");
+    let classifier_model = dir.join("classifier.bin");
     classifier.save(&classifier_model).unwrap();
+    (model, classifier_model)
+}
+
+#[test]
+fn review_reads_every_format_and_prints_the_documented_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, classifier_model) = small_models(dir.path());
 
     let lines = contract_lines();
     let txt = dir.path().join("contract.txt");
@@ -384,6 +391,117 @@ fn review_reads_every_format_and_prints_the_documented_json() {
     ]);
     let mean = legalbench_mean(&out, &json_out, 38);
     assert!(mean > 0.5, "{mean}");
+}
+
+/// `review --checklist-csv` over a real CUAD contract (held out from the models' training):
+/// a header and all 41 categories, some present with their spans and some absent without;
+/// several files and terms of service are refused.
+#[test]
+fn review_writes_the_checklist_of_one_contract_as_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, classifier_model) = small_models(dir.path());
+    let data = load(&shared().join("cuad")).unwrap();
+    let contract = data
+        .contracts
+        .iter()
+        .skip(30)
+        .find(|c| c.spans_of(7).next().is_some())
+        .unwrap();
+    let out_csv = dir.path().join("checklist.csv");
+    let out = review_with(
+        &model,
+        &classifier_model,
+        &[
+            "--fast",
+            "--kind",
+            "contract",
+            s(&contract.path),
+            "--checklist-csv",
+            s(&out_csv),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut table = csv::Reader::from_path(&out_csv).unwrap();
+    assert_eq!(
+        table.headers().unwrap().iter().collect::<Vec<_>>(),
+        [
+            "category",
+            "status",
+            "band",
+            "best_confidence",
+            "sections",
+            "offsets",
+            "confidences",
+            "text"
+        ]
+    );
+    let rows: Vec<csv::StringRecord> = table.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 41);
+    assert_eq!(
+        rows.iter().map(|r| r[0].to_owned()).collect::<Vec<_>>(),
+        precedent_cuad::CATEGORIES.to_vec()
+    );
+    let text: Vec<char> = contract.text.chars().collect();
+    let present: Vec<&csv::StringRecord> = rows.iter().filter(|r| &r[1] == "present").collect();
+    assert!(!present.is_empty(), "no category present: {rows:?}");
+    for row in &present {
+        assert_eq!(&row[2], "likely", "{row:?}");
+        assert!(row[3].parse::<f64>().unwrap() >= 0.5, "{row:?}");
+        // Each span's offsets point at text of the contract; spans are best first.
+        let confidences: Vec<f64> = row[6].split("; ").map(|c| c.parse().unwrap()).collect();
+        assert!(confidences.windows(2).all(|w| w[0] >= w[1]), "{row:?}");
+        for offsets in row[5].split("; ") {
+            let (start, end) = offsets.split_once('-').unwrap();
+            let (start, end): (usize, usize) = (start.parse().unwrap(), end.parse().unwrap());
+            assert!(start < end && end <= text.len(), "{row:?}");
+        }
+        assert!(!row[7].is_empty(), "{row:?}");
+    }
+    let absent: Vec<&csv::StringRecord> = rows.iter().filter(|r| &r[1] == "absent").collect();
+    assert!(!absent.is_empty(), "every category present: {rows:?}");
+    for row in &absent {
+        assert_ne!(&row[2], "likely", "{row:?}");
+        assert!(row.iter().skip(4).all(str::is_empty), "{row:?}");
+    }
+    // The text output still goes to stdout.
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&contract.path.display().to_string()));
+
+    // One contract only, and not terms of service: refused before any model is loaded.
+    let other = dir.path().join("other.txt");
+    std::fs::write(
+        &other,
+        "This Agreement is governed by the laws of Delaware.",
+    )
+    .unwrap();
+    let out = precedent(&[
+        "review",
+        s(&contract.path),
+        s(&other),
+        "--checklist-csv",
+        s(&dir.path().join("two.csv")),
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("one contract") && stderr.contains("2 files"),
+        "{stderr}"
+    );
+    let out = precedent(&[
+        "review",
+        "--kind",
+        "tos",
+        s(&other),
+        "--checklist-csv",
+        s(&dir.path().join("tos.csv")),
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("terms of service"), "{stderr}");
+    assert!(!dir.path().join("two.csv").exists() && !dir.path().join("tos.csv").exists());
 }
 
 /// Checks `eval-legalbench`'s documented JSON ({"tasks": {"CUAD_<Category>": x}, "mean": x} with

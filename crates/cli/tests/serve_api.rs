@@ -1120,3 +1120,102 @@ fn the_cli_and_the_api_answer_a_search_alike() {
     }
     assert_eq!(compared, queries.len() * 2);
 }
+
+/// The review's checklist over the API: the JSON's `checklist` holds all 41 CUAD categories,
+/// present ones with spans into the returned text and absent ones without, and `format=csv`
+/// answers the same checklist as a CSV attachment; terms of service have no checklist CSV.
+#[test]
+fn review_checklist_as_json_and_csv() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = build_library(p, "small", Some(50), false);
+    let key = create_key(&lib, "read");
+    let server = Server::start_with(&[format!("small={}", s(&lib))], &typer_args(), p);
+    let franchise = cuad_contract(
+        "RgcResourcesInc_20151216_8-K_EX-10.3_9372751_EX-10.3_Franchise Agreement.txt",
+    );
+    let bytes = std::fs::read(&franchise).expect("CUAD contract");
+
+    let reply = upload(&server.url("/v1/review"), &key, "franchise.txt", &bytes);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let review = reply.json();
+    let text: Vec<char> = review["text"].as_str().expect("text").chars().collect();
+    let rows = review["checklist"].as_array().expect("checklist");
+    assert_eq!(
+        rows.iter()
+            .map(|r| r["category"].as_str().expect("category"))
+            .collect::<Vec<_>>(),
+        precedent_cuad::CATEGORIES.to_vec()
+    );
+    let present: Vec<&serde_json::Value> = rows.iter().filter(|r| r["present"] == true).collect();
+    let absent: Vec<&serde_json::Value> = rows.iter().filter(|r| r["present"] == false).collect();
+    assert!(!present.is_empty() && !absent.is_empty(), "{rows:?}");
+    for row in &present {
+        assert_eq!(row["band"], "likely", "{row}");
+        let spans = row["spans"].as_array().expect("spans");
+        assert!((1..=3).contains(&spans.len()), "{row}");
+        for span in spans {
+            let (a, b) = (
+                span["start"].as_u64().expect("start") as usize,
+                span["end"].as_u64().expect("end") as usize,
+            );
+            assert_eq!(
+                text[a..b].iter().collect::<String>(),
+                span["text"].as_str().expect("text")
+            );
+        }
+    }
+    for row in &absent {
+        assert_ne!(row["band"], "likely", "{row}");
+        assert_eq!(row["spans"], serde_json::json!([]), "{row}");
+    }
+    // The franchise's term clause makes Expiration Date present.
+    assert!(
+        present.iter().any(|r| r["category"] == "Expiration Date"),
+        "{present:?}"
+    );
+
+    let reply = upload(
+        &server.url("/v1/review?format=csv"),
+        &key,
+        "franchise.txt",
+        &bytes,
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(
+        reply.content_type.starts_with("text/csv"),
+        "{}",
+        reply.content_type
+    );
+    assert_eq!(
+        reply.header("content-disposition"),
+        Some("attachment; filename=\"franchise-checklist.csv\"")
+    );
+    let mut table = csv::Reader::from_reader(reply.body.as_bytes());
+    assert_eq!(
+        table.headers().expect("header").get(1),
+        Some("status"),
+        "{}",
+        reply.body
+    );
+    let records: Vec<csv::StringRecord> = table.records().map(|r| r.expect("a CSV row")).collect();
+    assert_eq!(records.len(), 41);
+    for (record, row) in records.iter().zip(rows) {
+        assert_eq!(&record[0], row["category"].as_str().expect("category"));
+        let status = if row["present"] == true {
+            "present"
+        } else {
+            "absent"
+        };
+        assert_eq!(&record[1], status, "{record:?}");
+    }
+
+    // Terms of service have no CUAD checklist.
+    upload(
+        &server.url("/v1/review?kind=tos&format=csv"),
+        &key,
+        "terms.txt",
+        b"These Terms of Service govern your use of our website.",
+    )
+    .assert_problem(400);
+}

@@ -106,22 +106,215 @@ pub fn review_text(typer: &ClauseTyper, contract: &str, text: &str, top: usize) 
 
 /// The findings a checklist shows: confidence at least `min_confidence`, per category at most
 /// `per_category` spans, best first, none overlapping another of its category.
-pub fn checklist(mut all: Vec<Finding>, min_confidence: f32, per_category: usize) -> Vec<Finding> {
+pub fn checklist(all: Vec<Finding>, min_confidence: f32, per_category: usize) -> Vec<Finding> {
+    select(all, min_confidence, per_category, false)
+}
+
+/// [`checklist`]'s selection; with `distinct_text`, a span whose words (case and spacing aside)
+/// repeat a kept span of its category is dropped too, as a contract that says the same thing
+/// twice (a recital and its clause, a copied paragraph) has one answer, not two.
+fn select(
+    mut all: Vec<Finding>,
+    min_confidence: f32,
+    per_category: usize,
+    distinct_text: bool,
+) -> Vec<Finding> {
     all.retain(|f| f.confidence >= min_confidence && f.start < f.end);
     all.sort_by(|a, b| {
         b.confidence
             .total_cmp(&a.confidence)
             .then(a.start.cmp(&b.start))
     });
-    let mut kept: Vec<Finding> = Vec::new();
+    let mut kept: Vec<(Finding, String)> = Vec::new();
     for f in all {
-        let same: Vec<&Finding> = kept.iter().filter(|k| k.category == f.category).collect();
-        if same.len() >= per_category || same.iter().any(|k| f.start < k.end && k.start < f.end) {
+        let words = if distinct_text {
+            plain_words(&f.text).to_lowercase()
+        } else {
+            String::new()
+        };
+        let same: Vec<&(Finding, String)> =
+            kept.iter().filter(|k| k.0.category == f.category).collect();
+        if same.len() >= per_category
+            || same.iter().any(|(k, w)| {
+                (f.start < k.end && k.start < f.end) || (distinct_text && *w == words)
+            })
+        {
             continue;
         }
-        kept.push(f);
+        kept.push((f, words));
     }
-    kept
+    kept.into_iter().map(|(f, _)| f).collect()
+}
+
+/// A text's words separated by single spaces (line breaks and runs of spaces removed).
+fn plain_words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A category is present in a contract when a finding reaches this confidence: the threshold
+/// under which `review`'s text output, `POST /v1/review` and the page show no finding.
+pub const PRESENT_AT: f32 = 0.5;
+/// The best confidence from which an absent category is still worth a look: the threshold at
+/// which `ingest` stores a clause type on a clause (the best cross-validated F1).
+pub const POSSIBLE_AT: f32 = 0.3;
+/// Spans a checklist row (and a review's findings) show per category.
+pub const SPANS_PER_CATEGORY: usize = 3;
+
+/// How sure the review is that a category is in the contract, by its best confidence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Band {
+    /// [`PRESENT_AT`] (0.5) or more: the category is present, its spans are shown.
+    Likely,
+    /// From [`POSSIBLE_AT`] (0.3) to below 0.5: absent, but a candidate came close.
+    Possible,
+    /// Below 0.3, or no candidate at all: absent.
+    Unlikely,
+}
+
+impl Band {
+    /// The band of a best confidence (`None`: the typer proposed no span for the category).
+    pub fn of(best: Option<f32>) -> Band {
+        match best {
+            Some(c) if c >= PRESENT_AT => Band::Likely,
+            Some(c) if c >= POSSIBLE_AT => Band::Possible,
+            _ => Band::Unlikely,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Band::Likely => "likely",
+            Band::Possible => "possible",
+            Band::Unlikely => "unlikely",
+        }
+    }
+}
+
+/// A span of a checklist row: where the contract says it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChecklistSpan {
+    /// Character offsets into the contract's extracted text.
+    pub start: usize,
+    pub end: usize,
+    /// The innermost numbered clause containing the span, as cited ("16.B").
+    pub section: Option<String>,
+    pub confidence: f32,
+    pub text: String,
+}
+
+/// One CUAD category of a contract's checklist: present or absent, how sure, and where.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChecklistRow {
+    /// The CUAD name, exactly as in `master_clauses.csv`.
+    pub category: &'static str,
+    /// A span reaches [`PRESENT_AT`]; an absent category ("no Change Of Control clause found")
+    /// has no spans.
+    pub present: bool,
+    pub band: Band,
+    /// The most confident candidate's confidence, shown or not (`None`: no candidate).
+    pub best_confidence: Option<f32>,
+    /// At most [`SPANS_PER_CATEGORY`], most confident first, none overlapping or repeating
+    /// the words of another.
+    pub spans: Vec<ChecklistSpan>,
+}
+
+/// A review as a checklist: all 41 CUAD categories in [`CATEGORIES`] order (the order of
+/// `master_clauses.csv`), absent ones included. A category is present when one of its findings
+/// reaches [`PRESENT_AT`] (0.5), the confidence from which findings are shown anywhere; its
+/// band is [`Band::of`] its best confidence: likely (0.5 and up, present), possible (0.3 to
+/// 0.5) or unlikely (below 0.3, or no candidate). The spans are chosen as the review's shown
+/// findings are ([`checklist`]), and a span repeating a better one's words is left out.
+pub fn checklist_rows(review: &ContractReview) -> Vec<ChecklistRow> {
+    let mut best = [None::<f32>; CATEGORIES.len()];
+    for f in review.findings.iter().filter(|f| f.start < f.end) {
+        if let Some(c) = CATEGORIES.iter().position(|name| *name == f.category) {
+            best[c] = Some(best[c].map_or(f.confidence, |b: f32| b.max(f.confidence)));
+        }
+    }
+    let shown = select(
+        review.findings.clone(),
+        PRESENT_AT,
+        SPANS_PER_CATEGORY,
+        true,
+    );
+    CATEGORIES
+        .iter()
+        .zip(best)
+        .map(|(category, best_confidence)| {
+            let spans: Vec<ChecklistSpan> = shown
+                .iter()
+                .filter(|f| f.category == *category)
+                .map(|f| ChecklistSpan {
+                    start: f.start,
+                    end: f.end,
+                    section: f.section.clone(),
+                    confidence: f.confidence,
+                    text: f.text.clone(),
+                })
+                .collect();
+            ChecklistRow {
+                category,
+                present: !spans.is_empty(),
+                band: Band::of(best_confidence),
+                best_confidence,
+                spans,
+            }
+        })
+        .collect()
+}
+
+/// The header of [`to_csv`].
+pub const CHECKLIST_COLUMNS: [&str; 8] = [
+    "category",
+    "status",
+    "band",
+    "best_confidence",
+    "sections",
+    "offsets",
+    "confidences",
+    "text",
+];
+
+/// The checklist as CSV, one row per category after the header ([`CHECKLIST_COLUMNS`]):
+/// `status` is `present` or `absent`, `band` likely / possible / unlikely, `best_confidence`
+/// three decimals (empty without a candidate). The spans' columns list the spans in order,
+/// best first: `sections` ("7.2; 9.1", `-` for a span outside any numbered clause), `offsets`
+/// ("21961-22748; ..." in characters of the extracted text), `confidences` ("0.998; 0.612"),
+/// and `text`, one span per line with its spacing collapsed. An absent category's span
+/// columns are empty.
+pub fn to_csv(rows: &[ChecklistRow]) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut records = vec![CHECKLIST_COLUMNS.iter().map(|c| c.to_string()).collect()];
+    for row in rows {
+        let joined = |each: &dyn Fn(&ChecklistSpan) -> String, sep: &str| {
+            row.spans.iter().map(each).collect::<Vec<_>>().join(sep)
+        };
+        let record: Vec<String> = vec![
+            row.category.to_owned(),
+            if row.present { "present" } else { "absent" }.to_owned(),
+            row.band.as_str().to_owned(),
+            row.best_confidence
+                .map(|c| format!("{c:.3}"))
+                .unwrap_or_default(),
+            joined(
+                &|s| s.section.clone().unwrap_or_else(|| "-".to_owned()),
+                "; ",
+            ),
+            joined(&|s| format!("{}-{}", s.start, s.end), "; "),
+            joined(&|s| format!("{:.3}", s.confidence), "; "),
+            joined(&|s| plain_words(&s.text), "\n"),
+        ];
+        records.push(record);
+    }
+    for record in records {
+        // Writing to memory cannot fail; a failure would only drop the row.
+        let _ = writer.write_record(&record);
+    }
+    writer
+        .into_inner()
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -165,6 +358,124 @@ mod tests {
                 ("Insurance", 10),
                 ("Insurance", 20),
             ]
+        );
+    }
+
+    fn text_finding(category: &'static str, confidence: f32, start: usize, text: &str) -> Finding {
+        Finding {
+            text: text.to_owned(),
+            section: Some("7.2".to_owned()),
+            ..finding(category, confidence, start, start + text.len())
+        }
+    }
+
+    fn review(findings: Vec<Finding>) -> ContractReview {
+        ContractReview {
+            contract: "c.txt".to_owned(),
+            metadata: None,
+            ocr: false,
+            findings,
+        }
+    }
+
+    #[test]
+    fn bands_follow_the_shown_threshold() {
+        assert_eq!(Band::of(Some(0.5)), Band::Likely);
+        assert_eq!(Band::of(Some(0.49)), Band::Possible);
+        assert_eq!(Band::of(Some(0.3)), Band::Possible);
+        assert_eq!(Band::of(Some(0.29)), Band::Unlikely);
+        assert_eq!(Band::of(None), Band::Unlikely);
+    }
+
+    #[test]
+    fn the_checklist_has_every_category_present_or_absent() {
+        let rows = checklist_rows(&review(vec![
+            text_finding(
+                "Governing Law",
+                0.6,
+                500,
+                "governed by the laws of New York",
+            ),
+            text_finding(
+                "Governing Law",
+                0.9,
+                100,
+                "Governed by the laws of  New York.",
+            ),
+            // The same words again, and a span overlapping the best: neither is shown.
+            text_finding(
+                "Governing Law",
+                0.8,
+                900,
+                "governed by the\nlaws of New York.",
+            ),
+            text_finding("Governing Law", 0.7, 110, "the laws of New York"),
+            text_finding("Governing Law", 0.2, 2000, "New York"),
+            text_finding("Insurance", 0.4, 50, "insurance"),
+            text_finding("Audit Rights", 0.1, 60, "audit"),
+        ]));
+        assert_eq!(rows.len(), 41);
+        let names: Vec<&str> = rows.iter().map(|r| r.category).collect();
+        assert_eq!(names, CATEGORIES.to_vec());
+        let row = |name: &str| rows.iter().find(|r| r.category == name).unwrap();
+        let law = row("Governing Law");
+        assert!(law.present);
+        assert_eq!(law.band, Band::Likely);
+        assert_eq!(law.best_confidence, Some(0.9));
+        let starts: Vec<usize> = law.spans.iter().map(|s| s.start).collect();
+        assert_eq!(starts, vec![100, 500]);
+        let insurance = row("Insurance");
+        assert!(!insurance.present);
+        assert_eq!(insurance.band, Band::Possible);
+        assert!(insurance.spans.is_empty());
+        assert_eq!(row("Audit Rights").band, Band::Unlikely);
+        let change = row("Change of Control");
+        assert!(!change.present);
+        assert_eq!(change.best_confidence, None);
+        assert_eq!(change.band, Band::Unlikely);
+        assert_eq!(rows.iter().filter(|r| r.present).count(), 1);
+    }
+
+    #[test]
+    fn the_checklist_csv_has_a_header_and_a_row_per_category() {
+        let rows = checklist_rows(&review(vec![
+            text_finding(
+                "Governing Law",
+                0.9,
+                100,
+                "Governed by the laws of\nNew York.",
+            ),
+            Finding {
+                section: None,
+                ..text_finding("Governing Law", 0.6, 500, "Delaware law, \"with\" quotes")
+            },
+        ]));
+        let csv = to_csv(&rows);
+        let mut reader = csv::Reader::from_reader(csv.as_bytes());
+        let header: Vec<String> = reader
+            .headers()
+            .unwrap()
+            .iter()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(header, CHECKLIST_COLUMNS.to_vec());
+        let records: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+        assert_eq!(records.len(), 41);
+        let law = records.iter().find(|r| &r[0] == "Governing Law").unwrap();
+        assert_eq!(&law[1], "present");
+        assert_eq!(&law[2], "likely");
+        assert_eq!(&law[3], "0.900");
+        assert_eq!(&law[4], "7.2; -");
+        assert_eq!(&law[5], "100-133; 500-527");
+        assert_eq!(&law[6], "0.900; 0.600");
+        assert_eq!(
+            &law[7],
+            "Governed by the laws of New York.\nDelaware law, \"with\" quotes"
+        );
+        let parties = records.iter().find(|r| &r[0] == "Parties").unwrap();
+        assert_eq!(
+            parties.iter().collect::<Vec<_>>(),
+            vec!["Parties", "absent", "unlikely", "", "", "", "", ""]
         );
     }
 }

@@ -12,10 +12,13 @@
 //! should not pay when nobody reviews).
 
 use axum::extract::{Multipart, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use precedent_cuad::ClauseTyper;
-use precedent_engine::review::{checklist, review_text};
+use precedent_engine::review::{
+    checklist, checklist_rows, review_text, to_csv, ChecklistRow, PRESENT_AT, SPANS_PER_CATEGORY,
+};
 use precedent_unfair::document::{looks_like_terms_of_service, TosReview};
 use precedent_unfair::UnfairModel;
 use serde::{Deserialize, Serialize};
@@ -76,11 +79,26 @@ pub enum ReviewKind {
     Tos,
 }
 
+/// What `POST /v1/review` answers with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ReviewFormat {
+    /// The review as JSON ([`ReviewResponse`]).
+    #[default]
+    Json,
+    /// The contract's checklist as a CSV file (`text/csv`, as an attachment): all 41 CUAD
+    /// categories, present or absent, as `precedent review --checklist-csv` writes it.
+    Csv,
+}
+
 #[derive(Debug, Deserialize, IntoParams)]
 pub struct ReviewQuery {
     /// auto (default), contract or tos.
     #[serde(default)]
     pub kind: ReviewKind,
+    /// json (default) or csv: the checklist as CSV (contracts only).
+    #[serde(default)]
+    pub format: ReviewFormat,
 }
 
 /// A segmented clause of the reviewed contract.
@@ -110,6 +128,13 @@ pub struct ReviewResponse {
     /// confidence 0.5 and up. For terms of service: one finding per flagged sentence and
     /// unfair-term type (category = the type's name), in document order.
     pub findings: Vec<Finding>,
+    /// Contracts only: all 41 CUAD categories in `master_clauses.csv` order, each
+    /// {"category", "present", "band" (likely >= 0.5, possible >= 0.3, else unlikely),
+    /// "best_confidence" (null without a candidate), "spans": [{"start", "end", "section",
+    /// "confidence", "text"}]}, spans best first, no repeats; an absent category has none.
+    /// Empty for terms of service (see `unfair_terms.checklist`).
+    #[schema(value_type = Vec<Object>)]
+    pub checklist: Vec<ChecklistRow>,
     /// "contract" or "tos": which review was made.
     pub kind: &'static str,
     /// Terms of service only: {"sentences", "flagged": [{"sentence", "start", "end", "text",
@@ -120,9 +145,9 @@ pub struct ReviewResponse {
     pub unfair_terms: Option<TosReview>,
 }
 
-/// Findings below this confidence are not shown.
-const MIN_CONFIDENCE: f32 = 0.5;
-const SPANS_PER_CATEGORY: usize = 3;
+/// Findings below this confidence are not shown; a category is present in the checklist from
+/// the same confidence.
+const MIN_CONFIDENCE: f32 = PRESENT_AT;
 /// Candidates per category the typer proposes, from which the checklist keeps the confident,
 /// non-overlapping ones.
 const CANDIDATES_PER_CATEGORY: usize = 20;
@@ -166,8 +191,8 @@ async fn read_upload(mut multipart: Multipart) -> Result<Upload, Problem> {
     post, path = "/v1/review", tag = "review",
     request_body(content = String, description = "multipart/form-data with a `file` part (TXT, HTML, PDF or DOCX, at most 25 MiB)", content_type = "multipart/form-data"),
     responses(
-        (status = 200, description = "The contract's text, its sections, and the CUAD clause types found", body = ReviewResponse),
-        (status = 400, description = "No file part", body = Problem, content_type = "application/problem+json"),
+        (status = 200, description = "The contract's text, its sections, the CUAD clause types found and its checklist; with `format=csv`, the checklist as a `text/csv` attachment", body = ReviewResponse),
+        (status = 400, description = "No file part, or `format=csv` for terms of service", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "Unsupported file type", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Larger than the upload limit, or a DOCX whose text inflates past the reader's limit", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Unreadable file (corrupt, scanned PDF without text, empty)", body = Problem, content_type = "application/problem+json"),
@@ -181,7 +206,7 @@ pub async fn review(
     Query(query): Query<ReviewQuery>,
     headers: HeaderMap,
     multipart: Multipart,
-) -> Result<Json<ReviewResponse>, Problem> {
+) -> Result<Response, Problem> {
     authorize(&state, &headers, None, Role::Read)?;
     let upload = read_upload(multipart).await?;
     let path = std::path::PathBuf::from(&upload.file_name);
@@ -214,6 +239,13 @@ pub async fn review(
         ReviewKind::Contract => false,
         ReviewKind::Auto => looks_like_terms_of_service(&document.text),
     };
+    if is_tos && query.format == ReviewFormat::Csv {
+        return Err(Problem::bad_request(
+            "format=csv is the checklist of the 41 CUAD clause types of a contract, and this \
+             document reads like terms of service (reviewed for unfair terms, in JSON); if it \
+             is a contract, add kind=contract",
+        ));
+    }
     if is_tos {
         let model = state.tos.load().await?;
         return run_blocking(&state, move || {
@@ -240,9 +272,11 @@ pub async fn review(
                 sections: Vec::new(),
                 text: document.text,
                 findings,
+                checklist: Vec::new(),
                 kind: "tos",
                 unfair_terms: Some(review),
-            }))
+            })
+            .into_response())
         })
         .await;
     }
@@ -250,19 +284,23 @@ pub async fn review(
     let typer = state.reviewer.load().await?;
     run_blocking(&state, move || {
         let clauses = precedent_contracts::segment(&document);
-        let found =
-            review_text(&typer, &contract, &document.text, CANDIDATES_PER_CATEGORY).findings;
-        let mut findings: Vec<Finding> = checklist(found, MIN_CONFIDENCE, SPANS_PER_CATEGORY)
-            .into_iter()
-            .map(|f| Finding {
-                category: f.category.to_owned(),
-                confidence: f.confidence,
-                start: f.start,
-                end: f.end,
-                text: f.text,
-                section: f.section,
-            })
-            .collect();
+        let review = review_text(&typer, &contract, &document.text, CANDIDATES_PER_CATEGORY);
+        let rows = checklist_rows(&review);
+        if query.format == ReviewFormat::Csv {
+            return Ok(csv_attachment(&contract, to_csv(&rows)));
+        }
+        let mut findings: Vec<Finding> =
+            checklist(review.findings, MIN_CONFIDENCE, SPANS_PER_CATEGORY)
+                .into_iter()
+                .map(|f| Finding {
+                    category: f.category.to_owned(),
+                    confidence: f.confidence,
+                    start: f.start,
+                    end: f.end,
+                    text: f.text,
+                    section: f.section,
+                })
+                .collect();
         for f in &mut findings {
             if f.section.is_none() {
                 f.section = clauses
@@ -293,9 +331,49 @@ pub async fn review(
                 .collect(),
             text: document.text,
             findings,
+            checklist: rows,
             kind: "contract",
             unfair_terms: None,
-        }))
+        })
+        .into_response())
     })
     .await
+}
+
+/// The checklist CSV as a download named after the uploaded contract
+/// (`franchise.pdf` → `franchise-checklist.csv`), with only safe characters in the name.
+fn csv_attachment(contract: &str, csv: String) -> Response {
+    let stem = std::path::Path::new(contract)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let safe: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let name = if safe.is_empty() {
+        "contract".to_owned()
+    } else {
+        safe
+    };
+    let disposition =
+        HeaderValue::from_str(&format!("attachment; filename=\"{name}-checklist.csv\""))
+            .unwrap_or_else(|_| HeaderValue::from_static("attachment"));
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/csv; charset=utf-8"),
+            ),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        csv,
+    )
+        .into_response()
 }

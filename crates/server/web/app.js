@@ -411,6 +411,7 @@ async function runReview() {
   const file = $("review-file").files[0];
   if (!file) return;
   setStatus("review-status", `Reviewing ${file.name}…`);
+  $("review-csv").hidden = true;
   const form = new FormData();
   form.append("file", file, file.name);
   try {
@@ -457,7 +458,46 @@ function renderChecklist(r) {
       : " absent" }))));
 }
 
+// The contract's checklist (all 41 CUAD types, present or absent) as the CSV file that
+// `precedent review --checklist-csv` and `POST /v1/review?format=csv` write
+// (precedent_engine::review::to_csv: same columns, same cells), built from the review's
+// `checklist` so the download needs no second upload.
+function checklistCsv(rows) {
+  const cell = (v) => /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+  const lines = [["category", "status", "band", "best_confidence", "sections", "offsets", "confidences", "text"]];
+  for (const row of rows) {
+    const spans = row.spans || [];
+    lines.push([
+      row.category,
+      row.present ? "present" : "absent",
+      row.band,
+      row.best_confidence === null || row.best_confidence === undefined ? "" : row.best_confidence.toFixed(3),
+      spans.map((s) => s.section || "-").join("; "),
+      spans.map((s) => `${s.start}-${s.end}`).join("; "),
+      spans.map((s) => s.confidence.toFixed(3)).join("; "),
+      spans.map((s) => s.text.split(/\s+/).filter(Boolean).join(" ")).join("\n"),
+    ]);
+  }
+  return lines.map((l) => l.map(cell).join(",")).join("\n") + "\n";
+}
+
+function offerChecklistCsv(r) {
+  const button = $("review-csv");
+  const rows = r.kind === "contract" ? (r.checklist || []) : [];
+  button.hidden = rows.length === 0;
+  button.onclick = rows.length === 0 ? null : () => {
+    const blob = new Blob([checklistCsv(rows)], { type: "text/csv;charset=utf-8" });
+    const stem = r.contract.replace(/\.[^.]*$/, "").replace(/[^A-Za-z0-9._-]/g, "_") || "contract";
+    const link = el("a", { href: URL.createObjectURL(blob), download: `${stem}-checklist.csv` });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 0);
+  };
+}
+
 function renderReview(r) {
+  offerChecklistCsv(r);
   $("review-about").textContent = r.kind === "tos" ? "Terms of service: potentially unfair terms (UNFAIR-ToS types)" : describeContract(r.metadata);
   renderChecklist(r);
   const chars = Array.from(r.text);
