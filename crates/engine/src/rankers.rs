@@ -54,15 +54,23 @@ impl Rankers {
         })
     }
 
-    /// The ranker for `library`, and whether it serves it by default: the named ranker; else
-    /// the default ranker where it was trained on the library's clauses
-    /// ([`LearnedModel::library_fit`]); else the contracts ranker; else the default ranker,
-    /// offered by name but not the default (its rating memory knows none of these clauses).
+    /// The ranker for `library`, and whether it serves it by default. A ranker whose rating
+    /// memory holds the library's clauses ([`LearnedModel::library_fit`]), or one trained
+    /// without the rating memory (`train --without rating-memory`, which needs no ratings of
+    /// the library), serves it by default; any other is offered by name only, since its memory
+    /// knows none of these clauses. The named ranker is the only candidate when there is one;
+    /// otherwise the default ranker where it fits, else the contracts ranker, else the default
+    /// ranker offered by name.
     pub fn for_library(&self, library: &Library) -> (Option<Arc<LearnedModel>>, bool) {
-        if let Some(named) = &self.named {
-            return (Some(named.clone()), true);
-        }
         let fits = |model: &LearnedModel| model.library_fit(library) >= MIN_LIBRARY_FIT;
+        if let Some(named) = &self.named {
+            let needs_no_ratings = named
+                .manifest
+                .without
+                .iter()
+                .any(|group| group == "rating-memory");
+            return (Some(named.clone()), needs_no_ratings || fits(named));
+        }
         match (&self.default, &self.contracts) {
             (Some(model), _) if fits(model) => (Some(model.clone()), true),
             (_, Some(contracts)) => (Some(contracts.clone()), true),
