@@ -129,6 +129,27 @@ async fn text_of(client: &Client, css: &str) -> String {
         .expect("text")
 }
 
+/// Opens the page and enters `key` at its prompt, as a lawyer does, until the app shows.
+async fn sign_in(client: &Client, server: &Server, key: &str) {
+    client.goto(&server.url("/")).await.expect("open page");
+    wait_for(
+        client,
+        "key prompt",
+        "!document.getElementById('key-panel').hidden",
+    )
+    .await;
+    let input = client
+        .find(Locator::Id("key-input"))
+        .await
+        .expect("key input");
+    input.send_keys(key).await.expect("type key");
+    input
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .expect("enter");
+    wait_for(client, "the app", "!document.getElementById('app').hidden").await;
+}
+
 fn artifact_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e");
     std::fs::create_dir_all(&dir).expect("artifact dir");
@@ -603,23 +624,7 @@ async fn stars_rate_only_for_the_query_that_listed_the_clause() {
     .expect("setup");
     let (_driver, webdriver) = start_chromedriver();
     let client = connect(&webdriver, &dir.path().join("chromium-profile")).await;
-    client.goto(&server.url("/")).await.expect("open page");
-    wait_for(
-        &client,
-        "key prompt",
-        "!document.getElementById('key-panel').hidden",
-    )
-    .await;
-    let input = client
-        .find(Locator::Id("key-input"))
-        .await
-        .expect("key input");
-    input.send_keys(&key).await.expect("type key");
-    input
-        .send_keys(&Key::Enter.to_string())
-        .await
-        .expect("enter");
-    wait_for(&client, "the app", "!document.getElementById('app').hidden").await;
+    sign_in(&client, &server, &key).await;
 
     let query = client.find(Locator::Id("query")).await.expect("query box");
     query.send_keys("governing law").await.expect("type query");
@@ -746,26 +751,7 @@ fn contract_with_long_preamble(dir: &Path) -> PathBuf {
             "start": start, "end": end,
         },
     });
-    let corpus = dir.join("contract.jsonl");
-    std::fs::write(&corpus, format!("{doc}\n")).expect("write corpus");
-    let lib = dir.join("contracts");
-    let out = precedent(
-        &[
-            "index",
-            "--corpus",
-            s(&corpus),
-            "--index",
-            s(&lib),
-            "--no-vectors",
-        ],
-        dir,
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    lib
+    library_of_docs(dir, "contracts", &[doc])
 }
 
 /// Context opens on the clause itself, highlighted, with the text before it above (scrolled
@@ -784,23 +770,7 @@ async fn context_opens_scrolled_to_the_clause() {
     .expect("setup");
     let (_driver, webdriver) = start_chromedriver();
     let client = connect(&webdriver, &dir.path().join("chromium-profile")).await;
-    client.goto(&server.url("/")).await.expect("open page");
-    wait_for(
-        &client,
-        "key prompt",
-        "!document.getElementById('key-panel').hidden",
-    )
-    .await;
-    let input = client
-        .find(Locator::Id("key-input"))
-        .await
-        .expect("key input");
-    input.send_keys(&key).await.expect("type key");
-    input
-        .send_keys(&Key::Enter.to_string())
-        .await
-        .expect("enter");
-    wait_for(&client, "the app", "!document.getElementById('app').hidden").await;
+    sign_in(&client, &server, &key).await;
     let query = client.find(Locator::Id("query")).await.expect("query box");
     query
         .send_keys("consequential damages")
@@ -867,23 +837,7 @@ async fn the_search_box_keeps_its_width_on_a_narrow_window() {
     let (_driver, webdriver) = start_chromedriver();
     let client = connect(&webdriver, &dir.path().join("chromium-profile")).await;
     client.set_window_size(420, 900).await.expect("window size");
-    client.goto(&server.url("/")).await.expect("open page");
-    wait_for(
-        &client,
-        "key prompt",
-        "!document.getElementById('key-panel').hidden",
-    )
-    .await;
-    let input = client
-        .find(Locator::Id("key-input"))
-        .await
-        .expect("key input");
-    input.send_keys(&key).await.expect("type key");
-    input
-        .send_keys(&Key::Enter.to_string())
-        .await
-        .expect("enter");
-    wait_for(&client, "the app", "!document.getElementById('app').hidden").await;
+    sign_in(&client, &server, &key).await;
     let widths = client
         .execute(
             "const q = document.getElementById('query').getBoundingClientRect().width; return [q, document.documentElement.clientWidth];",

@@ -63,27 +63,7 @@ fn contract_library(dir: &Path) -> PathBuf {
         }));
     }
     std::fs::write(&source, &contract).expect("write contract");
-    let corpus = dir.join("contract.jsonl");
-    let lines: Vec<String> = docs.iter().map(|d| d.to_string()).collect();
-    std::fs::write(&corpus, lines.join("\n") + "\n").expect("write corpus");
-    let lib = dir.join("contracts");
-    let out = precedent(
-        &[
-            "index",
-            "--corpus",
-            s(&corpus),
-            "--index",
-            s(&lib),
-            "--no-vectors",
-        ],
-        dir,
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    lib
+    library_of_docs(dir, "contracts", &docs)
 }
 
 fn search(server: &Server, key: &str, body: serde_json::Value) -> Reply {
@@ -558,25 +538,7 @@ fn referenced_sections_are_context_not_the_clause_text() {
             "refs": ["14.A"],
         },
     });
-    let corpus = p.join("refs.jsonl");
-    std::fs::write(&corpus, format!("{doc}\n")).expect("write corpus");
-    let lib = p.join("refs-lib");
-    let out = precedent(
-        &[
-            "index",
-            "--corpus",
-            s(&corpus),
-            "--index",
-            s(&lib),
-            "--no-vectors",
-        ],
-        p,
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let lib = library_of_docs(p, "refs-lib", &[doc]);
     // Found by what the referenced section says.
     let out = precedent(
         &[

@@ -79,6 +79,32 @@ pub fn build_library(dir: &Path, name: &str, limit: Option<usize>, vectors: bool
     lib
 }
 
+/// Builds a library without vectors in `dir/name` from corpus documents (`{_id, title?, text,
+/// metadata?}` JSON values), for tests that need clauses with metadata of their own.
+pub fn library_of_docs(dir: &Path, name: &str, docs: &[serde_json::Value]) -> PathBuf {
+    let corpus = dir.join(format!("{name}.jsonl"));
+    let lines: Vec<String> = docs.iter().map(|d| d.to_string()).collect();
+    std::fs::write(&corpus, lines.join("\n") + "\n").expect("write corpus");
+    let lib = dir.join(name);
+    let out = precedent(
+        &[
+            "index",
+            "--corpus",
+            s(&corpus),
+            "--index",
+            s(&lib),
+            "--no-vectors",
+        ],
+        dir,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    lib
+}
+
 /// Creates a key with `role` on `lib` and returns the token.
 pub fn create_key(lib: &Path, role: &str) -> String {
     let out = precedent(
