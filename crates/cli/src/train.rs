@@ -1,6 +1,6 @@
 //! `precedent train`: learn the ranking stage from rating files (and cross-validate it).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
@@ -656,17 +656,29 @@ pub fn ranker_for(
     library: &Library,
     learned: &LearnedArgs,
 ) -> Result<(Option<Arc<LearnedModel>>, bool)> {
-    let rankers = Rankers::load(learned.model_dir.as_deref()).with_context(|| {
+    Ok(loaded_rankers(learned.model_dir.as_deref())?.for_library(library))
+}
+
+/// The rankers for `--model-dir` (or the defaults), loaded once per process: choosing the
+/// default pipeline, building it and checking `eval`'s overlap all ask, and each model's rating
+/// memory is megabytes of JSON.
+fn loaded_rankers(named: Option<&Path>) -> Result<Rankers> {
+    static LOADED: std::sync::Mutex<Vec<(Option<PathBuf>, Rankers)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut loaded = LOADED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, rankers)) = loaded.iter().find(|(dir, _)| dir.as_deref() == named) {
+        return Ok(rankers.clone());
+    }
+    let rankers = Rankers::load(named).with_context(|| {
         format!(
             "loading the learned ranker {}",
-            learned
-                .model_dir
-                .as_deref()
-                .map(|d| d.display().to_string())
-                .unwrap_or_default()
+            named.map(|d| d.display().to_string()).unwrap_or_default()
         )
     })?;
-    Ok(rankers.for_library(library))
+    loaded.push((named.map(Path::to_path_buf), rankers.clone()));
+    Ok(rankers)
 }
 
 /// The pipeline used when none is named, as the engine chooses it for `search`, `bench` and

@@ -1007,6 +1007,36 @@ fn hit_ids(reply: &serde_json::Value) -> Vec<&str> {
         .collect()
 }
 
+/// Each hit of a search answer as (clause id, score, ids of the folded copies); `id` and
+/// `copy_id` are JSON pointers into a hit and into a copy (the CLI lists copies as objects, the
+/// API as ids).
+fn hit_summaries(
+    answer: &serde_json::Value,
+    id: &str,
+    copy_id: &str,
+) -> Vec<(String, f64, Vec<String>)> {
+    let text = |v: Option<&serde_json::Value>| {
+        v.and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    answer["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| {
+            let copies = h["copies"]
+                .as_array()
+                .expect("copies")
+                .iter()
+                .map(|c| text(c.pointer(copy_id)))
+                .collect();
+            let score = h["score"].as_f64().unwrap_or(f64::NAN);
+            (text(h.pointer(id)), score, copies)
+        })
+        .collect()
+}
+
 /// `precedent search --json` and `POST /v1/search` give the same answer to the same request,
 /// because both ask the engine (`precedent_engine::search`) with the pipeline the engine
 /// chooses for the library: the same clauses in the same order with the same scores and the
@@ -1059,44 +1089,8 @@ fn the_cli_and_the_api_answer_a_search_alike() {
             assert_eq!(api.status, 200, "{query}: {}", api.body);
             let api = api.json();
             assert_eq!(cli["pipeline"], api["pipeline"], "{query}");
-            let cli_hits: Vec<(String, f64, Vec<String>)> = cli["hits"]
-                .as_array()
-                .expect("hits")
-                .iter()
-                .map(|h| {
-                    let copies = h["copies"]
-                        .as_array()
-                        .expect("copies")
-                        .iter()
-                        .map(|c| c["id"].as_str().unwrap_or_default().to_owned())
-                        .collect();
-                    let score = h["score"].as_f64().unwrap_or(f64::NAN);
-                    (
-                        h["id"].as_str().unwrap_or_default().to_owned(),
-                        score,
-                        copies,
-                    )
-                })
-                .collect();
-            let api_hits: Vec<(String, f64, Vec<String>)> = api["hits"]
-                .as_array()
-                .expect("hits")
-                .iter()
-                .map(|h| {
-                    let copies = h["copies"]
-                        .as_array()
-                        .expect("copies")
-                        .iter()
-                        .map(|c| c.as_str().unwrap_or_default().to_owned())
-                        .collect();
-                    let score = h["score"].as_f64().unwrap_or(f64::NAN);
-                    (
-                        h["clause"]["id"].as_str().unwrap_or_default().to_owned(),
-                        score,
-                        copies,
-                    )
-                })
-                .collect();
+            let cli_hits = hit_summaries(&cli, "/id", "/id");
+            let api_hits = hit_summaries(&api, "/clause/id", "");
             // Ids and copies exactly; scores as numbers (each face prints its f32 in its own way).
             let strip = |hits: &[(String, f64, Vec<String>)]| -> Vec<(String, Vec<String>)> {
                 hits.iter()

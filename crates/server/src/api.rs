@@ -644,7 +644,9 @@ fn ranked_hits(
     )?;
     let mut facet_counts: [BTreeMap<String, usize>; 4] = Default::default();
     for &row in &page.facet_rows {
-        let (_, meta) = clause_view(service, row)?;
+        // Facets read the metadata alone; only the page's hits are rendered as views.
+        let doc = service.library.store().clause(row).map_err(engine_error)?;
+        let meta = ClauseMeta::from_value(&doc.metadata);
         for t in &meta.clause_types {
             count_facet(&mut facet_counts[0], &t.category);
         }
@@ -664,10 +666,11 @@ fn ranked_hits(
     let mut hits = Vec::with_capacity(page.hits.len());
     for (i, found) in page.hits.into_iter().enumerate() {
         let (view, _) = clause_view(service, found.hit.row)?;
-        let mut copies = Vec::with_capacity(found.copies.len());
-        for row in found.copies {
-            copies.push(clause_view(service, row)?.0.id);
-        }
+        let copies = found
+            .copies
+            .iter()
+            .filter_map(|&row| service.library.store().id(row).map(str::to_owned))
+            .collect();
         hits.push(SearchHit {
             rank: i + 1,
             score: found.hit.score,
