@@ -4,7 +4,7 @@
 //! annotated spans' vote), whose per-category thresholds were tuned for balanced accuracy, so
 //! they err towards listing: the text output marks a type "likely" when its confidence is 0.5
 //! and up and a type gate agrees (the typer's second-stage classifier, which also learnt from
-//! sentences of no CUAD type: `precedent_cuad::clause_classifier::is_likely`), the rest
+//! sentences of no CUAD type: `precedent_clause_types::clause_classifier::is_likely`), the rest
 //! "possible", as the web page does (`eval-legalbench --dev-cuad` measures both lists).
 //!
 //! Why not `review`: a review reads a whole contract (sections, neighbours, the contract's other
@@ -15,7 +15,7 @@ use std::io::Read;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use precedent_cuad::clause_classifier::TypeScore;
+use precedent_clause_types::clause_classifier::TypeScore;
 use serde::Serialize;
 
 use crate::review::TyperArgs;

@@ -6,16 +6,17 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use precedent_cuad::cache::{find_cuad_dir, sentences_fingerprint};
-use precedent_cuad::dense::{
+use precedent_clause_types::cache::{find_cuad_dir, sentences_fingerprint};
+use precedent_clause_types::dense::{
     embed_corpus, DenseOptions, SentenceCache, SentenceEmbedder, SENTENCE_MAX_TOKENS,
 };
-use precedent_cuad::eval::{cross_validate, CvOptions, DenseCv, Scores, Selection};
-use precedent_cuad::legalbench::tune_on_dev;
-use precedent_cuad::novelty::NoveltyOptions;
-use precedent_cuad::stack::StackOptions;
-use precedent_cuad::type_thresholds::{self, GridCounts};
-use precedent_cuad::{TrainOptions, N_CATEGORIES};
+use precedent_clause_types::novelty::NoveltyOptions;
+use precedent_clause_types::selection::Selection;
+use precedent_clause_types::stack::StackOptions;
+use precedent_clause_types::type_thresholds::{self, GridCounts};
+use precedent_clause_types::{TrainOptions, N_CATEGORIES};
+use precedent_eval::cuad::{cross_validate, CvOptions, DenseCv, Scores};
+use precedent_eval::legalbench::tune_on_dev;
 
 use precedent_engine::MiniLmSentences;
 
@@ -230,9 +231,9 @@ fn sentence_vectors(dir: &Path, data: &precedent_cuad::CuadDataset) -> Result<De
             let candidates: Vec<_> = data
                 .contracts
                 .iter()
-                .map(|c| precedent_cuad::candidates::candidates(&c.text))
+                .map(|c| precedent_clause_types::candidates::candidates(&c.text))
                 .collect();
-            let corpus: Vec<(&str, &[precedent_cuad::candidates::Candidate])> = data
+            let corpus: Vec<(&str, &[precedent_clause_types::candidates::Candidate])> = data
                 .contracts
                 .iter()
                 .zip(&candidates)
@@ -558,9 +559,9 @@ fn clause_scores_cv(
     second_stage: bool,
     started: Instant,
 ) -> Result<ClauseScores> {
-    use precedent_cuad::clause_classifier::ClassifierOptions;
-    use precedent_cuad::eval::{confidences, fold_clause_logits, fold_logits, stacked_scores};
-    use precedent_cuad::typer::prepare;
+    use precedent_clause_types::clause_classifier::ClassifierOptions;
+    use precedent_clause_types::typer::prepare;
+    use precedent_eval::cuad::{confidences, fold_clause_logits, fold_logits, stacked_scores};
     use rayon::prelude::*;
 
     let contracts: Vec<&_> = data.contracts.iter().collect();

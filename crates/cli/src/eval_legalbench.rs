@@ -1,6 +1,6 @@
 //! `precedent eval-legalbench DIR`: balanced accuracy on LegalBench's CUAD classification tasks
 //! (`CUAD_<Category>/test.tsv`, or `train.tsv` where no test file exists), by default with the
-//! single-clause classifier (`precedent_cuad::clause_classifier`, words plus a MiniLM view of
+//! single-clause classifier (`precedent_clause_types::clause_classifier`, words plus a MiniLM view of
 //! the clause, `ClassifierOptions::for_legalbench`), or with the contract typer's first stage for
 //! comparison. `--dev-cuad` instead cross-validates the classifier on the CUAD
 //! development set (every annotated span of the shared contracts, held out by contract).
@@ -10,12 +10,14 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use precedent_cuad::clause_classifier::{
+use precedent_clause_types::clause_classifier::{
     cross_validate_gate, cross_validate_with_unannotated, dev_report, listing_report,
     unannotated_sentences, ClassifierOptions, ClauseClassifier,
 };
-use precedent_cuad::legalbench::{read_examples, tasks, Task, Thresholds};
-use precedent_cuad::{ClauseTyper, CATEGORIES, N_CATEGORIES};
+use precedent_clause_types::legalbench::Thresholds;
+use precedent_clause_types::{ClauseTyper, N_CATEGORIES};
+use precedent_cuad::legalbench::{read_examples, tasks, Task};
+use precedent_cuad::CATEGORIES;
 use precedent_metrics::balanced_accuracy;
 
 use crate::review::TyperArgs;
@@ -122,7 +124,7 @@ fn row_scores(args: &EvalLegalbenchArgs, tasks: &[Task]) -> Result<BTreeMap<Stri
             (Scorer::Classifier(Box::new(model)), thresholds)
         }
         LegalbenchModel::Typer => {
-            let shipped = precedent_cuad::legalbench::shipped_thresholds();
+            let shipped = precedent_clause_types::legalbench::shipped_thresholds();
             let thresholds: [f32; N_CATEGORIES] = std::array::from_fn(|k| shipped.get(k));
             (
                 Scorer::Typer(Box::new(args.typer.models().load_first_stage()?)),

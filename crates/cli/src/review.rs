@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
+use precedent_clause_types::cache::{default_cache, default_classifier_cache};
+use precedent_clause_types::ClauseTyper;
 use precedent_contracts::meta::ContractMeta;
 use precedent_contracts::Format;
-use precedent_cuad::cache::{default_cache, default_classifier_cache};
-use precedent_cuad::{ClauseTyper, CATEGORIES};
+use precedent_cuad::CATEGORIES;
 use precedent_engine::review::{checklist_rows, review_text, to_csv, ContractReview};
 use precedent_engine::ClauseModels;
 use precedent_unfair::document::{looks_like_terms_of_service, TosReview};

@@ -498,7 +498,7 @@ pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs>
     )?;
     let clause_types: Arc<dyn ClauseTypeReader> = lazy_clause_type_reader(
         source.cuad.clone(),
-        precedent_cuad::cache::default_classifier_cache(),
+        precedent_clause_types::cache::default_classifier_cache(),
     );
     Ok(RatedInputs {
         library,
@@ -565,7 +565,7 @@ fn cuad_type_profiles(
     cache_dir: &std::path::Path,
     bars: &Bars,
 ) -> Result<Option<CuadTypeProfiles>> {
-    let Some(dir) = dir.or_else(precedent_cuad::cache::find_cuad_dir) else {
+    let Some(dir) = dir.or_else(precedent_clause_types::cache::find_cuad_dir) else {
         eprintln!(
             "warning: no CUAD folder found (give --cuad DIR); the CUAD clause-type features will be zero"
         );
@@ -757,7 +757,7 @@ pub fn make_pipeline(
         ranker: ranker.clone(),
         clause_types: Some(lazy_clause_type_reader(
             None,
-            precedent_cuad::cache::default_classifier_cache(),
+            precedent_clause_types::cache::default_classifier_cache(),
         )),
         learned_top: learned.learned_top,
         fusion_weights: models.fusion_weights,

@@ -334,7 +334,7 @@ fn ingest_writes_clause_types_that_search_filters_on() {
             .as_f64()
     };
     // Stored only at the library's threshold.
-    let stored_at = precedent_cuad::type_thresholds::STORED_TYPE_THRESHOLD;
+    let stored_at = precedent_clause_types::type_thresholds::STORED_TYPE_THRESHOLD;
     for hit in &typed {
         let c = confidence_of(hit, "Governing Law");
         assert!(

@@ -6,9 +6,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use precedent_cuad::clause_classifier::{span_examples, ClassifierOptions, ClauseClassifier};
-use precedent_cuad::typer::prepare;
-use precedent_cuad::{load, ClauseTyper, TrainOptions};
+use precedent_clause_types::clause_classifier::{
+    span_examples, ClassifierOptions, ClauseClassifier,
+};
+use precedent_clause_types::typer::prepare;
+use precedent_clause_types::{ClauseTyper, TrainOptions};
+use precedent_cuad::load;
 
 fn shared() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"))

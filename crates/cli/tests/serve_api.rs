@@ -566,7 +566,7 @@ fn api_over_loopback_on_acord() {
         assert!(top["gate"].as_f64().is_some(), "{clause}");
         assert_eq!(
             top["likely"].as_bool(),
-            Some(precedent_cuad::clause_classifier::is_likely(
+            Some(precedent_clause_types::clause_classifier::is_likely(
                 top["confidence"].as_f64().unwrap_or_default() as f32,
                 top["gate"].as_f64().map(|g| g as f32),
             )),

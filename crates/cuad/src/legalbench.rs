@@ -1,18 +1,12 @@
 //! LegalBench's CUAD tasks: folders `CUAD_<Category>/` with `train.tsv` / `test.tsv` (columns
-//! `label` Yes/No and `text`), scored by balanced accuracy. The typer answers "is this clause of
-//! category X?" with its confidence for X against a per-category threshold tuned on a development
-//! set built from the shared contracts' annotations (held-out folds only).
+//! `label` Yes/No and `text`), scored by balanced accuracy. Reading them is here; the decision
+//! thresholds are in `precedent_clause_types::legalbench`, their tuning in `precedent_eval`.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use serde::{Deserialize, Serialize};
-
-use precedent_metrics::balanced_accuracy;
 
 use crate::categories::{category_index, CATEGORIES};
-use crate::eval::HeldOutClause;
 
 /// CUAD categories LegalBench has no task for (they are not yes/no questions about a clause).
 const NOT_TASKS: [&str; 3] = ["Document Name", "Parties", "Agreement Date"];
@@ -109,120 +103,9 @@ pub fn read_examples(path: &Path) -> Result<Vec<Example>> {
     Ok(out)
 }
 
-/// Per-category decision thresholds on the typer's confidence.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Thresholds {
-    pub thresholds: BTreeMap<String, f32>,
-}
-
-impl Thresholds {
-    pub fn get(&self, category: usize) -> f32 {
-        self.thresholds
-            .get(CATEGORIES[category])
-            .copied()
-            .unwrap_or(0.5)
-    }
-}
-
-/// Thresholds tuned on the CUAD development set by `precedent eval-cuad --json-out` (its
-/// `legalbench_dev.thresholds`), shipped so that LegalBench runs need no development pass.
-pub fn shipped_thresholds() -> Thresholds {
-    serde_json::from_str(include_str!("../../../models/legalbench/thresholds.json")).unwrap_or(
-        Thresholds {
-            thresholds: BTreeMap::new(),
-        },
-    )
-}
-
-/// The development set of category `k`: held-out annotations of `k` are positives, held-out
-/// annotations of other categories negatives (as LegalBench built its CUAD tasks); a clause
-/// annotated under several categories only counts as a positive.
-fn dev_pairs<'a>(
-    clauses: &'a [HeldOutClause],
-    k: usize,
-    keep: impl Fn(&HeldOutClause) -> bool + 'a,
-) -> impl Iterator<Item = (bool, f32)> + 'a {
-    clauses
-        .iter()
-        .filter(move |c| keep(c))
-        .map(move |c| (c.category == k, c.scores[k]))
-}
-
-/// The threshold maximising balanced accuracy on `pairs` (midpoint between neighbouring scores).
-pub fn best_threshold(pairs: &[(bool, f32)]) -> f32 {
-    let mut scores: Vec<f32> = pairs.iter().map(|p| p.1).collect();
-    scores.sort_by(f32::total_cmp);
-    scores.dedup();
-    let mut best = (f64::MIN, 0.5f32);
-    for w in scores.windows(2) {
-        let t = (w[0] + w[1]) / 2.0;
-        let ba = balanced_accuracy(pairs.iter().map(|&(g, s)| (g, s >= t))).unwrap_or(0.0);
-        if ba > best.0 {
-            best = (ba, t);
-        }
-    }
-    best.1
-}
-
-/// Development results: per category, balanced accuracy with the threshold tuned on the other
-/// half of the contracts (even/odd split, both ways), and the thresholds tuned on all of them.
-#[derive(Debug, Clone, Serialize)]
-pub struct DevReport {
-    pub tasks: BTreeMap<String, f64>,
-    pub mean: f64,
-    pub positives: BTreeMap<String, usize>,
-    pub thresholds: Thresholds,
-}
-
-pub fn tune_on_dev(clauses: &[HeldOutClause]) -> DevReport {
-    let mut tasks = BTreeMap::new();
-    let mut positives = BTreeMap::new();
-    let mut thresholds = BTreeMap::new();
-    for (k, category) in CATEGORIES.iter().enumerate() {
-        let all: Vec<(bool, f32)> = dev_pairs(clauses, k, |_| true).collect();
-        let n_pos = all.iter().filter(|p| p.0).count();
-        if n_pos == 0 {
-            continue;
-        }
-        let mut judged = Vec::new();
-        for half in 0..2 {
-            let tune: Vec<_> = dev_pairs(clauses, k, |c| c.contract % 2 != half).collect();
-            let t = best_threshold(&tune);
-            judged.extend(
-                dev_pairs(clauses, k, |c| c.contract % 2 == half).map(|(g, s)| (g, s >= t)),
-            );
-        }
-        let name = (*category).to_owned();
-        tasks.insert(name.clone(), balanced_accuracy(judged).unwrap_or(0.0));
-        positives.insert(name.clone(), n_pos);
-        thresholds.insert(name, best_threshold(&all));
-    }
-    let mean = tasks.values().sum::<f64>() / tasks.len().max(1) as f64;
-    DevReport {
-        tasks,
-        mean,
-        positives,
-        thresholds: Thresholds { thresholds },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn threshold_separates_classes() {
-        let pairs = [
-            (true, 0.9),
-            (true, 0.7),
-            (false, 0.4),
-            (false, 0.1),
-            (true, 0.35),
-        ];
-        // Between 0.4 and 0.7: TPR 2/3, TNR 1 (0.83) beats catching the 0.35 positive (0.75).
-        let t = best_threshold(&pairs);
-        assert!((t - 0.55).abs() < 1e-6, "{t}");
-    }
 
     #[test]
     fn reads_shared_task_folders() {

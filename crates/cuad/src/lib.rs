@@ -1,25 +1,13 @@
-//! CUAD (Contract Understanding Atticus Dataset) for Precedent: reading the annotated contracts,
-//! placing their spans, the 41-category clause typer, and the CUAD and LegalBench evaluations.
+//! CUAD (Contract Understanding Atticus Dataset) and LegalBench's CUAD tasks for Precedent:
+//! reading the annotated contracts, their 41 categories and the placement of their spans in the
+//! contract text, and reading LegalBench's yes/no tasks. What learns from them is
+//! `precedent_clause_types`; what scores it is `precedent_eval`.
 
-pub mod boost;
-pub mod cache;
-pub mod candidates;
 pub mod categories;
-pub mod clause_classifier;
 pub mod dataset;
-pub mod dense;
-pub mod eval;
-pub mod features;
-pub mod labels;
 pub mod legalbench;
-pub mod model_file;
-pub mod novelty;
 pub mod place;
 mod pylist;
-pub mod sections;
-pub mod stack;
-pub mod type_thresholds;
-pub mod typer;
 
 pub use categories::{
     category_index, clause_type, is_clause_type, named_in_query, substring_ok, ClauseTypeError,
@@ -28,4 +16,3 @@ pub use categories::{
 pub use dataset::{load, Annotation, CuadContract, CuadDataset, CuadError, PlacementReport};
 pub use place::Placement;
 pub use pylist::parse_string_list;
-pub use typer::{ClauseTyper, ScoredCandidate, TrainOptions, N_CATEGORIES};

@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use precedent_cuad::cache::{
+use precedent_clause_types::cache::{
     find_cuad_dir, load_or_train, load_or_train_classifier, load_or_train_classifier_with_view,
 };
-use precedent_cuad::clause_classifier::{ClassifierOptions, ClauseClassifier};
-use precedent_cuad::dense::{SentenceEmbedder, SENTENCE_MAX_TOKENS};
-use precedent_cuad::{ClauseTyper, TrainOptions};
+use precedent_clause_types::clause_classifier::{ClassifierOptions, ClauseClassifier};
+use precedent_clause_types::dense::{SentenceEmbedder, SENTENCE_MAX_TOKENS};
+use precedent_clause_types::{ClauseTyper, TrainOptions};
 use precedent_models::{EmbedOptions, Embedder};
 
 /// Where the clause typer and the single-clause classifier its second stage reads come from.
@@ -260,7 +260,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use precedent_cuad::clause_classifier::{LabelledClause, ALL_KNOWN};
+    use precedent_clause_types::clause_classifier::{LabelledClause, ALL_KNOWN};
 
     /// A words-only classifier trained on a dozen toy clauses of two types, saved to `path`.
     fn save_toy_classifier(path: &Path) {

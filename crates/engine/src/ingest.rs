@@ -7,10 +7,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use precedent_clause_types::type_thresholds::STORED_TYPE_THRESHOLD;
+use precedent_clause_types::{ClauseTyper, N_CATEGORIES};
 use precedent_contracts::library_docs::{clause_docs, set_clause_types, IngestedContract};
 use precedent_contracts::{meta, read_bytes, read_file, segment, ReadOptions};
-use precedent_cuad::type_thresholds::STORED_TYPE_THRESHOLD;
-use precedent_cuad::{ClauseTyper, CATEGORIES, N_CATEGORIES};
+use precedent_cuad::CATEGORIES;
 use precedent_formats::CorpusDoc;
 use precedent_text::char_offsets;
 
@@ -170,7 +171,7 @@ pub fn clause_scores_of<'a>(
     clauses: &[precedent_contracts::Clause],
     scored: impl IntoIterator<
         Item = (
-            &'a precedent_cuad::candidates::Candidate,
+            &'a precedent_clause_types::candidates::Candidate,
             &'a [f32; N_CATEGORIES],
         ),
     >,

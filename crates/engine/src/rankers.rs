@@ -89,12 +89,12 @@ pub fn lazy_clause_type_reader(dir: Option<PathBuf>, cache: PathBuf) -> Arc<Lazy
     Arc::new(LazyClauseTypes::new(Box::new(move || {
         let dir = dir
             .clone()
-            .or_else(precedent_cuad::cache::find_cuad_dir)
+            .or_else(precedent_clause_types::cache::find_cuad_dir)
             .ok_or("no CUAD folder found (give --cuad DIR or set PRECEDENT_CUAD_DIR)")?;
-        let classifier = precedent_cuad::cache::load_or_train_classifier(
+        let classifier = precedent_clause_types::cache::load_or_train_classifier(
             &dir,
             &cache,
-            &precedent_cuad::clause_classifier::ClassifierOptions::for_acord(),
+            &precedent_clause_types::clause_classifier::ClassifierOptions::for_acord(),
             || {
                 eprintln!(
                     "training the clause classifier from {} (once; cached in {})",

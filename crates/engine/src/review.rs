@@ -1,10 +1,11 @@
 //! Contract review: the CUAD clause types a contract contains, and where, for `precedent
 //! review` and `POST /v1/review` alike.
 
+use precedent_clause_types::selection::Selection;
+use precedent_clause_types::ClauseTyper;
 use precedent_contracts::meta::ContractMeta;
 use precedent_contracts::{segment_text, Clause};
-use precedent_cuad::eval::Selection;
-use precedent_cuad::{ClauseTyper, CATEGORIES};
+use precedent_cuad::CATEGORIES;
 use serde::Serialize;
 
 /// A clause type found in a contract: a character span of the contract's text.

@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use precedent_cuad::clause_classifier::ClauseClassifier;
+use precedent_clause_types::clause_classifier::ClauseClassifier;
 use precedent_library::Library;
 use precedent_rank::{rescore, Hit, RankError, Reranker};
 
@@ -62,7 +62,7 @@ pub const TYPE_LOGIT_THRESHOLD: f32 = 0.5;
 
 /// A type is read when the classifier's logit exceeds [`TYPE_LOGIT_THRESHOLD`]. The classifier
 /// meant here is the one trained also on the contracts' unannotated sentences
-/// ([`precedent_cuad::clause_classifier::ClassifierOptions::for_second_stage`]): it has seen
+/// ([`precedent_clause_types::clause_classifier::ClassifierOptions::for_second_stage`]): it has seen
 /// boilerplate as "no type", so its logits weigh a type against background, not against other
 /// types.
 impl ClauseTypeReader for ClauseClassifier {

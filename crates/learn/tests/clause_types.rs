@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use precedent_cuad::cache::load_or_train_classifier;
-use precedent_cuad::clause_classifier::ClassifierOptions;
+use precedent_clause_types::cache::load_or_train_classifier;
+use precedent_clause_types::clause_classifier::ClassifierOptions;
 use precedent_cuad::named_in_query;
 use precedent_learn::ClauseTypeReader;
 

@@ -20,7 +20,7 @@ pub struct Filter {
     pub clause_type: Option<String>,
     /// Minimum confidence of `clause_type`. Without it every stored type counts: ingest stores a
     /// type only from the threshold with the best cross-validated F1
-    /// (`precedent_cuad::type_thresholds`), so a further minimum only trades recall for precision.
+    /// (`precedent_clause_types::type_thresholds`), so a further minimum only trades recall for precision.
     pub min_type_confidence: Option<f32>,
     /// Case-insensitive substring of one of the contract's parties.
     pub party: Option<String>,

@@ -9,7 +9,7 @@
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::Json;
-use precedent_cuad::clause_classifier::ClauseClassifier;
+use precedent_clause_types::clause_classifier::ClauseClassifier;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 

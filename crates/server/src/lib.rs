@@ -73,10 +73,10 @@ pub struct AppState {
     /// Comparisons running at once ([`ModelOptions::compare_limit`]): fewer than the cores, so
     /// a burst of long diffs leaves search a core; one more is refused (503) rather than queued.
     compare_slots: Arc<Semaphore>,
-    reviewer: Arc<LazyModel<precedent_cuad::ClauseTyper>>,
+    reviewer: Arc<LazyModel<precedent_clause_types::ClauseTyper>>,
     /// The UNFAIR-ToS classifier behind terms-of-service reviews.
     tos: Arc<LazyModel<precedent_unfair::UnfairModel>>,
-    classifier: Arc<LazyModel<precedent_cuad::clause_classifier::ClauseClassifier>>,
+    classifier: Arc<LazyModel<precedent_clause_types::clause_classifier::ClauseClassifier>>,
     /// The clause-type reader of queries naming a CUAD type ([`ModelOptions::clause_types`]),
     /// for `/healthz` to say whether its model is there.
     query_types: Option<Arc<dyn precedent_learn::ClauseTypeReader>>,

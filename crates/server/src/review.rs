@@ -15,7 +15,7 @@ use axum::extract::{Multipart, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use precedent_cuad::ClauseTyper;
+use precedent_clause_types::ClauseTyper;
 use precedent_engine::review::{
     checklist, checklist_rows, review_text, to_csv, ChecklistRow, PRESENT_AT, SPANS_PER_CATEGORY,
 };

@@ -348,7 +348,9 @@ pub fn classifier_cache() -> PathBuf {
 /// `dir`, for `classify --classifier` and `serve --clause-classifier`: the default one reads
 /// MiniLM and takes minutes to train.
 pub fn small_clause_classifier(dir: &Path) -> PathBuf {
-    use precedent_cuad::clause_classifier::{span_examples, ClassifierOptions, ClauseClassifier};
+    use precedent_clause_types::clause_classifier::{
+        span_examples, ClassifierOptions, ClauseClassifier,
+    };
     let data = precedent_cuad::load(&cuad_dir()).expect("CUAD data");
     let train: Vec<&_> = data.contracts.iter().take(40).collect();
     let model = ClauseClassifier::train(
@@ -365,10 +367,10 @@ pub fn small_clause_classifier(dir: &Path) -> PathBuf {
 /// Makes sure the full typer and the clause classifier its second stage reads are trained and
 /// cached, and returns the arguments that point a command (`serve`, `ingest`, `review`) at them.
 pub fn typer_args() -> Vec<String> {
-    precedent_cuad::cache::load_or_train_classifier(
+    precedent_clause_types::cache::load_or_train_classifier(
         &cuad_dir(),
         &classifier_cache(),
-        &precedent_cuad::clause_classifier::ClassifierOptions::for_second_stage(),
+        &precedent_clause_types::clause_classifier::ClassifierOptions::for_second_stage(),
         || {
             eprintln!(
                 "training the clause classifier into {}",
@@ -377,10 +379,10 @@ pub fn typer_args() -> Vec<String> {
         },
     )
     .expect("the clause classifier");
-    precedent_cuad::cache::load_or_train(
+    precedent_clause_types::cache::load_or_train(
         &cuad_dir(),
         &typer_cache(),
-        &precedent_cuad::TrainOptions::default(),
+        &precedent_clause_types::TrainOptions::default(),
         || {
             eprintln!(
                 "training the CUAD clause typer into {}",

@@ -338,7 +338,7 @@ fn headings(text: &str, sentences: &[Range<usize>]) -> Vec<SectionHeading> {
 mod tests {
     use super::*;
     use crate::candidates::candidates;
-    use crate::categories::category_index;
+    use precedent_cuad::categories::category_index;
 
     fn category(name: &str) -> usize {
         category_index(name).expect("a CUAD category")

@@ -17,15 +17,15 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::candidates::{candidates, Candidate, Kind};
-use crate::categories::CATEGORIES;
 use crate::clause_classifier::ClauseClassifier;
-use crate::dataset::CuadContract;
 use crate::dense::{candidate_vectors, embed_contract, SentenceEmbedder};
-use crate::eval::{choose_with_novelty, Chosen, Selection};
 use crate::features::{candidate_features, Featurizer, SparseVec, DIM};
 use crate::labels::label;
 use crate::sections::Sections;
+use crate::selection::{choose_with_novelty, Chosen, Selection};
 use crate::stack::SecondStage;
+use precedent_cuad::categories::CATEGORIES;
+use precedent_cuad::dataset::CuadContract;
 
 pub const N_CATEGORIES: usize = CATEGORIES.len();
 

@@ -3,13 +3,16 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use precedent_cuad::candidates::Candidate;
-use precedent_cuad::clause_classifier::{span_examples, ClassifierOptions, ClauseClassifier};
-use precedent_cuad::dense::{SentenceEmbedder, SENTENCE_MAX_TOKENS};
-use precedent_cuad::eval::Chosen;
-use precedent_cuad::eval::{cross_validate, CvOptions, Selection};
-use precedent_cuad::typer::prepare;
-use precedent_cuad::{category_index, load, ClauseTyper, CuadContract, TrainOptions};
+use precedent_clause_types::candidates::Candidate;
+use precedent_clause_types::clause_classifier::{
+    span_examples, ClassifierOptions, ClauseClassifier,
+};
+use precedent_clause_types::dense::{SentenceEmbedder, SENTENCE_MAX_TOKENS};
+use precedent_clause_types::selection::{Chosen, Selection};
+use precedent_clause_types::typer::prepare;
+use precedent_clause_types::{ClauseTyper, TrainOptions};
+use precedent_cuad::{category_index, load, CuadContract};
+use precedent_eval::cuad::{cross_validate, CvOptions};
 use precedent_models::{EmbedOptions, Embedder};
 
 fn cuad_dir() -> &'static Path {

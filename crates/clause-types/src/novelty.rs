@@ -31,7 +31,7 @@
 //! stage's best 50 of a question, of which the 20 most likely new answers are kept: 73.6 / 48.2.
 //!
 //! Its targets come from the selected predictions' matches, so inside a cross-validation it is
-//! refit per outer fold on the training contracts only ([`crate::eval`]); the shipped weights sit
+//! refit per outer fold on the training contracts only (`precedent_eval::cuad`); the shipped weights sit
 //! in `second_stage.json` beside the second stage's.
 
 use std::collections::HashSet;
@@ -349,12 +349,12 @@ mod tests {
             weights: weights.clone(),
             trees: None,
         };
-        let selection = crate::eval::Selection {
+        let selection = crate::selection::Selection {
             top_n: 2,
             max_overlap: None,
         };
         let kept = |pool| {
-            let chosen = crate::eval::choose_with_novelty(
+            let chosen = crate::selection::choose_with_novelty(
                 text,
                 &candidates,
                 &scores,

@@ -43,8 +43,6 @@ use precedent_ml::{fit_logistic, shuffled, sigmoid, Example, Sgd};
 use precedent_text::{Analyzer, AnalyzerConfig, StopWords};
 
 use crate::candidates::{candidates, Candidate, Kind};
-use crate::categories::CATEGORIES;
-use crate::dataset::CuadContract;
 use crate::dense::{
     self, embed_in_chunks, DenseClassifier, DenseOptions, SentenceEmbedder, SENTENCE_MAX_TOKENS,
 };
@@ -52,6 +50,8 @@ use crate::features::{fnv, DIM};
 use crate::labels::{label, label_by_position};
 use crate::legalbench::best_threshold;
 use crate::typer::N_CATEGORIES;
+use precedent_cuad::categories::CATEGORIES;
+use precedent_cuad::dataset::CuadContract;
 
 /// Bumped whenever features or training change, so cached models are not reused.
 pub const CLASSIFIER_VERSION: u32 = 2;

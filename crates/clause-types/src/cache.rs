@@ -15,9 +15,9 @@ use sha2::{Digest, Sha256};
 use crate::clause_classifier::{
     training_examples, ClassifierOptions, ClauseClassifier, CLASSIFIER_VERSION,
 };
-use crate::dataset::load;
 use crate::dense::SentenceEmbedder;
 use crate::typer::{prepare, ClauseTyper, TrainOptions, TYPER_VERSION};
+use precedent_cuad::dataset::load;
 
 /// Default cache directory of the typer: `.precedent/cache/typer` where
 /// [`precedent_paths::state_path`] puts it (an existing cache above the working directory or

@@ -4,8 +4,8 @@
 use precedent_metrics::spans::{span_matches, WordSet};
 
 use crate::candidates::Candidate;
-use crate::categories::substring_ok;
-use crate::dataset::CuadContract;
+use precedent_cuad::categories::substring_ok;
+use precedent_cuad::dataset::CuadContract;
 
 /// Per candidate, a bit per category (bit `k` = matches an annotation of category `k`); and per
 /// annotation, the candidates matching it.

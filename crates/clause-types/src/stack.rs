@@ -37,7 +37,7 @@
 //!
 //! It is fitted on *out-of-fold* first-stage logits (a first stage scores its own training
 //! contracts far too confidently), so inside a cross-validation it is refit per outer fold from
-//! inner out-of-fold logits ([`crate::eval`]). The shipped weights (`models/clause-typer/second_stage.json`,
+//! inner out-of-fold logits (`precedent_eval::cuad`). The shipped weights (`models/clause-typer/second_stage.json`,
 //! compiled in) are fitted on the out-of-fold logits of all 398 shared contracts by
 //! `precedent eval-cuad --second-stage-out FILE`; with both sets of trees they are about a megabyte, and the typer's
 //! training (and its cache) stays one first-stage fit. The heading and neighbour features are
@@ -511,7 +511,7 @@ pub struct StackInput<'a> {
     /// Bit `k` set when the candidate matches an annotation of category `k` (training only).
     pub bits: &'a [u64],
     /// The single-clause classifier's logits of the candidates, from a classifier that did not
-    /// see this contract when training ([`crate::eval::fold_clause_logits`]); `None` leaves
+    /// see this contract when training ([`crate::selection::fold_clause_logits`]); `None` leaves
     /// those features out.
     pub clause: Option<&'a [[f32; N_CATEGORIES]]>,
     /// The contract's sections ([`Sections::of`]); `None` leaves the heading and section
@@ -1085,8 +1085,8 @@ mod tests {
             sentence_at("During the term"),
             sentence_at("It applies"),
         );
-        let insurance = crate::category_index("Insurance").expect("a category");
-        let exclusivity = crate::category_index("Exclusivity").expect("a category");
+        let insurance = precedent_cuad::category_index("Insurance").expect("a category");
+        let exclusivity = precedent_cuad::category_index("Exclusivity").expect("a category");
         // The first stage is most sure of the other section's sentence, then of this one.
         let with = |values: [(usize, f32); 3]| -> Vec<[f32; N_CATEGORIES]> {
             let mut l = vec![[-3.0; N_CATEGORIES]; cands.len()];
@@ -1123,7 +1123,7 @@ mod tests {
     /// the sections it could not).
     #[test]
     fn reads_the_section_heading() {
-        let k = crate::category_index("Insurance").expect("a category");
+        let k = precedent_cuad::category_index("Insurance").expect("a category");
         let candidates: Vec<Candidate> = (0..3).map(sentence).collect();
         let first_stage: Vec<[f32; N_CATEGORIES]> = [1.0f32, 1.0, -4.0]
             .iter()

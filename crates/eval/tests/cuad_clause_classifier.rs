@@ -3,14 +3,14 @@
 
 use std::path::Path;
 
-use precedent_cuad::clause_classifier::{
+use precedent_clause_types::clause_classifier::{
     cross_validate, dev_report, span_examples, training_examples, ClassifierOptions,
     ClauseClassifier, ALL_KNOWN,
 };
-use precedent_cuad::eval::fold_clause_logits;
+use precedent_clause_types::typer::prepare;
 use precedent_cuad::legalbench::{read_examples, tasks};
 use precedent_cuad::load;
-use precedent_cuad::typer::prepare;
+use precedent_eval::cuad::fold_clause_logits;
 use precedent_metrics::balanced_accuracy;
 
 fn shared() -> &'static Path {
