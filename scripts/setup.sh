@@ -9,16 +9,19 @@
 #   (crates/cli/tests/serve_e2e.rs).
 # - Debian's tesseract-ocr and poppler-utils (pdftoppm): scanned PDFs are read by OCR with them
 #   (crates/contracts/src/read/ocr.rs); without them a scan is reported as having no text layer.
+# - Debian's libreoffice-writer-nogui: the redline test (crates/cli/tests/cli_redline.rs) opens
+#   the DOCX that `compare --docx` writes in headless LibreOffice and checks its tracked changes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! python3 -m venv --help >/dev/null 2>&1; then
     apt-get update -qq && apt-get install -y -qq python3-venv
 fi
 if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ] || ! [ -d /usr/share/fonts/truetype/dejavu ] \
-    || ! [ -x /usr/bin/tesseract ] || ! [ -x /usr/bin/pdftoppm ]; then
+    || ! [ -x /usr/bin/tesseract ] || ! [ -x /usr/bin/pdftoppm ] || ! [ -x /usr/bin/soffice ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        chromium chromium-driver fonts-dejavu-core tesseract-ocr tesseract-ocr-eng poppler-utils
+        chromium chromium-driver fonts-dejavu-core tesseract-ocr tesseract-ocr-eng poppler-utils \
+        libreoffice-writer-nogui
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check \

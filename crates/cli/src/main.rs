@@ -2,6 +2,7 @@
 //! printing live here; everything else is in the library crates.
 
 mod classify;
+mod compare;
 mod cross_encoder;
 mod eval_cuad;
 mod eval_legalbench;
@@ -56,6 +57,9 @@ enum Command {
     Bench(BenchArgs),
     /// Serve the JSON API (/v1, /openapi.json) and the web page over libraries.
     Serve(serve::ServeArgs),
+    /// Compare a precedent clause with your draft word by word; `--docx` writes a Word redline
+    /// with tracked changes.
+    Compare(compare::CompareArgs),
     /// Create, list and revoke the API keys of a library.
     Keys(keys::KeysArgs),
     /// Build (or extend) a clause library from a folder of contracts (TXT, HTML, PDF, DOCX).
@@ -311,6 +315,7 @@ fn main() {
         Command::Eval(args) => eval(args, &bars),
         Command::Bench(args) => bench(args),
         Command::Serve(args) => serve::run(args),
+        Command::Compare(args) => compare::run(args),
         Command::Keys(args) => keys::run(args),
         Command::Ingest(args) => ingest::run(args, &bars),
         Command::Remove(args) => remove::run(args, &bars),

@@ -1,7 +1,8 @@
 //! End to end: the web page served by `precedent serve`, driven in headless Chromium through
 //! chromedriver (Debian's `chromium` and `chromium-driver`, installed by scripts/setup.sh).
 //! Enters a key, searches with the keyboard, filters, opens a clause's context, compares two
-//! clauses, rates one, reviews an uploaded contract, classifies a pasted clause, and saves
+//! clauses and downloads their redline, rates one, reviews an uploaded contract, classifies a
+//! pasted clause, and saves
 //! screenshots of the results, review and classify pages to `target/tmp/e2e/results.png`,
 //! `review.png` and `classify.png`.
 
@@ -428,6 +429,32 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
         "document.querySelector('#compare-result div:nth-child(2)') && document.querySelector('#compare-result div:nth-child(2)').textContent.includes('Delaware')",
     )
     .await;
+    // The redline export: the page downloads the comparison as a DOCX (a zip, "PK") whose
+    // tracked changes `cli_redline.rs` checks in LibreOffice.
+    client
+        .execute(
+            "window.__downloads = []; const make = URL.createObjectURL; URL.createObjectURL = (b) => { b.arrayBuffer().then((a) => window.__downloads.push(String.fromCharCode(...new Uint8Array(a).slice(0, 2)) + ' ' + b.type + ' ' + b.size)); return make(b); };",
+            vec![],
+        )
+        .await
+        .expect("watch downloads");
+    client
+        .find(Locator::Id("compare-docx"))
+        .await
+        .expect("redline button")
+        .click()
+        .await
+        .expect("click redline");
+    let download = wait_for(&client, "redline download", "window.__downloads[0]").await;
+    let download = download.as_str().unwrap_or_default().to_owned();
+    assert!(
+        download.starts_with(
+            "PK application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+        ),
+        "{download}"
+    );
+    let status = text_of(&client, "#compare-similarity").await;
+    assert!(status.contains("Redline downloaded"), "{status}");
     client
         .find(Locator::Id("tab-search"))
         .await

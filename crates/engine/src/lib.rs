@@ -16,13 +16,17 @@
 //!   loaded (or trained and cached) once and shared.
 //! - [`review`]: a contract's CUAD clause types and where they are, and the checklist view.
 //! - [`ingest`]: what a contract file becomes in a library (clauses, metadata, CUAD types).
+//! - [`compare`]: word-level differences between a clause and a draft, and [`redline`], the
+//!   same as a Word document with tracked changes.
 //! - [`lazy_clause_type_reader`]: the CUAD clause-type reader the `+types` stage and the
 //!   learned ranker's clause-type rule use, trained (or read from its cache) on first use.
 
 mod clause_models;
+pub mod compare;
 pub mod ingest;
 pub mod pipelines;
 mod rankers;
+pub mod redline;
 pub mod review;
 pub mod search;
 

@@ -7,9 +7,11 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use precedent_engine::compare::{word_diff, DiffOptions, DiffRun};
+use precedent_engine::redline::{redline_docx, RedlineHeading, DOCX_MEDIA_TYPE};
 use precedent_library::Filter;
 use precedent_rank::Pipeline;
 use serde::{Deserialize, Serialize};
@@ -368,6 +370,16 @@ pub struct DiffOp {
     /// when the request ignores them): the right side's words. Absent when both read the same.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub right_text: Option<String>,
+}
+
+impl From<DiffRun> for DiffOp {
+    fn from(run: DiffRun) -> Self {
+        DiffOp {
+            op: run.change.as_str().to_owned(),
+            text: run.text,
+            right_text: run.right_text,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -853,16 +865,22 @@ pub async fn clause(
     }))
 }
 
-fn side_text(service: &LibraryService, side: &CompareSide, name: &str) -> Result<String, Problem> {
+/// One side's text, and how the redline names it (the clause's citation, or "your text").
+fn side_text(
+    service: &LibraryService,
+    side: &CompareSide,
+    name: &str,
+) -> Result<(String, String), Problem> {
     match (&side.clause_id, &side.text) {
         (Some(id), None) => {
             // The clause as the lawyer reads it: its own text, without referenced sections.
             let row = row_of(service, id)?;
-            Ok(clause_view(service, row)?.0.text)
+            let view = clause_view(service, row)?.0;
+            Ok((view.text, view.citation.text))
         }
         (None, Some(text)) => {
             check_text(name, text)?;
-            Ok(text.clone())
+            Ok((text.clone(), "your text".to_owned()))
         }
         _ => Err(Problem::bad_request(format!(
             "{name}: give exactly one of clause_id or text"
@@ -870,153 +888,31 @@ fn side_text(service: &LibraryService, side: &CompareSide, name: &str) -> Result
     }
 }
 
-/// Longest a word diff may search for the smallest edit: past it the diff is finished with
-/// coarser runs (longer deletes and inserts, still spelling both texts), so one comparison holds
-/// a core for about this long at most.
-pub const DIFF_TIME_LIMIT: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// How [`word_diff`] matches words.
-#[derive(Debug, Clone, Copy)]
-pub struct DiffOptions {
-    /// Words that differ only in capitals match.
-    pub ignore_case: bool,
-    /// Spacing is no token of its own, so runs of it never differ.
-    pub ignore_whitespace: bool,
+/// What `POST /v1/compare` answers with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CompareFormat {
+    /// The differences as JSON ([`CompareResponse`]).
+    #[default]
+    Json,
+    /// A Word redline (DOCX, as an attachment) whose differences are tracked changes: the left
+    /// side is the original, the right side the revision.
+    Docx,
 }
 
-/// A token of a compared text: what it is compared by, and the bytes of the text it shows.
-struct DiffToken {
-    key: String,
-    span: std::ops::Range<usize>,
-}
-
-/// Splits `text` into words (runs without whitespace) and, when spacing counts, runs of
-/// whitespace. With spacing ignored, a word's span reaches to the next word (and the first
-/// word's back to the start), so the spans still cover the whole text.
-fn diff_tokens(text: &str, options: DiffOptions) -> Vec<DiffToken> {
-    let mut runs: Vec<(bool, std::ops::Range<usize>)> = Vec::new();
-    for (i, c) in text.char_indices() {
-        let space = c.is_whitespace();
-        let end = i + c.len_utf8();
-        match runs.last_mut() {
-            Some((was_space, span)) if *was_space == space => span.end = end,
-            _ => runs.push((space, i..end)),
-        }
-    }
-    let key = |span: &std::ops::Range<usize>| {
-        let word = &text[span.clone()];
-        if options.ignore_case {
-            word.to_lowercase()
-        } else {
-            word.to_owned()
-        }
-    };
-    if !options.ignore_whitespace {
-        return runs
-            .into_iter()
-            .map(|(_, span)| DiffToken {
-                key: key(&span),
-                span,
-            })
-            .collect();
-    }
-    let mut tokens: Vec<DiffToken> = Vec::new();
-    for (space, span) in runs {
-        if space {
-            if let Some(last) = tokens.last_mut() {
-                last.span.end = span.end;
-            }
-        } else {
-            tokens.push(DiffToken {
-                key: key(&span),
-                span,
-            });
-        }
-    }
-    // Leading spacing belongs to the first word; a text of spacing alone shows as it is.
-    match tokens.first_mut() {
-        Some(first) => first.span.start = 0,
-        None if !text.is_empty() => tokens.push(DiffToken {
-            key: String::new(),
-            span: 0..text.len(),
-        }),
-        None => {}
-    }
-    tokens
-}
-
-/// Word-level differences between two texts, and the share of tokens in common. The ops spell
-/// both texts exactly as written (see [`CompareResponse::ops`]), whatever `options` ignores.
-pub fn word_diff(left: &str, right: &str, options: DiffOptions) -> (Vec<DiffOp>, f32) {
-    let old = diff_tokens(left, options);
-    let new = diff_tokens(right, options);
-    let old_keys: Vec<&str> = old.iter().map(|t| t.key.as_str()).collect();
-    let new_keys: Vec<&str> = new.iter().map(|t| t.key.as_str()).collect();
-    let deadline = std::time::Instant::now().checked_add(DIFF_TIME_LIMIT);
-    let changes = similar::capture_diff_slices_deadline(
-        similar::Algorithm::Patience,
-        &old_keys,
-        &new_keys,
-        deadline,
-    );
-    let text_of = |tokens: &[DiffToken], source: &str, range: std::ops::Range<usize>| -> String {
-        match (
-            tokens.get(range.start),
-            range.end.checked_sub(1).and_then(|e| tokens.get(e)),
-        ) {
-            (Some(first), Some(last)) if range.start < range.end => {
-                source[first.span.start..last.span.end].to_owned()
-            }
-            _ => String::new(),
-        }
-    };
-    let mut ops: Vec<DiffOp> = Vec::new();
-    let mut push = |op: &str, text: String, right_text: Option<String>| {
-        if text.is_empty() {
-            return;
-        }
-        match ops.last_mut() {
-            Some(last) if last.op == op && op != "equal" => last.text.push_str(&text),
-            _ => ops.push(DiffOp {
-                op: op.to_owned(),
-                text,
-                right_text,
-            }),
-        }
-    };
-    let mut matched = 0;
-    for change in &changes {
-        let (tag, old_range, new_range) = change.as_tag_tuple();
-        match tag {
-            similar::DiffTag::Equal => {
-                matched += old_range.len();
-                let l = text_of(&old, left, old_range);
-                let r = text_of(&new, right, new_range);
-                let right_text = (r != l).then_some(r);
-                push("equal", l, right_text);
-            }
-            similar::DiffTag::Delete => push("delete", text_of(&old, left, old_range), None),
-            similar::DiffTag::Insert => push("insert", text_of(&new, right, new_range), None),
-            similar::DiffTag::Replace => {
-                push("delete", text_of(&old, left, old_range), None);
-                push("insert", text_of(&new, right, new_range), None);
-            }
-        }
-    }
-    let total = old.len() + new.len();
-    let similarity = if total == 0 {
-        1.0
-    } else {
-        (2 * matched) as f32 / total as f32
-    };
-    (ops, similarity)
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct CompareQuery {
+    /// json (default) or docx: the comparison as a Word document with tracked changes.
+    #[serde(default)]
+    pub format: CompareFormat,
 }
 
 #[utoipa::path(
     post, path = "/v1/compare", tag = "clauses",
     request_body = CompareRequest,
+    params(CompareQuery),
     responses(
-        (status = 200, description = "Word-level comparison of two clauses, or a clause and your text", body = CompareResponse),
+        (status = 200, description = "Word-level comparison of two clauses, or a clause and your text; with `format=docx`, a Word redline with the differences as tracked changes", body = CompareResponse),
         (status = 400, description = "Invalid request", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such clause", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "As many comparisons as the server runs at once are running; try again after Retry-After seconds", body = Problem, content_type = "application/problem+json"),
@@ -1026,12 +922,13 @@ pub fn word_diff(left: &str, right: &str, options: DiffOptions) -> (Vec<DiffOp>,
 pub async fn compare(
     State(state): State<AppState>,
     headers: HeaderMap,
+    Query(query): Query<CompareQuery>,
     Json(request): Json<CompareRequest>,
-) -> Result<Json<CompareResponse>, Problem> {
+) -> Result<Response, Problem> {
     let Caller { service, .. } =
         authorize(&state, &headers, request.library.as_deref(), Role::Read)?;
-    let left_text = side_text(&service, &request.left, "left")?;
-    let right_text = side_text(&service, &request.right, "right")?;
+    let (left_text, left_name) = side_text(&service, &request.left, "left")?;
+    let (right_text, right_name) = side_text(&service, &request.right, "right")?;
     // Refused at once when all compare slots are taken: queued diffs would hold the engine's
     // slots and make searches wait behind them.
     let _compare_slot = state
@@ -1044,7 +941,7 @@ pub async fn compare(
                 1,
             )
         })?;
-    let (ops, similarity) = run_blocking(&state, {
+    let (runs, similarity) = run_blocking(&state, {
         let (l, r) = (left_text.clone(), right_text.clone());
         let options = DiffOptions {
             ignore_case: request.ignore_case,
@@ -1053,12 +950,40 @@ pub async fn compare(
         move || Ok(word_diff(&l, &r, options))
     })
     .await?;
+    if query.format == CompareFormat::Docx {
+        let heading = RedlineHeading {
+            title: format!("Redline: {right_name} against {left_name}"),
+            notes: vec![
+                format!("Original: {left_name}"),
+                format!("Revision: {right_name}"),
+                format!("Words in common: {:.0}%", similarity * 100.0),
+            ],
+        };
+        let docx = redline_docx(&runs, &heading)
+            .map_err(|e| Problem::internal(format!("writing the redline: {e}")))?;
+        return Ok((
+            [
+                (
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static(DOCX_MEDIA_TYPE),
+                ),
+                (
+                    header::CONTENT_DISPOSITION,
+                    HeaderValue::from_static("attachment; filename=\"redline.docx\""),
+                ),
+            ],
+            docx,
+        )
+            .into_response());
+    }
+    let ops = runs.into_iter().map(DiffOp::from).collect();
     Ok(Json(CompareResponse {
         left_text,
         right_text,
         ops,
         similarity,
-    }))
+    })
+    .into_response())
 }
 
 fn now_unix_ms() -> u64 {
@@ -1271,61 +1196,6 @@ pub async fn metrics(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn word_diff_spells_both_sides() {
-        let left = "The Company shall not be liable for indirect damages.";
-        let right = "The Supplier shall not be liable for any indirect or consequential damages.";
-        let exact = DiffOptions {
-            ignore_case: false,
-            ignore_whitespace: false,
-        };
-        let (ops, ratio) = word_diff(left, right, exact);
-        let spell = |keep: &str| -> String {
-            ops.iter()
-                .filter(|o| o.op == "equal" || o.op == keep)
-                .map(|o| o.text.as_str())
-                .collect()
-        };
-        assert_eq!(spell("delete"), left);
-        assert_eq!(spell("insert"), right);
-        assert!(ops
-            .iter()
-            .any(|o| o.op == "delete" && o.text.contains("Company")));
-        assert!(ops
-            .iter()
-            .any(|o| o.op == "insert" && o.text.contains("consequential")));
-        assert!(ratio > 0.5 && ratio < 1.0, "{ratio}");
-    }
-
-    #[test]
-    fn word_diff_can_ignore_capitals_and_spacing_and_still_spell_both_sides() {
-        let left = "  LICENSOR DISCLAIMS ALL WARRANTIES,\n\tEXPRESS OR IMPLIED. Ünïcode";
-        let right = "Licensor disclaims all warranties, express  or implied. ünïcode\n";
-        let loose = DiffOptions {
-            ignore_case: true,
-            ignore_whitespace: true,
-        };
-        let (ops, ratio) = word_diff(left, right, loose);
-        assert_eq!(ratio, 1.0, "{ops:?}");
-        assert!(ops.iter().all(|o| o.op == "equal"), "{ops:?}");
-        let left_spelt: String = ops.iter().map(|o| o.text.as_str()).collect();
-        let right_spelt: String = ops
-            .iter()
-            .map(|o| o.right_text.as_deref().unwrap_or(&o.text))
-            .collect();
-        assert_eq!(left_spelt, left);
-        assert_eq!(right_spelt, right);
-        // Another word is still a difference, and spelt on its side only.
-        let (ops, ratio) = word_diff(left, "Licensor disclaims some warranties", loose);
-        assert!(ratio < 1.0);
-        assert!(ops
-            .iter()
-            .any(|o| o.op == "insert" && o.text.starts_with("some")));
-        // Spacing alone, or nothing at all, compares without panicking.
-        assert_eq!(word_diff(" \n", "", loose).0.len(), 1);
-        assert_eq!(word_diff("", "", loose), (Vec::new(), 1.0));
-    }
 
     #[test]
     fn api_filters_become_the_library_filter() {

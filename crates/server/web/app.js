@@ -398,6 +398,36 @@ async function runCompare() {
   }
 }
 
+// The comparison as a Word redline (`POST /v1/compare?format=docx`): the left side is the
+// original, the right side the revision, and each difference a tracked change the lawyer
+// accepts or rejects in Word or LibreOffice.
+async function downloadRedline() {
+  const loose = $("compare-loose").checked;
+  try {
+    const response = await fetch("/v1/compare?format=docx", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${state.key}`, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        left: sideBody("left"), right: sideBody("right"), ignore_case: loose, ignore_whitespace: loose,
+      }),
+    });
+    if (!response.ok) {
+      const problem = await response.json().catch(() => ({ detail: `HTTP ${response.status}` }));
+      if (response.status === 401) askForKey(problem.detail);
+      throw new ApiError(response.status, problem);
+    }
+    const blob = await response.blob();
+    const link = el("a", { href: URL.createObjectURL(blob), download: "redline.docx" });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 0);
+    setStatus("compare-similarity", "Redline downloaded: open it in Word or LibreOffice to review the changes.");
+  } catch (e) {
+    setStatus("compare-similarity", e.message, true);
+  }
+}
+
 function clearCompare() {
   state.compare = { left: null, right: null };
   for (const s of ["left", "right"]) { $(`${s}-text`).value = ""; $(`${s}-label`).textContent = ""; }
@@ -592,6 +622,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("compare-button").addEventListener("click", runCompare);
   $("compare-loose").addEventListener("change", () => { if ($("compare-result").childElementCount) runCompare(); });
   $("compare-clear").addEventListener("click", clearCompare);
+  $("compare-docx").addEventListener("click", downloadRedline);
   $("review-form").addEventListener("submit", (e) => { e.preventDefault(); runReview(); });
   $("classify-form").addEventListener("submit", (e) => { e.preventDefault(); runClassify(); });
   for (const t of TABS) $(`tab-${t}`).addEventListener("click", () => showTab(t));

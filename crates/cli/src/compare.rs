@@ -1,0 +1,169 @@
+//! `precedent compare`: a precedent clause against the lawyer's draft (or two clauses), word by
+//! word, as the API's `/v1/compare` compares them ([`precedent_engine::compare`]); with
+//! `--docx`, written as a Word redline with tracked changes ([`precedent_engine::redline`]).
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use precedent_engine::compare::{word_diff, Change, DiffOptions};
+use precedent_engine::redline::{redline_docx, RedlineHeading};
+use precedent_library::Library;
+
+#[derive(Args)]
+pub struct CompareArgs {
+    /// Library the clause ids are looked up in (needed with --left or --right).
+    #[arg(long)]
+    index: Option<PathBuf>,
+    /// The original: a clause id of the library (as search prints it).
+    #[arg(
+        long,
+        conflicts_with = "left_file",
+        required_unless_present = "left_file"
+    )]
+    left: Option<String>,
+    /// The original: a text file.
+    #[arg(long)]
+    left_file: Option<PathBuf>,
+    /// The revision (usually your draft): a clause id of the library.
+    #[arg(
+        long,
+        conflicts_with = "right_file",
+        required_unless_present = "right_file"
+    )]
+    right: Option<String>,
+    /// The revision: a text file (your draft).
+    #[arg(long)]
+    right_file: Option<PathBuf>,
+    /// Words that differ only in capitals are differences.
+    #[arg(long)]
+    case_sensitive: bool,
+    /// Differences in spacing (double spaces, line breaks) are differences.
+    #[arg(long)]
+    keep_spacing: bool,
+    /// Also write the comparison as a Word redline (DOCX) with the differences as tracked
+    /// changes: the left side is the original, the right side the revision.
+    #[arg(long)]
+    docx: Option<PathBuf>,
+    /// Print the differences as JSON (the API's `ops`) instead of marked-up text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One side's text and how the redline names it.
+fn side(
+    library: Option<&Library>,
+    id: Option<&str>,
+    file: Option<&PathBuf>,
+    which: &str,
+) -> Result<(String, String)> {
+    match (id, file) {
+        (Some(id), None) => {
+            let library = library.with_context(|| {
+                format!("--{which} names a clause: say which library with --index")
+            })?;
+            let row = library
+                .store()
+                .row(id)
+                .with_context(|| format!("--{which}: no clause {id:?} in this library"))?;
+            let clause = library.store().clause(row)?;
+            // The clause as the lawyer reads it: its own text, without referenced sections.
+            let (own, _) =
+                precedent_contracts::library_docs::split_references(&clause.text, &clause.metadata);
+            let name = precedent_contracts::library_docs::citation(&clause.metadata)
+                .unwrap_or_else(|| format!("clause {id}"));
+            Ok((own.to_owned(), name))
+        }
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            if text.trim().is_empty() {
+                bail!("{}: the file is empty", path.display());
+            }
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "your text".to_owned());
+            Ok((text, name))
+        }
+        _ => bail!("give exactly one of --{which} or --{which}-file"),
+    }
+}
+
+pub fn run(args: CompareArgs) -> Result<()> {
+    let library = args.index.as_deref().map(Library::open).transpose()?;
+    let (left, left_name) = side(
+        library.as_ref(),
+        args.left.as_deref(),
+        args.left_file.as_ref(),
+        "left",
+    )?;
+    let (right, right_name) = side(
+        library.as_ref(),
+        args.right.as_deref(),
+        args.right_file.as_ref(),
+        "right",
+    )?;
+    let options = DiffOptions {
+        ignore_case: !args.case_sensitive,
+        ignore_whitespace: !args.keep_spacing,
+    };
+    let (runs, similarity) = word_diff(&left, &right, options);
+    if let Some(path) = &args.docx {
+        let heading = RedlineHeading {
+            title: format!("Redline: {right_name} against {left_name}"),
+            notes: vec![
+                format!("Original: {left_name}"),
+                format!("Revision: {right_name}"),
+                format!("Words in common: {:.0}%", similarity * 100.0),
+            ],
+        };
+        let docx = redline_docx(&runs, &heading)?;
+        std::fs::write(path, docx).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("redline with tracked changes written to {}", path.display());
+    }
+    if args.json {
+        let ops: Vec<serde_json::Value> = runs
+            .iter()
+            .map(|r| {
+                let mut op = serde_json::json!({"op": r.change.as_str(), "text": r.text});
+                if let Some(right) = &r.right_text {
+                    op["right_text"] = serde_json::json!(right);
+                }
+                op
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "left": left_name,
+                "right": right_name,
+                "similarity": similarity,
+                "ops": ops,
+            }))?
+        );
+        return Ok(());
+    }
+    println!(
+        "{left_name} → {right_name}: {:.0}% of words in common",
+        similarity * 100.0
+    );
+    let mut marked = String::new();
+    for run in &runs {
+        match run.change {
+            Change::Equal => marked.push_str(run.right_text.as_deref().unwrap_or(&run.text)),
+            Change::Delete => {
+                marked.push_str("[-");
+                marked.push_str(&run.text);
+                marked.push_str("-]");
+            }
+            Change::Insert => {
+                marked.push_str("{+");
+                marked.push_str(&run.text);
+                marked.push_str("+}");
+            }
+        }
+    }
+    println!("{marked}");
+    Ok(())
+}
