@@ -505,6 +505,8 @@ fn search(args: SearchArgs) -> Result<()> {
         &learned,
         &args.judge,
     )?;
+    let explainer =
+        precedent_engine::explain::Explainer::new(built.learned.clone(), models.embedder.clone());
     let pipeline = built.pipeline;
     let filter = args.filter.filter()?;
     let members = match &args.filter.category {
@@ -557,6 +559,28 @@ fn search(args: SearchArgs) -> Result<()> {
             "copies": copies,
         }));
     }
+    // Why each hit matched, as the API says it ([`precedent_engine::explain`]).
+    let owned: Vec<(String, String, serde_json::Value)> = results
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap_or_default().to_owned(),
+                r["text"].as_str().unwrap_or_default().to_owned(),
+                r["metadata"].clone(),
+            )
+        })
+        .collect();
+    let clauses: Vec<(&str, &str, &serde_json::Value)> = owned
+        .iter()
+        .map(|(id, text, metadata)| (id.as_str(), text.as_str(), metadata))
+        .collect();
+    let explanations = explainer.explain_hits(&library, &args.query, &clauses);
+    for (result, why) in results.iter_mut().zip(&explanations) {
+        result["why"] = serde_json::json!({
+            "passage": why.passage.as_ref().map(|p| serde_json::json!({"start": p.start, "end": p.end})),
+            "reasons": why.reasons,
+        });
+    }
     if args.json {
         println!(
             "{}",
@@ -607,6 +631,15 @@ fn search(args: SearchArgs) -> Result<()> {
                 })
                 .collect();
             println!("     same words also in: {}", copies.join(", "));
+        }
+        let reasons: Vec<&str> = result["why"]["reasons"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r.as_str())
+            .collect();
+        if !reasons.is_empty() {
+            println!("     why: {}", reasons.join("; "));
         }
         if args.explain {
             let found_by: Vec<String> = hit

@@ -305,6 +305,24 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
     );
     let status = text_of(&client, "#status").await;
     assert!(status.contains("hybrid"), "{status}");
+    // Why it matched: plain reasons under the citation, and the answering passage marked and
+    // scrolled into view inside the clause's box.
+    let why = text_of(&client, "#results .hit .why").await;
+    assert!(
+        why.starts_with("Why: ") && why.contains("mentions "),
+        "{why}"
+    );
+    let passage_visible = client
+        .execute(
+            "const hit = document.querySelector('#results .hit'); const box = hit.querySelector('.clause-text'); const p = hit.querySelector('.clause-text .passage'); if (!p) return false; const b = box.getBoundingClientRect(), r = p.getBoundingClientRect(); return r.top < b.bottom && r.bottom > b.top;",
+            vec![],
+        )
+        .await
+        .expect("passage");
+    assert_eq!(
+        passage_visible, true,
+        "the passage is shown in the clause box"
+    );
     let screenshot = client.screenshot().await.expect("screenshot");
     let shot = artifact_dir().join("results.png");
     std::fs::write(&shot, &screenshot).expect("save screenshot");

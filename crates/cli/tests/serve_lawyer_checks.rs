@@ -592,3 +592,67 @@ fn referenced_sections_are_context_not_the_clause_text() {
     assert_eq!(compared.status, 200, "{}", compared.body);
     assert_eq!(compared.json()["similarity"], 1.0, "{}", compared.body);
 }
+
+/// Why it matched: the passage that answers the query (the clause's best sentence, as character
+/// offsets) and plain reasons (the clause type asked for, the search words it mentions), the same
+/// from the CLI and the API.
+#[test]
+fn each_hit_says_why_it_matched_with_its_answering_passage() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let lib = contract_library(p);
+    let query = "cap on liability fees paid";
+    let clause = "12. Limitation of Liability. In no event shall either party be liable for consequential damages, and liability shall not exceed the fees paid in the prior twelve months.";
+    let answer = "In no event shall either party be liable for consequential damages, and liability shall not exceed the fees paid in the prior twelve months.";
+    let check = |why: &serde_json::Value, text: &str| {
+        let start = why["passage"]["start"].as_u64().expect("a passage") as usize;
+        let end = why["passage"]["end"].as_u64().expect("a passage") as usize;
+        let shown: String = text.chars().skip(start).take(end - start).collect();
+        assert_eq!(shown, answer, "{why}");
+        let reasons: Vec<&str> = why["reasons"]
+            .as_array()
+            .expect("reasons")
+            .iter()
+            .filter_map(|r| r.as_str())
+            .collect();
+        assert_eq!(
+            reasons[0], "clause type Cap on Liability, as asked (confidence 90%)",
+            "{why}"
+        );
+        assert!(
+            reasons[1].starts_with("mentions ") && reasons[1].contains("fees"),
+            "{why}"
+        );
+    };
+
+    let out = precedent(
+        &["search", "--index", s(&lib), query, "-k", "1", "--json"],
+        p,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cli: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(cli["hits"][0]["text"], clause);
+    check(&cli["hits"][0]["why"], clause);
+    let out = precedent(&["search", "--index", s(&lib), query, "-k", "1"], p);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("why: clause type Cap on Liability, as asked"),
+        "{stdout}"
+    );
+
+    let key = create_key(&lib, "read");
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let reply = search(&server, &key, json!({"query": query, "k": 1}));
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let hit = &reply.json()["hits"][0];
+    assert_eq!(hit["clause"]["text"], clause);
+    check(&hit["why"], clause);
+    assert_eq!(
+        hit["why"], cli["hits"][0]["why"],
+        "the CLI and the API say the same"
+    );
+}

@@ -16,6 +16,7 @@
 //!   loaded (or trained and cached) once and shared.
 //! - [`review`]: a contract's CUAD clause types and where they are, and the checklist view.
 //! - [`ingest`]: what a contract file becomes in a library (clauses, metadata, CUAD types).
+//! - [`explain`]: why a clause matched a query, as a passage and plain reasons.
 //! - [`compare`]: word-level differences between a clause and a draft, and [`redline`], the
 //!   same as a Word document with tracked changes.
 //! - [`lazy_clause_type_reader`]: the CUAD clause-type reader the `+types` stage and the
@@ -23,6 +24,7 @@
 
 mod clause_models;
 pub mod compare;
+pub mod explain;
 pub mod ingest;
 pub mod pipelines;
 mod rankers;

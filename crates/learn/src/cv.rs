@@ -40,6 +40,10 @@ pub const FEATURE_GROUPS: &[(&str, &[usize])] = &[
     ("category-classifier", &[21]),
     ("cuad-types", &[22, 23]),
     ("rating-memory", &[12, 13, 14, 15, 16, 17, 18, 19, 20]),
+    // The two scores whose scale follows the query's length and wording (a BM25 sum grows with
+    // the query's terms; a cosine's level with how the query is phrased); their query-relative
+    // forms (bm25_rel_top, dense_gap_top, rrf) keep the same order within a query.
+    ("raw-scores", &[0, 3]),
 ];
 
 /// The feature columns of the named groups ([`FEATURE_GROUPS`]); an unknown name is an error

@@ -226,6 +226,23 @@ impl LexicalIndex {
         Ok(out)
     }
 
+    /// The analyzer the index was built with (terms, stems and their offsets in a text).
+    pub fn analyzer(&self) -> &Analyzer {
+        &self.analyzer
+    }
+
+    /// BM25's inverse document frequency of an analysed term, as the index scores it
+    /// (`ln(1 + (N - n + 0.5) / (n + 0.5))`): how much finding the term in a clause says. A term
+    /// the index cannot look up counts as absent from every clause.
+    pub fn idf(&self, term: &str) -> f32 {
+        let searcher = self.reader.searcher();
+        let n = searcher.num_docs() as f32;
+        let df = searcher
+            .doc_freq(&Term::from_field_text(self.body, term))
+            .unwrap_or(0) as f32;
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
     /// Number of indexed clauses.
     pub fn len(&self) -> u64 {
         self.reader.searcher().num_docs()

@@ -198,6 +198,17 @@ pub struct Span {
     pub end: usize,
 }
 
+/// Why a hit matched, in plain words ([`precedent_engine::explain`]).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Explanation {
+    /// The passage of the clause's text that answers the query (its best sentence), as
+    /// character offsets; absent when no query word occurs in the clause.
+    pub passage: Option<Span>,
+    /// Plain-language reasons, most telling first: the clause type asked for, the search words
+    /// it mentions, a rating by reviewers for a similar request.
+    pub reasons: Vec<String>,
+}
+
 /// One stage's view of a hit (which retriever found it, at which rank, with which score).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct StageScoreView {
@@ -242,6 +253,8 @@ pub struct SearchHit {
     pub stages: Vec<StageScoreView>,
     /// Where the query's terms occur in `clause.text`.
     pub highlights: Vec<Span>,
+    /// Why it matched: the answering passage and plain reasons (the raw scores are `stages`).
+    pub why: Explanation,
     pub clause: ClauseView,
     /// Ids of lower-ranked clauses with the same words (case, punctuation and spacing aside),
     /// folded into this hit instead of shown as hits of their own: the same boilerplate in
@@ -675,9 +688,25 @@ fn ranked_hits(
         }
     }
     let terms = service.library.lexical().query_terms(&ranking.query);
+    let mut views = Vec::with_capacity(page.hits.len());
+    for found in &page.hits {
+        views.push(clause_view(service, found.hit.row)?.0);
+    }
+    let clauses: Vec<(&str, &str, &serde_json::Value)> = views
+        .iter()
+        .map(|v| (v.id.as_str(), v.text.as_str(), &v.metadata))
+        .collect();
+    let explanations = service
+        .explainer
+        .explain_hits(&service.library, &ranking.query, &clauses);
     let mut hits = Vec::with_capacity(page.hits.len());
-    for (i, found) in page.hits.into_iter().enumerate() {
-        let (view, _) = clause_view(service, found.hit.row)?;
+    for (i, ((found, view), why)) in page
+        .hits
+        .into_iter()
+        .zip(views)
+        .zip(explanations)
+        .enumerate()
+    {
         let copies = found
             .copies
             .iter()
@@ -697,6 +726,13 @@ fn ranked_hits(
                 })
                 .collect(),
             highlights: highlight_spans(service, &view.text, &terms),
+            why: Explanation {
+                passage: why.passage.map(|p| Span {
+                    start: p.start,
+                    end: p.end,
+                }),
+                reasons: why.reasons,
+            },
             clause: view,
             copies,
         });

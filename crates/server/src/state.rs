@@ -101,6 +101,8 @@ pub struct LibraryService {
     pub ratings: Arc<RatingLog>,
     /// The library's own analyzer, for highlighting query terms in clause text.
     pub analyzer: Analyzer,
+    /// Says why each hit matched (with the learned ranker's ratings where it has them).
+    pub explainer: precedent_engine::explain::Explainer,
 }
 
 impl LibraryService {
@@ -311,6 +313,7 @@ fn load_library(
     )
     .to_owned();
     let analyzer = Analyzer::new(library.manifest().analyzer.clone());
+    let explainer = precedent_engine::explain::Explainer::new(ranker.clone(), embedder.clone());
     let (keys, ratings) = match previous {
         Some(p) => (p.keys.clone(), p.ratings.clone()),
         None => (
@@ -327,6 +330,7 @@ fn load_library(
         default_pipeline,
         ratings,
         analyzer,
+        explainer,
     })
 }
 

@@ -125,18 +125,30 @@ function currentFilters() {
   return f;
 }
 
-function highlighted(text, spans) {
-  // Spans are in Unicode code points; Array.from splits the same way.
+function highlighted(text, spans, passage = null) {
+  // Spans are in Unicode code points; Array.from splits the same way. The passage that answers
+  // the query (hit.why.passage) is wrapped in a span of its own, with its query words marked.
   const chars = Array.from(text);
   const out = document.createDocumentFragment();
-  let at = 0;
-  for (const s of spans || []) {
-    if (s.start < at || s.end > chars.length) continue;
-    out.append(chars.slice(at, s.start).join(""));
-    out.append(el("mark", { text: chars.slice(s.start, s.end).join("") }));
-    at = s.end;
+  const marked = (from, to, into) => {
+    let at = from;
+    for (const s of spans || []) {
+      if (s.start < at || s.end > to) continue;
+      into.append(chars.slice(at, s.start).join(""));
+      into.append(el("mark", { text: chars.slice(s.start, s.end).join("") }));
+      at = s.end;
+    }
+    into.append(chars.slice(at, to).join(""));
+  };
+  if (!passage || passage.start < 0 || passage.end > chars.length || passage.start >= passage.end) {
+    marked(0, chars.length, out);
+    return out;
   }
-  out.append(chars.slice(at).join(""));
+  marked(0, passage.start, out);
+  const answer = el("span", { class: "passage", title: "The passage that answers your query" });
+  marked(passage.start, passage.end, answer);
+  out.append(answer);
+  marked(passage.end, chars.length, out);
   return out;
 }
 
@@ -186,7 +198,8 @@ function renderHits(result, summary, ratingQuery = null) {
 
 function renderHit(hit, ratingQuery) {
   const c = hit.clause;
-  const text = el("p", { class: "clause-text clamped" }, highlighted(c.text, hit.highlights));
+  const why = hit.why || { passage: null, reasons: [] };
+  const text = el("p", { class: "clause-text clamped" }, highlighted(c.text, hit.highlights, why.passage));
   const stages = hit.stages.map((s) => `${s.stage} #${s.rank}`).join(" · ");
   const context = el("div", { class: "context", hidden: true });
   const li = el("li", { class: "hit", "data-id": c.id });
@@ -204,6 +217,9 @@ function renderHit(hit, ratingQuery) {
       el("span", { class: "cite", text: c.citation.text }),
       ...c.clause_types.slice(0, 4).map((t) => el("span", { class: "chip", text: t.category })),
       el("span", { class: "score", title: stages, text: `score ${hit.score.toFixed(3)} · ${stages}` })),
+    ...(why.reasons.length
+      ? [el("p", { class: "why" }, el("strong", { text: "Why: " }), why.reasons.join(" · "))]
+      : []),
     text,
     ...(c.references && c.references.length
       ? [el("div", { class: "references" },
@@ -221,6 +237,11 @@ function renderHit(hit, ratingQuery) {
         ? starWidget(c.id, ratingQuery)
         : el("span", { class: "no-stars", text: "Stars rate a clause for a query: search to rate" })),
     context);
+  // Open the clause where it answers: the box scrolls to the passage once it is laid out.
+  requestAnimationFrame(() => {
+    const answer = text.querySelector(".passage");
+    if (answer) text.scrollTop = Math.max(0, answer.offsetTop - 4);
+  });
   li.addEventListener("keydown", (event) => {
     if (event.target.tagName === "INPUT" || event.target.tagName === "TEXTAREA") return;
     if (event.key >= "1" && event.key <= "5") {
