@@ -100,16 +100,17 @@ impl Explainer {
 
 /// The query's analysed terms with their IDF, each once.
 pub struct QueryTerms {
-    weights: HashMap<String, f32>,
+    /// Term -> (IDF, position of its first occurrence in the query).
+    weights: HashMap<String, (f32, usize)>,
     named_types: u64,
 }
 
 impl QueryTerms {
     pub fn new(context: &ExplainContext<'_>, query: &str) -> Self {
         let mut weights = HashMap::new();
-        for term in context.analyzer.term_texts(query) {
+        for (order, term) in context.analyzer.term_texts(query).into_iter().enumerate() {
             let idf = (context.idf)(&term);
-            weights.entry(term).or_insert(idf);
+            weights.entry(term).or_insert((idf, order));
         }
         QueryTerms {
             weights,
@@ -132,12 +133,12 @@ pub fn explain(
         reasons.push(reason);
     }
     // Query terms found in the clause: where, and how the clause writes them.
-    let mut found: Vec<(usize, &str, f32)> = Vec::new();
+    let mut found: Vec<(usize, &str, (f32, usize))> = Vec::new();
     let mut seen: HashMap<&str, ()> = HashMap::new();
     let mut byte_hits: Vec<(usize, f32, &str)> = Vec::new();
     context.analyzer.for_each_term(text, |t| {
         if let Some((key, &w)) = query.weights.get_key_value(t.text.as_str()) {
-            byte_hits.push((t.start, w, key.as_str()));
+            byte_hits.push((t.start, w.0, key.as_str()));
             if seen.insert(key.as_str(), ()).is_none() {
                 if let Some(surface) = text.get(t.start..t.end) {
                     found.push((t.start, surface, w));
@@ -146,9 +147,11 @@ pub fn explain(
         }
     });
     if !found.is_empty() {
-        let mut named: Vec<&(usize, &str, f32)> = found.iter().collect();
-        named.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
+        // The most informative words, named in the order the query gives them.
+        let mut named: Vec<&(usize, &str, (f32, usize))> = found.iter().collect();
+        named.sort_by(|a, b| b.2 .0.total_cmp(&a.2 .0).then(a.0.cmp(&b.0)));
         named.truncate(MAX_WORDS_NAMED);
+        named.sort_by_key(|w| w.2 .1);
         let words: Vec<String> = named.iter().map(|(_, s, _)| s.to_lowercase()).collect();
         let total = query.weights.len();
         reasons.push(format!(
@@ -334,7 +337,7 @@ mod tests {
             "clause type Cap on Liability, as asked (confidence 92%)"
         );
         assert!(
-            why.reasons[1].starts_with("mentions purchase, price and liability"),
+            why.reasons[1].starts_with("mentions liability, purchase and price"),
             "{:?}",
             why.reasons
         );

@@ -140,7 +140,9 @@ function highlighted(text, spans, passage = null) {
     }
     into.append(chars.slice(at, to).join(""));
   };
-  if (!passage || passage.start < 0 || passage.end > chars.length || passage.start >= passage.end) {
+  // A passage that is the whole clause is not shaded: there is nothing to point at.
+  if (!passage || passage.start < 0 || passage.end > chars.length || passage.start >= passage.end
+      || (passage.start === 0 && passage.end >= chars.length)) {
     marked(0, chars.length, out);
     return out;
   }
