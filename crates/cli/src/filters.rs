@@ -43,13 +43,7 @@ impl FilterArgs {
         // The one check of clause-type names, shared with the API's `filters.clause_type`.
         let clause_type = match &self.clause_type {
             None => None,
-            Some(name) => match precedent_cuad::clause_type(name) {
-                Ok(category) => Some(category.to_owned()),
-                Err(e @ precedent_cuad::ClauseTypeError::NotAClauseType { .. }) => {
-                    bail!("--type: {e} (--party NAME)")
-                }
-                Err(e) => bail!("--type: {e}"),
-            },
+            Some(name) => Some(checked_clause_type(name)?.to_owned()),
         };
         let filter = Filter {
             clause_type,
@@ -62,5 +56,17 @@ impl FilterArgs {
         };
         filter.validate()?;
         Ok(filter)
+    }
+}
+
+/// The canonical CUAD name of a `--type` value, or an error listing the valid names (and the
+/// CUAD names of a common alias).
+pub fn checked_clause_type(name: &str) -> Result<&'static str> {
+    match precedent_cuad::clause_type(name) {
+        Ok(category) => Ok(category),
+        Err(e @ precedent_cuad::ClauseTypeError::NotAClauseType { .. }) => {
+            bail!("--type: {e} (--party NAME)")
+        }
+        Err(e) => bail!("--type: {e}"),
     }
 }

@@ -12,6 +12,7 @@ mod ingest;
 mod judge;
 mod keys;
 mod map_qrels;
+mod market;
 mod progress;
 mod remove;
 mod review;
@@ -60,6 +61,9 @@ enum Command {
     /// Compare a precedent clause with your draft word by word; `--docx` writes a Word redline
     /// with tracked changes.
     Compare(compare::CompareArgs),
+    /// What the market says about a clause type: its common formulations in a library, and
+    /// where your draft stands among them.
+    Market(market::MarketArgs),
     /// Create, list and revoke the API keys of a library.
     Keys(keys::KeysArgs),
     /// Build (or extend) a clause library from a folder of contracts (TXT, HTML, PDF, DOCX).
@@ -316,6 +320,7 @@ fn main() {
         Command::Bench(args) => bench(args),
         Command::Serve(args) => serve::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Market(args) => market::run(args),
         Command::Keys(args) => keys::run(args),
         Command::Ingest(args) => ingest::run(args, &bars),
         Command::Remove(args) => remove::run(args, &bars),

@@ -899,3 +899,108 @@ async fn the_search_box_keeps_its_width_on_a_narrow_window() {
     );
     client.close().await.expect("close browser");
 }
+
+/// Twelve liability caps of twelve contracts in two wordings (a fees-paid cap, mutual, with a
+/// carve-out; a fixed-sum cap, one-sided), typed as ingest types them.
+fn market_library(dir: &Path) -> PathBuf {
+    let mut docs = Vec::new();
+    for i in 0..6 {
+        for (stem, text) in [
+            ("fees", format!("Neither party's aggregate liability shall exceed the fees paid in the twelve months preceding the claim, except for breach of confidentiality. Variant {i}.")),
+            ("sum", format!("Supplier's total liability is limited to one million dollars (USD 1,000,000) in the aggregate. Schedule {i}.")),
+        ] {
+            docs.push(json!({
+                "_id": format!("{stem}{i}#1"),
+                "title": "Limitation of Liability",
+                "text": text,
+                "metadata": {
+                    "contract": format!("{stem}{i}"),
+                    "clause_types": [{"category": "Cap on Liability", "confidence": 0.9}],
+                },
+            }));
+        }
+    }
+    library_of_docs(dir, "market-lib", &docs)
+}
+
+/// What the market says: the Market tab lists a clause type's formulations, most common first,
+/// and places a pasted draft among them; "Compare with my draft" opens the comparison.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_market_tab_shows_formulations_and_where_a_draft_stands() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().to_owned();
+    let (key, server) = tokio::task::spawn_blocking(move || {
+        let lib = market_library(&p);
+        let key = create_key(&lib, "read");
+        let server = Server::start(&[format!("deals={}", s(&lib))], &p);
+        (key, server)
+    })
+    .await
+    .expect("setup");
+    let (_driver, webdriver) = start_chromedriver();
+    let client = connect(&webdriver, &dir.path().join("chromium-profile")).await;
+    sign_in(&client, &server, &key).await;
+    client
+        .find(Locator::Id("tab-market"))
+        .await
+        .expect("market tab")
+        .click()
+        .await
+        .expect("click");
+    client
+        .find(Locator::Id("market-type"))
+        .await
+        .expect("type box")
+        .send_keys("Cap on Liability")
+        .await
+        .expect("type");
+    client
+        .find(Locator::Id("market-draft"))
+        .await
+        .expect("draft box")
+        .send_keys("Supplier's total liability shall not exceed the fees paid in the twelve months before the claim.")
+        .await
+        .expect("draft");
+    client
+        .find(Locator::Id("market-button"))
+        .await
+        .expect("button")
+        .click()
+        .await
+        .expect("click");
+    let shown = wait_for(
+        &client,
+        "formulations",
+        "document.querySelectorAll('#market-formulations .formulation').length",
+    )
+    .await;
+    assert_eq!(shown, 2, "two formulations");
+    let status = text_of(&client, "#market-status").await;
+    assert!(
+        status.contains("12 clauses in 12 contracts, 2 formulations"),
+        "{status}"
+    );
+    let standing = text_of(&client, "#market-draft-standing").await;
+    assert!(
+        standing.contains("closest to formulation") && standing.contains("confidentiality"),
+        "{standing}"
+    );
+    let closest = text_of(&client, "#market-formulations .formulation.closest").await;
+    assert!(closest.contains("fees paid"), "{closest}");
+    client
+        .find(Locator::Css(
+            "#market-formulations .formulation.closest button",
+        ))
+        .await
+        .expect("compare button")
+        .click()
+        .await
+        .expect("click");
+    wait_for(
+        &client,
+        "comparison with the draft",
+        "document.querySelectorAll('#compare-result ins, #compare-result del').length",
+    )
+    .await;
+    client.close().await.expect("close browser");
+}

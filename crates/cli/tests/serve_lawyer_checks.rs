@@ -656,3 +656,120 @@ fn each_hit_says_why_it_matched_with_its_answering_passage() {
         "the CLI and the API say the same"
     );
 }
+
+/// What the market says, from the CLI and the API alike: the formulations of a clause type with
+/// their representative clause and contract counts, where a draft stands, and an alias refused
+/// with the CUAD name.
+#[test]
+fn market_lists_formulations_and_places_a_draft_in_the_cli_and_the_api() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    let mut docs = Vec::new();
+    for i in 0..6 {
+        for (stem, text) in [
+            ("fees", format!("Neither party's aggregate liability shall exceed the fees paid in the twelve months preceding the claim, except for breach of confidentiality. Variant {i}.")),
+            ("sum", format!("Supplier's total liability is limited to one million dollars (USD 1,000,000) in the aggregate. Schedule {i}.")),
+        ] {
+            docs.push(json!({
+                "_id": format!("{stem}{i}#1"),
+                "text": text,
+                "metadata": {
+                    "contract": format!("{stem}{i}"),
+                    "clause_types": [{"category": "Cap on Liability", "confidence": 0.9}],
+                },
+            }));
+        }
+    }
+    let lib = library_of_docs(p, "market", &docs);
+    let draft = "Supplier's total liability shall not exceed the fees paid in the twelve months before the claim.";
+    let draft_file = p.join("draft.txt");
+    std::fs::write(&draft_file, draft).expect("draft");
+
+    let out = precedent(
+        &[
+            "market",
+            "--index",
+            s(&lib),
+            "--type",
+            "cap on liability",
+            "--draft",
+            s(&draft_file),
+            "--json",
+        ],
+        p,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cli: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(cli["clauses"], 12);
+    assert_eq!(cli["contracts"], 12);
+    let formulations = cli["formulations"].as_array().expect("formulations");
+    assert_eq!(formulations.len(), 2);
+    let closest = cli["draft"]["closest"].as_u64().expect("closest") as usize;
+    let near = &formulations[closest];
+    assert!(
+        near["representative"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("fees paid")),
+        "{near}"
+    );
+    assert_eq!(near["clauses"], 6);
+    assert!(cli["draft"]["lacks"]
+        .as_array()
+        .is_some_and(|l| l.iter().any(|w| w == "confidentiality")));
+    let text = precedent(
+        &[
+            "market",
+            "--index",
+            s(&lib),
+            "--type",
+            "Cap on Liability",
+            "--draft",
+            s(&draft_file),
+        ],
+        p,
+    );
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        stdout.contains("Cap on Liability: 12 clauses in 12 contracts, 2 formulations"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Your draft is closest to formulation"),
+        "{stdout}"
+    );
+
+    let key = create_key(&lib, "read");
+    let server = Server::start(&[s(&lib).to_owned()], p);
+    let reply = call(
+        "POST",
+        &server.url("/v1/market"),
+        Some(&key),
+        Some(&json!({"clause_type": "Cap on Liability", "draft": draft})),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let api = reply.json();
+    assert_eq!(api["clauses"], 12);
+    assert_eq!(api["draft"]["closest"], cli["draft"]["closest"]);
+    assert_eq!(api["draft"]["lacks"], cli["draft"]["lacks"]);
+    let api_near = &api["formulations"][closest];
+    assert_eq!(api_near["representative_id"], near["representative"]["id"]);
+    assert_eq!(api_near["distinctive_words"], near["distinctive_words"]);
+    // An alias is refused with the CUAD name to use.
+    let refused = call(
+        "POST",
+        &server.url("/v1/market"),
+        Some(&key),
+        Some(&json!({"clause_type": "Limitation of Liability"})),
+    );
+    let problem = refused.assert_problem(400);
+    assert!(
+        problem["suggestions"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|n| n == "Cap on Liability")),
+        "{problem}"
+    );
+}

@@ -17,6 +17,7 @@
 //! - [`review`]: a contract's CUAD clause types and where they are, and the checklist view.
 //! - [`ingest`]: what a contract file becomes in a library (clauses, metadata, CUAD types).
 //! - [`explain`]: why a clause matched a query, as a passage and plain reasons.
+//! - [`market`]: a clause type's common formulations in a library, and where a draft stands.
 //! - [`compare`]: word-level differences between a clause and a draft, and [`redline`], the
 //!   same as a Word document with tracked changes.
 //! - [`lazy_clause_type_reader`]: the CUAD clause-type reader the `+types` stage and the
@@ -26,6 +27,7 @@ mod clause_models;
 pub mod compare;
 pub mod explain;
 pub mod ingest;
+pub mod market;
 pub mod pipelines;
 mod rankers;
 pub mod redline;

@@ -16,6 +16,7 @@ pub mod classify;
 mod context;
 pub mod keys;
 mod lazy;
+pub mod market;
 mod metrics;
 pub mod problem;
 pub mod ratings;
@@ -143,10 +144,11 @@ impl AppState {
 #[openapi(
     info(
         title = "Precedent API",
-        description = "Find precedent clauses, compare them, rate them, review contracts and classify clauses. Every /v1 endpoint needs `Authorization: Bearer KEY` (keys are created with `precedent keys create`). Errors are RFC 9457 problem details."
+        description = "Find precedent clauses, compare them, see a clause type's common formulations, rate them, review contracts and classify clauses. Every /v1 endpoint needs `Authorization: Bearer KEY` (keys are created with `precedent keys create`). Errors are RFC 9457 problem details."
     ),
     paths(
-        api::search, api::similar, api::clause, api::compare, api::rate, api::export_ratings,
+        api::search, api::similar, api::clause, api::compare, market::market_view, api::rate,
+        api::export_ratings,
         review::review, classify::classify, api::libraries, api::healthz, api::metrics
     ),
     modifiers(&BearerAuth)
@@ -198,6 +200,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/similar", post(api::similar))
         .route("/v1/clauses/{id}", get(api::clause))
         .route("/v1/compare", post(api::compare))
+        .route("/v1/market", post(market::market_view))
         .route("/v1/ratings", post(api::rate).get(api::export_ratings))
         .route("/v1/libraries", get(api::libraries))
         .route("/v1/classify", post(classify::classify))

@@ -100,7 +100,7 @@ async function useKey(key) {
 }
 
 // ---------- tabs ----------
-const TABS = ["search", "compare", "review"];
+const TABS = ["search", "compare", "market", "review"];
 function showTab(name) {
   for (const t of TABS) {
     const tab = $(`tab-${t}`);
@@ -459,6 +459,58 @@ function clearCompare() {
   setStatus("compare-similarity", "");
 }
 
+// ---------- market ----------
+// What the market says about a clause type (`POST /v1/market`): its common formulations, most
+// common first, and where the lawyer's draft stands among them.
+async function runMarket() {
+  const clauseType = $("market-type").value.trim();
+  if (!clauseType) return;
+  const draft = $("market-draft").value.trim();
+  setStatus("market-status", `Reading the library's ${clauseType} clauses…`);
+  $("market-draft-standing").hidden = true;
+  try {
+    const r = await api("POST", "/v1/market", draft ? { clause_type: clauseType, draft } : { clause_type: clauseType });
+    setStatus("market-status", r.clauses
+      ? `${r.clause_type}: ${r.clauses} clauses in ${r.contracts} contracts, ${r.formulations.length} formulations`
+      : `No clause of this library is typed ${r.clause_type}.`);
+    const pct = (x) => `${Math.round(x * 100)}%`;
+    $("market-formulations").replaceChildren(...r.formulations.map((f, i) => {
+      const li = el("li", { class: "formulation", "data-index": String(i) },
+        el("p", { class: "formulation-head" },
+          el("strong", { text: `${pct(f.share)} of the clauses` }),
+          ` · ${f.clauses} clauses in ${f.contracts} contracts · ${f.forms.map((s) => `${s.form} ${pct(s.share)}`).join(" · ")}`),
+        el("p", { class: "formulation-words", text: `Typical words: ${f.distinctive_words.join(", ")}` }),
+        el("p", { class: "cite", text: f.representative_citation || f.representative_id }),
+        el("p", { class: "clause-text clamped", text: f.representative_text }));
+      const compare = el("button", { type: "button", class: "secondary", text: "Compare with my draft" });
+      compare.addEventListener("click", () => {
+        state.compare = { left: null, right: null };
+        $("left-text").value = f.representative_text;
+        $("left-label").textContent = f.representative_citation || f.representative_id;
+        $("right-text").value = $("market-draft").value;
+        $("right-label").textContent = "your draft";
+        showTab("compare");
+        runCompare();
+      });
+      li.append(compare);
+      return li;
+    }));
+    const d = r.draft;
+    if (d) {
+      const forms = d.forms.length ? d.forms.join(" and ") : "neither mutual nor with a carve-out";
+      $("market-draft-standing").textContent =
+        `Your draft is closest to formulation ${d.closest + 1} (${pct(d.share)} of the market, similarity ${d.similarity.toFixed(2)}); ` +
+        (d.lacks.length ? `most clauses of it say what yours does not: ${d.lacks.join(", ")}; ` : "") +
+        `yours is ${forms}.`;
+      $("market-draft-standing").hidden = false;
+      $("market-formulations").children[d.closest]?.classList.add("closest");
+    }
+  } catch (e) {
+    setStatus("market-status", e.message, true);
+    $("market-formulations").replaceChildren();
+  }
+}
+
 // ---------- review ----------
 async function runReview() {
   const file = $("review-file").files[0];
@@ -646,6 +698,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("compare-loose").addEventListener("change", () => { if ($("compare-result").childElementCount) runCompare(); });
   $("compare-clear").addEventListener("click", clearCompare);
   $("compare-docx").addEventListener("click", downloadRedline);
+  $("market-form").addEventListener("submit", (e) => { e.preventDefault(); runMarket(); });
   $("review-form").addEventListener("submit", (e) => { e.preventDefault(); runReview(); });
   $("classify-form").addEventListener("submit", (e) => { e.preventDefault(); runClassify(); });
   for (const t of TABS) $(`tab-${t}`).addEventListener("click", () => showTab(t));
