@@ -79,6 +79,11 @@ pub struct ReviewArgs {
     /// offsets, confidences, text), best first. One contract only, not terms of service.
     #[arg(long, value_name = "OUT.csv")]
     pub checklist_csv: Option<PathBuf>,
+    /// Also write the review as a Word report (DOCX): the checklist table of the 41 CUAD clause
+    /// types, each type found with its clauses' text and sections, each type not found. One
+    /// contract only, not terms of service.
+    #[arg(long, value_name = "OUT.docx")]
+    pub report_docx: Option<PathBuf>,
     /// Candidates per category in the JSON, most confident first (0 = every candidate).
     #[arg(long, default_value_t = 20)]
     pub top: usize,
@@ -309,25 +314,26 @@ pub fn run(args: ReviewArgs) -> Result<()> {
     if args.csv && args.kind == DocumentKind::Tos {
         bail!("--csv tabulates CUAD clause types of contracts; terms of service have --json");
     }
-    if let Some(out) = &args.checklist_csv {
+    for (flag, out) in [
+        ("--checklist-csv", &args.checklist_csv),
+        ("--report-docx", &args.report_docx),
+    ] {
+        let Some(out) = out else { continue };
         if files.len() != 1 {
             bail!(
-                "--checklist-csv writes one contract's checklist, and {} files were given; \
+                "{flag} writes one contract's checklist, and {} files were given; \
                  review them one at a time, or use --csv for a table of many contracts",
                 files.len()
             );
         }
         if args.kind == DocumentKind::Tos {
             bail!(
-                "--checklist-csv lists the 41 CUAD clause types of a contract; terms of service \
+                "{flag} lists the 41 CUAD clause types of a contract; terms of service \
                  are reviewed for unfair terms (--json)"
             );
         }
         if out.is_dir() {
-            bail!(
-                "--checklist-csv {}: is a folder; name a file",
-                out.display()
-            );
+            bail!("{flag} {}: is a folder; name a file", out.display());
         }
     }
     // Each model is loaded when the first document needing it comes: a folder of terms of
@@ -361,7 +367,7 @@ pub fn run(args: ReviewArgs) -> Result<()> {
             DocumentKind::Contract => false,
             DocumentKind::Auto => !args.csv && looks_like_terms_of_service(&document.text),
         };
-        if is_tos && args.checklist_csv.is_some() {
+        if is_tos && (args.checklist_csv.is_some() || args.report_docx.is_some()) {
             bail!(
                 "{}: reads like terms of service, which have no CUAD checklist (--json lists \
                  their unfair terms); if it is a contract, add --kind contract",
@@ -397,6 +403,12 @@ pub fn run(args: ReviewArgs) -> Result<()> {
             let csv = to_csv(&checklist_rows(&review));
             std::fs::write(out, csv)
                 .with_context(|| format!("writing the checklist to {}", out.display()))?;
+        }
+        if let Some(out) = &args.report_docx {
+            let docx = precedent_engine::review::report_docx(&review, &checklist_rows(&review))?;
+            std::fs::write(out, docx)
+                .with_context(|| format!("writing the report to {}", out.display()))?;
+            eprintln!("review report written to {}", out.display());
         }
         if let Some(writer) = matrix.as_mut() {
             writer.write_record(matrix_row(&review))?;

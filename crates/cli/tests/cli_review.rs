@@ -2,6 +2,8 @@
 //! shared task folders (typer and clause classifier), and the JSON shapes the README documents.
 //! The models are small ones trained here on 30-40 CUAD contracts (the full ones take a minute).
 
+mod support;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -428,6 +430,38 @@ fn review_writes_the_checklist_of_one_contract_as_csv() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The same review as a Word report, which LibreOffice opens: the checklist table and every
+    // type not found said in words.
+    let out_docx = dir.path().join("report.docx");
+    let report = review_with(
+        &model,
+        &classifier_model,
+        &[
+            "--fast",
+            "--kind",
+            "contract",
+            s(&contract.path),
+            "--report-docx",
+            s(&out_docx),
+        ],
+    );
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    let docx = std::fs::read(&out_docx).unwrap();
+    let document = support::docx_part(&docx, "word/document.xml");
+    assert_eq!(
+        document.matches("<w:tr>").count(),
+        42,
+        "a header and 41 rows"
+    );
+    let odt = support::soffice_convert(&out_docx, "odt", dir.path());
+    let content = support::docx_part(&std::fs::read(odt).unwrap(), "content.xml");
+    assert!(content.contains("<table:table "), "{content}");
+    assert!(content.contains("Clause types not found"), "{content}");
+    assert!(content.contains(" clause found."), "{content}");
     let mut table = csv::Reader::from_path(&out_csv).unwrap();
     assert_eq!(
         table.headers().unwrap().iter().collect::<Vec<_>>(),

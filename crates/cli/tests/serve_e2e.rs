@@ -586,6 +586,55 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
         term.starts_with("MARK") && term.contains("twenty (20) years"),
         "{term}"
     );
+    // The checklist: all 41 CUAD types, those found first, those not found said in words; a
+    // found type scrolls to its clause.
+    let checklist = client
+        .execute(
+            "return [document.querySelectorAll('#review-checklist li.check').length, document.querySelectorAll('#review-checklist li.check.absent').length, Array.from(document.querySelectorAll('#review-checklist li.check.absent')).map((li) => li.textContent.trim())]",
+            vec![],
+        )
+        .await
+        .expect("checklist");
+    assert_eq!(checklist[0], 41, "{checklist}");
+    assert!(checklist[1].as_u64().unwrap_or(0) >= 1, "{checklist}");
+    assert!(
+        checklist[2].as_array().is_some_and(|a| a.iter().all(|t| t
+            .as_str()
+            .is_some_and(|t| t.starts_with("\u{2610} No ") && t.ends_with(" clause found")))),
+        "{checklist}"
+    );
+    let jumped = client
+        .execute(
+            "const b = Array.from(document.querySelectorAll('#review-checklist .check-link')).find((b) => b.textContent.includes('Expiration Date')); b.click(); return document.activeElement.tagName + ' ' + document.activeElement.textContent",
+            vec![],
+        )
+        .await
+        .expect("jump from the checklist");
+    let jumped = jumped.as_str().unwrap_or("");
+    assert!(
+        jumped.starts_with("MARK") && jumped.contains("Expiration Date"),
+        "{jumped}"
+    );
+    // The report downloads as a Word document.
+    client
+        .execute(
+            "window.__reports = []; const make = URL.createObjectURL; URL.createObjectURL = (b) => { b.arrayBuffer().then((a) => window.__reports.push(String.fromCharCode(...new Uint8Array(a).slice(0, 2)) + ' ' + b.size)); return make(b); };",
+            vec![],
+        )
+        .await
+        .expect("watch downloads");
+    client
+        .find(Locator::Id("review-docx"))
+        .await
+        .expect("report button")
+        .click()
+        .await
+        .expect("click report");
+    let report = wait_for(&client, "report download", "window.__reports[0]").await;
+    assert!(
+        report.as_str().is_some_and(|r| r.starts_with("PK ")),
+        "{report}"
+    );
     let screenshot = client.screenshot().await.expect("screenshot");
     std::fs::write(artifact_dir().join("review.png"), &screenshot).expect("save screenshot");
 

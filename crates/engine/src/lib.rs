@@ -25,6 +25,7 @@
 
 mod clause_models;
 pub mod compare;
+pub mod docx;
 pub mod explain;
 pub mod ingest;
 pub mod market;

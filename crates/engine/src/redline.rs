@@ -8,16 +8,10 @@
 //! them: those runs are written as the draft writes them). The document turns on change tracking
 //! (`w:trackRevisions`), so what the lawyer edits next is tracked too.
 
-use std::io::{Cursor, Write};
-
 use crate::compare::{Change, DiffRun};
+use crate::docx::{push_text, Body, AUTHOR};
 
-/// Who the revisions are attributed to in Word's review pane.
-pub const AUTHOR: &str = "Precedent";
-
-/// The media type of what [`redline_docx`] writes.
-pub const DOCX_MEDIA_TYPE: &str =
-    "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+pub use crate::docx::DOCX_MEDIA_TYPE;
 
 /// What the redline says above the marked-up text.
 #[derive(Debug, Clone, Default)]
@@ -30,40 +24,21 @@ pub struct RedlineHeading {
 
 /// Writes `runs` (from [`crate::compare::word_diff`]) as a DOCX with tracked changes.
 pub fn redline_docx(runs: &[DiffRun], heading: &RedlineHeading) -> std::io::Result<Vec<u8>> {
-    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    let parts: [(&str, String); 6] = [
-        ("[Content_Types].xml", CONTENT_TYPES.to_owned()),
-        ("_rels/.rels", PACKAGE_RELS.to_owned()),
-        ("word/_rels/document.xml.rels", DOCUMENT_RELS.to_owned()),
-        ("word/settings.xml", SETTINGS.to_owned()),
-        ("docProps/core.xml", core_properties(&heading.title)),
-        ("word/document.xml", document_xml(runs, heading)),
-    ];
-    for (name, content) in parts {
-        zip.start_file(name, options)
-            .map_err(std::io::Error::other)?;
-        zip.write_all(content.as_bytes())?;
-    }
-    Ok(zip.finish().map_err(std::io::Error::other)?.into_inner())
-}
-
-/// The body: the heading's paragraphs, then the compared text, one paragraph per blank-line
-/// separated block of the texts. A change that spans paragraphs is split at each break, each
-/// piece its own revision, so every paragraph stays well formed.
-fn document_xml(runs: &[DiffRun], heading: &RedlineHeading) -> String {
-    let mut body = String::new();
+    let mut body = Body::new();
     if !heading.title.is_empty() {
-        body.push_str("<w:p><w:pPr><w:pStyle w:val=\"Title\"/></w:pPr><w:r><w:rPr><w:b/><w:sz w:val=\"28\"/></w:rPr>");
-        push_text(&mut body, "w:t", &heading.title);
-        body.push_str("</w:r></w:p>");
+        body.heading(&heading.title, 0);
     }
     for note in &heading.notes {
-        body.push_str("<w:p><w:r><w:rPr><w:i/></w:rPr>");
-        push_text(&mut body, "w:t", note);
-        body.push_str("</w:r></w:p>");
+        body.note(note);
     }
+    body.raw(&compared_paragraphs(runs));
+    body.into_docx(&heading.title, true)
+}
+
+/// The compared text, one paragraph per blank-line separated block of the texts. A change that spans paragraphs is split at each break, each
+/// piece its own revision, so every paragraph stays well formed.
+fn compared_paragraphs(runs: &[DiffRun]) -> String {
+    let mut body = String::new();
     let mut revision = 0u32;
     body.push_str("<w:p>");
     for run in runs {
@@ -101,84 +76,12 @@ fn document_xml(runs: &[DiffRun], heading: &RedlineHeading) -> String {
         }
     }
     body.push_str("</w:p>");
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:body>{body}<w:sectPr/></w:body></w:document>"
-    )
+    body
 }
-
-/// Appends `text` as `<tag>` elements of a run: single line breaks become `w:br`, tabs `w:tab`,
-/// XML's special characters are escaped, and characters XML cannot carry (other control
-/// characters) are dropped.
-fn push_text(out: &mut String, tag: &str, text: &str) {
-    let mut open = false;
-    let start = |out: &mut String, open: &mut bool| {
-        if !*open {
-            out.push_str(&format!("<{tag} xml:space=\"preserve\">"));
-            *open = true;
-        }
-    };
-    let close = |out: &mut String, open: &mut bool| {
-        if *open {
-            out.push_str(&format!("</{tag}>"));
-            *open = false;
-        }
-    };
-    for c in text.chars() {
-        match c {
-            '\n' => {
-                close(out, &mut open);
-                out.push_str("<w:br/>");
-            }
-            '\t' => {
-                close(out, &mut open);
-                out.push_str("<w:tab/>");
-            }
-            '\r' => {}
-            c if c.is_control() => {}
-            '&' => {
-                start(out, &mut open);
-                out.push_str("&amp;");
-            }
-            '<' => {
-                start(out, &mut open);
-                out.push_str("&lt;");
-            }
-            '>' => {
-                start(out, &mut open);
-                out.push_str("&gt;");
-            }
-            '"' => {
-                start(out, &mut open);
-                out.push_str("&quot;");
-            }
-            c => {
-                start(out, &mut open);
-                out.push(c);
-            }
-        }
-    }
-    close(out, &mut open);
-}
-
-fn core_properties(title: &str) -> String {
-    let mut escaped = String::new();
-    push_text(&mut escaped, "dc:title", title);
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<cp:coreProperties xmlns:cp=\"http://schemas.openxmlformats.org/package/2006/metadata/core-properties\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\">{escaped}<dc:creator>{AUTHOR}</dc:creator></cp:coreProperties>"
-    )
-}
-
-const CONTENT_TYPES: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\"><Default Extension=\"rels\" ContentType=\"application/vnd.openxmlformats-package.relationships+xml\"/><Default Extension=\"xml\" ContentType=\"application/xml\"/><Override PartName=\"/word/document.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml\"/><Override PartName=\"/word/settings.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml\"/><Override PartName=\"/docProps/core.xml\" ContentType=\"application/vnd.openxmlformats-package.core-properties+xml\"/></Types>";
-
-const PACKAGE_RELS: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\"><Relationship Id=\"rId1\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument\" Target=\"word/document.xml\"/><Relationship Id=\"rId2\" Type=\"http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties\" Target=\"docProps/core.xml\"/></Relationships>";
-
-const DOCUMENT_RELS: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\"><Relationship Id=\"rId1\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/settings\" Target=\"settings.xml\"/></Relationships>";
-
-const SETTINGS: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<w:settings xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:trackRevisions/></w:settings>";
 
 #[cfg(test)]
 mod tests {
-    use std::io::Read;
+    use std::io::{Cursor, Read};
 
     use super::*;
     use crate::compare::{word_diff, DiffOptions};

@@ -480,3 +480,147 @@ mod tests {
         );
     }
 }
+
+/// The review as a Word report (DOCX): the contract's own description, the checklist of the 41
+/// CUAD clause types (found or not, band, best confidence, sections), then each type found with
+/// its clauses' text and sections, then the types not found, each said in words ("No
+/// Change of Control clause found"), since what a contract lacks is often what a lawyer must
+/// raise.
+pub fn report_docx(review: &ContractReview, rows: &[ChecklistRow]) -> std::io::Result<Vec<u8>> {
+    use crate::docx::Body;
+    let mut body = Body::new();
+    let title = format!("Contract review: {}", review.contract);
+    body.heading(&title, 0);
+    if let Some(meta) = &review.metadata {
+        let mut about = Vec::new();
+        if let Some(t) = meta.title.as_deref().or(meta.document_type.as_deref()) {
+            about.push(t.to_owned());
+        }
+        if !meta.parties.is_empty() {
+            about.push(format!("parties: {}", meta.parties.join("; ")));
+        }
+        if let Some(date) = &meta.date {
+            about.push(format!("dated {date}"));
+        }
+        if let Some(law) = &meta.governing_law {
+            about.push(format!("governing law: {law}"));
+        }
+        if !about.is_empty() {
+            body.note(&about.join(" · "));
+        }
+    }
+    if review.ocr {
+        body.note(
+            "The text was recognised by OCR from scanned pages: check wording against the scan.",
+        );
+    }
+    let found = rows.iter().filter(|r| r.present).count();
+    body.note(&format!(
+        "Reviewed by Precedent for the 41 CUAD clause types: {found} found, {} not found. Bands: likely, possible, unlikely (the typer's best confidence for the type).",
+        rows.len() - found
+    ));
+    body.heading("Checklist", 1);
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            let mut sections: Vec<String> = row
+                .spans
+                .iter()
+                .filter_map(|s| s.section.as_ref().map(|x| format!("§ {x}")))
+                .collect();
+            sections.dedup();
+            vec![
+                row.category.to_owned(),
+                if row.present { "found" } else { "not found" }.to_owned(),
+                row.band.as_str().to_owned(),
+                row.best_confidence
+                    .map(|c| format!("{:.0}%", c * 100.0))
+                    .unwrap_or_default(),
+                sections.join(", "),
+            ]
+        })
+        .collect();
+    body.table(
+        &[
+            "Clause type",
+            "Status",
+            "Band",
+            "Best confidence",
+            "Sections",
+        ],
+        &table,
+    );
+    body.heading("Clause types found", 1);
+    for row in rows.iter().filter(|r| r.present) {
+        body.heading(
+            &format!(
+                "{} ({}, {:.0}%)",
+                row.category,
+                row.band.as_str(),
+                row.best_confidence.unwrap_or(0.0) * 100.0
+            ),
+            2,
+        );
+        for span in &row.spans {
+            let at = match &span.section {
+                Some(section) => format!("§ {section}, "),
+                None => String::new(),
+            };
+            body.note(&format!(
+                "{at}characters {}–{}, confidence {:.0}%",
+                span.start,
+                span.end,
+                span.confidence * 100.0
+            ));
+            body.paragraph(span.text.trim());
+        }
+    }
+    body.heading("Clause types not found", 1);
+    for row in rows.iter().filter(|r| !r.present) {
+        body.paragraph(&format!("No {} clause found.", row.category));
+    }
+    body.into_docx(&title, false)
+}
+
+#[cfg(test)]
+mod report_tests {
+    use std::io::{Cursor, Read};
+
+    use super::*;
+
+    #[test]
+    fn the_report_lists_every_type_found_or_not() {
+        let review = ContractReview {
+            contract: "Supply & Services.pdf".into(),
+            metadata: None,
+            ocr: false,
+            findings: vec![Finding {
+                category: "Cap on Liability",
+                text: "Liability shall not exceed the fees paid.".into(),
+                start: 10,
+                end: 51,
+                section: Some("9.1".into()),
+                confidence: 0.93,
+            }],
+        };
+        let rows = checklist_rows(&review);
+        let docx = report_docx(&review, &rows).expect("written");
+        let mut zip = zip::ZipArchive::new(Cursor::new(docx)).expect("zip");
+        let mut doc = String::new();
+        zip.by_name("word/document.xml")
+            .expect("document")
+            .read_to_string(&mut doc)
+            .expect("utf-8");
+        assert!(
+            doc.contains("Contract review: Supply &amp; Services.pdf"),
+            "{doc}"
+        );
+        assert!(doc.contains("<w:tbl>"), "{doc}");
+        // A row per CUAD category in the table, plus the header.
+        assert_eq!(doc.matches("<w:tr>").count(), CATEGORIES.len() + 1);
+        assert!(doc.contains("Cap on Liability (likely, 93%)"), "{doc}");
+        assert!(doc.contains("§ 9.1, characters 10–51"), "{doc}");
+        assert!(doc.contains("No Change of Control clause found."), "{doc}");
+        assert!(!doc.contains("No Cap on Liability clause found."), "{doc}");
+    }
+}

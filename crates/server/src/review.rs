@@ -89,6 +89,9 @@ pub enum ReviewFormat {
     /// The contract's checklist as a CSV file (`text/csv`, as an attachment): all 41 CUAD
     /// categories, present or absent, as `precedent review --checklist-csv` writes it.
     Csv,
+    /// The review as a Word report (DOCX, as an attachment): the checklist table, each type
+    /// found with its clauses, each type not found, as `precedent review --report-docx` writes it.
+    Docx,
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -96,7 +99,8 @@ pub struct ReviewQuery {
     /// auto (default), contract or tos.
     #[serde(default)]
     pub kind: ReviewKind,
-    /// json (default) or csv: the checklist as CSV (contracts only).
+    /// json (default), csv (the checklist as CSV) or docx (the review as a Word report); csv
+    /// and docx for contracts only.
     #[serde(default)]
     pub format: ReviewFormat,
 }
@@ -191,8 +195,8 @@ async fn read_upload(mut multipart: Multipart) -> Result<Upload, Problem> {
     post, path = "/v1/review", tag = "review",
     request_body(content = String, description = "multipart/form-data with a `file` part (TXT, HTML, PDF or DOCX, at most 25 MiB)", content_type = "multipart/form-data"),
     responses(
-        (status = 200, description = "The contract's text, its sections, the CUAD clause types found and its checklist; with `format=csv`, the checklist as a `text/csv` attachment", body = ReviewResponse),
-        (status = 400, description = "No file part, or `format=csv` for terms of service", body = Problem, content_type = "application/problem+json"),
+        (status = 200, description = "The contract's text, its sections, the CUAD clause types found and its checklist; with `format=csv`, the checklist as a `text/csv` attachment; with `format=docx`, the review as a Word report", body = ReviewResponse),
+        (status = 400, description = "No file part, or `format=csv`/`docx` for terms of service", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "Unsupported file type", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Larger than the upload limit, or a DOCX whose text inflates past the reader's limit", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Unreadable file (corrupt, scanned PDF without text, empty)", body = Problem, content_type = "application/problem+json"),
@@ -239,11 +243,11 @@ pub async fn review(
         ReviewKind::Contract => false,
         ReviewKind::Auto => looks_like_terms_of_service(&document.text),
     };
-    if is_tos && query.format == ReviewFormat::Csv {
+    if is_tos && query.format != ReviewFormat::Json {
         return Err(Problem::bad_request(
-            "format=csv is the checklist of the 41 CUAD clause types of a contract, and this \
-             document reads like terms of service (reviewed for unfair terms, in JSON); if it \
-             is a contract, add kind=contract",
+            "format=csv and format=docx are the checklist of the 41 CUAD clause types of a \
+             contract, and this document reads like terms of service (reviewed for unfair \
+             terms, in JSON); if it is a contract, add kind=contract",
         ));
     }
     if is_tos {
@@ -284,10 +288,23 @@ pub async fn review(
     let typer = state.reviewer.load().await?;
     run_blocking(&state, move || {
         let clauses = precedent_contracts::segment(&document);
-        let review = review_text(&typer, &contract, &document.text, CANDIDATES_PER_CATEGORY);
+        let mut review = review_text(&typer, &contract, &document.text, CANDIDATES_PER_CATEGORY);
         let rows = checklist_rows(&review);
-        if query.format == ReviewFormat::Csv {
-            return Ok(csv_attachment(&contract, to_csv(&rows)));
+        match query.format {
+            ReviewFormat::Csv => return Ok(csv_attachment(&contract, to_csv(&rows))),
+            ReviewFormat::Docx => {
+                review.metadata = Some(precedent_contracts::meta::extract(&document.text));
+                review.ocr = document.ocr;
+                let docx = precedent_engine::review::report_docx(&review, &rows)
+                    .map_err(|e| Problem::internal(format!("writing the report: {e}")))?;
+                return Ok(attachment(
+                    &contract,
+                    "review.docx",
+                    precedent_engine::docx::DOCX_MEDIA_TYPE,
+                    docx,
+                ));
+            }
+            ReviewFormat::Json => {}
         }
         let mut findings: Vec<Finding> =
             checklist(review.findings, MIN_CONFIDENCE, SPANS_PER_CATEGORY)
@@ -341,8 +358,19 @@ pub async fn review(
 }
 
 /// The checklist CSV as a download named after the uploaded contract
-/// (`franchise.pdf` → `franchise-checklist.csv`), with only safe characters in the name.
+/// (`franchise.pdf` → `franchise-checklist.csv`).
 fn csv_attachment(contract: &str, csv: String) -> Response {
+    attachment(
+        contract,
+        "checklist.csv",
+        "text/csv; charset=utf-8",
+        csv.into_bytes(),
+    )
+}
+
+/// A download named after the uploaded contract (`franchise.pdf`, `review.docx` →
+/// `franchise-review.docx`), with only safe characters in the name.
+fn attachment(contract: &str, suffix: &str, media_type: &'static str, body: Vec<u8>) -> Response {
     let stem = std::path::Path::new(contract)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -362,18 +390,14 @@ fn csv_attachment(contract: &str, csv: String) -> Response {
     } else {
         safe
     };
-    let disposition =
-        HeaderValue::from_str(&format!("attachment; filename=\"{name}-checklist.csv\""))
-            .unwrap_or_else(|_| HeaderValue::from_static("attachment"));
+    let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{name}-{suffix}\""))
+        .unwrap_or_else(|_| HeaderValue::from_static("attachment"));
     (
         [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/csv; charset=utf-8"),
-            ),
+            (header::CONTENT_TYPE, HeaderValue::from_static(media_type)),
             (header::CONTENT_DISPOSITION, disposition),
         ],
-        csv,
+        body,
     )
         .into_response()
 }

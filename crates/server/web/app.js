@@ -517,11 +517,13 @@ async function runReview() {
   if (!file) return;
   setStatus("review-status", `Reviewing ${file.name}…`);
   $("review-csv").hidden = true;
+  $("review-docx").hidden = true;
   const form = new FormData();
   form.append("file", file, file.name);
   try {
     const r = await api("POST", "/v1/review", form, true);
     renderReview(r);
+    offerReportDocx(r, file);
     const ocr = r.ocr ? " (text recognised by OCR from the scanned pages: check wording against the scan)" : "";
     const found = r.kind === "tos"
       ? `Terms of service: ${r.unfair_terms.flagged.length} of ${r.unfair_terms.sentences} sentences flagged as potentially unfair in ${file.name}`
@@ -546,9 +548,41 @@ function describeContract(m) {
 
 // Terms of service: the eight UNFAIR-ToS types as a checklist, each present (with its number of
 // flagged sentences and best confidence) or absent, so a reviewer sees at a glance what to read.
-function renderChecklist(r) {
+// A contract's checklist: the 41 CUAD clause types, those found first (band and best
+// confidence; a click scrolls to the first of its clauses in the text), then those not found,
+// said in words, since what a contract lacks is often what a lawyer must raise.
+function renderContractChecklist(r, groupAt) {
+  const list = $("review-checklist");
+  const rows = r.checklist || [];
+  list.hidden = rows.length === 0;
+  const found = rows.filter((row) => row.present);
+  const absent = rows.filter((row) => !row.present);
+  const pct = (x) => `${Math.round(x * 100)}%`;
+  list.replaceChildren(
+    el("li", { class: "check-group", text: `Found (${found.length})` }),
+    ...found.map((row) => {
+      const sections = [...new Set(row.spans.map((s) => s.section).filter(Boolean))].map((x) => `§ ${x}`);
+      const b = el("button", { type: "button", class: "check-link" },
+        el("span", { class: "box", text: "\u2611" }),
+        el("strong", { text: ` ${row.category}` }),
+        el("span", { class: `band ${row.band}`, text: ` ${row.band} ${pct(row.best_confidence || 0)}` }),
+        el("span", { class: "count", text: sections.length ? ` ${sections.join(", ")}` : "" }));
+      b.addEventListener("click", () => {
+        const target = row.spans.length ? $(`finding-${groupAt(row.spans[0].start)}`) : null;
+        if (target) { target.scrollIntoView({ block: "center" }); target.setAttribute("tabindex", "-1"); target.focus(); }
+      });
+      return el("li", { class: "check present", "data-type": row.category }, b);
+    }),
+    el("li", { class: "check-group", text: `Not found (${absent.length})` }),
+    ...absent.map((row) => el("li", { class: "check absent", "data-type": row.category },
+      el("span", { class: "box", text: "\u2610" }),
+      el("span", { text: ` No ${row.category} clause found` }))));
+}
+
+function renderChecklist(r, groupAt) {
   const list = $("review-checklist");
   if (r.kind !== "tos" || !r.unfair_terms) {
+    if (r.kind === "contract") { renderContractChecklist(r, groupAt); return; }
     list.hidden = true;
     list.replaceChildren();
     return;
@@ -586,6 +620,35 @@ function checklistCsv(rows) {
   return lines.map((l) => l.map(cell).join(",")).join("\n") + "\n";
 }
 
+// The review as a Word report (`POST /v1/review?format=docx`): the file is uploaded again, so
+// the report is the server's own (`precedent review --report-docx` writes the same).
+function offerReportDocx(r, file) {
+  const button = $("review-docx");
+  button.hidden = r.kind !== "contract";
+  button.onclick = r.kind !== "contract" ? null : async () => {
+    const form = new FormData();
+    form.append("file", file, file.name);
+    try {
+      const response = await fetch("/v1/review?format=docx&kind=contract", {
+        method: "POST", headers: { Authorization: `Bearer ${state.key}` }, body: form,
+      });
+      if (!response.ok) {
+        const problem = await response.json().catch(() => ({ detail: `HTTP ${response.status}` }));
+        throw new ApiError(response.status, problem);
+      }
+      const blob = await response.blob();
+      const stem = file.name.replace(/\.[^.]*$/, "").replace(/[^A-Za-z0-9._-]/g, "_") || "contract";
+      const link = el("a", { href: URL.createObjectURL(blob), download: `${stem}-review.docx` });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 0);
+    } catch (e) {
+      setStatus("review-status", e.message, true);
+    }
+  };
+}
+
 function offerChecklistCsv(r) {
   const button = $("review-csv");
   const rows = r.kind === "contract" ? (r.checklist || []) : [];
@@ -604,7 +667,6 @@ function offerChecklistCsv(r) {
 function renderReview(r) {
   offerChecklistCsv(r);
   $("review-about").textContent = r.kind === "tos" ? "Terms of service: potentially unfair terms (UNFAIR-ToS types)" : describeContract(r.metadata);
-  renderChecklist(r);
   const chars = Array.from(r.text);
   const findings = r.findings.filter((f) => f.start !== null && f.end !== null && f.start < f.end)
     .sort((a, b) => a.start - b.start || b.end - a.end);
@@ -634,6 +696,9 @@ function renderReview(r) {
   });
   text.append(chars.slice(at).join(""));
   $("review-text").replaceChildren(text);
+  // The highlight holding a character offset, for the checklist's links.
+  const groupAt = (offset) => groups.findIndex((g) => g.start <= offset && offset < g.end);
+  renderChecklist(r, groupAt);
   $("review-findings").replaceChildren(...findings.map((f) => {
     const section = f.section ? ` § ${f.section}` : "";
     const b = el("button", { type: "button", class: "finding-link" },

@@ -507,3 +507,51 @@ fn parse_response(raw: &[u8]) -> Reply {
         headers,
     }
 }
+
+/// Debian's LibreOffice (`libreoffice-writer-nogui`, installed by scripts/setup.sh).
+pub const SOFFICE: &str = "/usr/bin/soffice";
+
+/// A part of a DOCX (or ODT: both are zips) as text.
+pub fn docx_part(docx: &[u8], name: &str) -> String {
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(docx)).expect("a DOCX is a zip");
+    let mut out = String::new();
+    std::io::Read::read_to_string(
+        &mut zip
+            .by_name(name)
+            .unwrap_or_else(|e| panic!("{name} in the DOCX: {e}")),
+        &mut out,
+    )
+    .expect("utf-8");
+    out
+}
+
+/// Converts `input` with headless LibreOffice into `format` in `out_dir`, with a profile of its
+/// own so that parallel tests do not share one.
+pub fn soffice_convert(input: &Path, format: &str, out_dir: &Path) -> std::path::PathBuf {
+    assert!(
+        Path::new(SOFFICE).exists(),
+        "{SOFFICE} is missing: run scripts/setup.sh (installs Debian's libreoffice-writer-nogui)"
+    );
+    let profile = out_dir.join(format!("lo-profile-{format}"));
+    let status = Command::new(SOFFICE)
+        .arg(format!(
+            "-env:UserInstallation=file://{}",
+            profile.display()
+        ))
+        .args([
+            "--headless",
+            "--norestore",
+            "--convert-to",
+            format,
+            "--outdir",
+        ])
+        .arg(out_dir)
+        .arg(input)
+        .status()
+        .expect("run soffice");
+    assert!(status.success(), "soffice --convert-to {format} failed");
+    let stem = input.file_stem().expect("a file name");
+    let converted = out_dir.join(format!("{}.{format}", stem.to_string_lossy()));
+    assert!(converted.is_file(), "{} not written", converted.display());
+    converted
+}
