@@ -24,7 +24,7 @@ use precedent_clause_types::clause_classifier::{
     training_examples, ClassifierOptions, ClauseClassifier, LabelledClause,
 };
 use precedent_clause_types::dense::{
-    cached_candidate_vectors, DenseClassifier, DenseOptions, SentenceCache,
+    cached_candidate_vectors, DenseClassifier, DenseOptions, SentenceCache, SentenceEmbedder,
 };
 use precedent_clause_types::novelty::{Novelty, NoveltyOptions};
 use precedent_clause_types::selection::{
@@ -796,5 +796,69 @@ pub fn cross_validate(
         second_stage,
         first_stage_fits,
         clause_classifier_fits,
+    })
+}
+
+/// The contracts' sentence vectors for `--dense`: from the cache when this data, model and
+/// window were embedded before, else embedded now (with progress) and cached.
+pub fn sentence_vectors(dir: &std::path::Path, data: &CuadDataset) -> anyhow::Result<DenseCv> {
+    let embedder = precedent_engine::MiniLmSentences(
+        precedent_models::Embedder::load_default()
+            .context("--dense needs the MiniLM model (scripts/setup.sh installs it)")?,
+    );
+    let model = embedder.model_id().to_owned();
+    let key = precedent_clause_types::cache::sentences_fingerprint(
+        dir,
+        &model,
+        precedent_clause_types::dense::SENTENCE_MAX_TOKENS,
+        data.contracts.len(),
+    )?;
+    let path =
+        precedent_paths::state_path("cache/cuad-sentences").join(format!("sentences-{key}.bin"));
+    let cached = path
+        .is_file()
+        .then(|| SentenceCache::load(&path))
+        .and_then(|r| {
+            r.map_err(|e| eprintln!("ignoring {}: {e:#}", path.display()))
+                .ok()
+        });
+    let sentences = match cached {
+        Some(s) => {
+            eprintln!("sentence vectors from {}", path.display());
+            s
+        }
+        None => {
+            let candidates: Vec<_> = data
+                .contracts
+                .iter()
+                .map(|c| precedent_clause_types::candidates::candidates(&c.text))
+                .collect();
+            let corpus: Vec<(&str, &[precedent_clause_types::candidates::Candidate])> = data
+                .contracts
+                .iter()
+                .zip(&candidates)
+                .map(|(c, cs)| (c.text.as_str(), cs.as_slice()))
+                .collect();
+            let started = Instant::now();
+            let s = precedent_clause_types::dense::embed_corpus(
+                &corpus,
+                &embedder,
+                precedent_clause_types::dense::SENTENCE_MAX_TOKENS,
+                |done, total| {
+                    eprintln!(
+                        "embedding sentences: {done}/{total} ({:.0}s)",
+                        started.elapsed().as_secs_f64()
+                    )
+                },
+            )?;
+            s.save(&path)?;
+            eprintln!("sentence vectors cached in {}", path.display());
+            s
+        }
+    };
+    Ok(DenseCv {
+        sentences,
+        model,
+        options: DenseOptions::default(),
     })
 }

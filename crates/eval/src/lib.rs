@@ -1,6 +1,7 @@
 //! Benchmark harnesses: run a pipeline over a benchmark's queries and score it exactly as the
 //! reference tools do. This module is ACORD's; [`cuad`] cross-validates the clause typer on the
-//! CUAD contracts as the CUAD paper scores it, and [`legalbench`] tunes and scores LegalBench's
+//! CUAD contracts as the CUAD paper scores it, [`clause_types`] the clause types ingest stores,
+//! and [`legalbench`] tunes and scores LegalBench's
 //! thresholds on that cross-validation's held-out clauses.
 //!
 //! ACORD protocol (Wang et al.): each query has ~1,100 judged clauses out of 3,931; unjudged pairs
@@ -12,6 +13,7 @@
 //! The harness never learns from the qrels it scores against: it only reads them after the
 //! pipeline has ranked.
 
+pub mod clause_types;
 pub mod cuad;
 pub mod legalbench;
 pub mod transfer;
