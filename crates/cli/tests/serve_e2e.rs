@@ -969,6 +969,17 @@ fn market_library(dir: &Path) -> PathBuf {
             }));
         }
     }
+    // The rest of a library: clauses of another type, so that the caps' words are rare.
+    for i in 0..20 {
+        docs.push(json!({
+            "_id": format!("law{i}#1"),
+            "text": format!("This Agreement is governed by the laws of New York. Clause {i}."),
+            "metadata": {
+                "contract": format!("law{i}"),
+                "clause_types": [{"category": "Governing Law", "confidence": 0.9}],
+            },
+        }));
+    }
     library_of_docs(dir, "market-lib", &docs)
 }
 

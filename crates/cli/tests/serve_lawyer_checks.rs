@@ -680,6 +680,17 @@ fn market_lists_formulations_and_places_a_draft_in_the_cli_and_the_api() {
             }));
         }
     }
+    // The rest of a library: clauses of another type, so that the caps' words are rare.
+    for i in 0..20 {
+        docs.push(json!({
+            "_id": format!("law{i}#1"),
+            "text": format!("This Agreement is governed by the laws of New York. Clause {i}."),
+            "metadata": {
+                "contract": format!("law{i}"),
+                "clause_types": [{"category": "Governing Law", "confidence": 0.9}],
+            },
+        }));
+    }
     let lib = library_of_docs(p, "market", &docs);
     let draft = "Supplier's total liability shall not exceed the fees paid in the twelve months before the claim.";
     let draft_file = p.join("draft.txt");

@@ -67,6 +67,10 @@ const FORMS: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// BM25 IDF under which a word is too common in the library to tell formulations apart (a word
+/// in about a third of the clauses or more).
+const MIN_TELLING_IDF: f32 = 1.0;
+
 /// One common formulation of the clause type.
 #[derive(Debug, Clone, Serialize)]
 pub struct Formulation {
@@ -257,7 +261,14 @@ pub fn market(
                 df[t as usize] += 1;
             }
         }
+        // Words worth naming: not numbers, and not so common in the library that they say
+        // nothing ("shall", "any": in about a third of all clauses or more).
+        let telling = |t: u32| {
+            idf[t as usize] >= MIN_TELLING_IDF
+                && !surface[t as usize].chars().all(|c| c.is_ascii_digit())
+        };
         let mut distinctive: Vec<(f32, u32)> = (0..dim as u32)
+            .filter(|&t| telling(t))
             .filter_map(|t| {
                 let inner = df[t as usize] as f32 / size as f32;
                 let outer = df_all[t as usize] as f32 / n as f32;
@@ -327,7 +338,12 @@ pub fn market(
             let mut lacks: Vec<(u32, u32)> = cluster_df[closest]
                 .iter()
                 .enumerate()
-                .filter(|(t, &d)| d as f32 >= 0.6 * size && !draft_terms.contains(&(*t as u32)))
+                .filter(|(t, &d)| {
+                    d as f32 >= 0.6 * size
+                        && !draft_terms.contains(&(*t as u32))
+                        && idf[*t] >= MIN_TELLING_IDF
+                        && !surface[*t].chars().all(|c| c.is_ascii_digit())
+                })
                 .map(|(t, &d)| (d, t as u32))
                 .collect();
             lacks.sort_by(|a, b| {
@@ -547,12 +563,15 @@ mod tests {
                 "Cap on Liability",
             ));
         }
-        docs.push(clause(
-            "law#1",
-            "law",
-            "This Agreement is governed by the laws of New York.",
-            "Governing Law",
-        ));
+        // The rest of a library: clauses of other types, so that the cap's words are rare.
+        for i in 0..20 {
+            docs.push(clause(
+                &format!("law{i}#1"),
+                &format!("law{i}"),
+                &format!("This Agreement is governed by the laws of New York. Clause {i}."),
+                "Governing Law",
+            ));
+        }
         let library = Library::build(
             dir.path(),
             &docs,
