@@ -121,6 +121,10 @@ impl Mpnet {
     /// `[batch, len, hidden]`; padded positions hold garbage that pooling ignores.
     pub fn forward(&self, ids: &Tensor, lens: &[usize]) -> candle_core::Result<Tensor> {
         let (b, l) = ids.dims2()?;
+        if l == 0 {
+            // No positions, so no bias table (its span is 2*len - 1).
+            candle_core::bail!("MPNet forward on an empty batch row");
+        }
         if l > self.max_len() {
             candle_core::bail!(
                 "sequence of {l} tokens is longer than MPNet's {} positions",
