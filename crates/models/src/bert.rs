@@ -38,6 +38,12 @@ pub(crate) struct BertConfig {
     pub position_embedding_type: Option<String>,
     #[serde(default)]
     pub model_type: Option<String>,
+    /// MPNet only: the padding id, which also offsets its RoBERTa-style position ids.
+    #[serde(default)]
+    pub pad_token_id: Option<u32>,
+    /// MPNet only: buckets of the relative position bias.
+    #[serde(default)]
+    pub relative_attention_num_buckets: Option<usize>,
     #[serde(default)]
     pub num_labels: Option<usize>,
     #[serde(default)]
@@ -65,10 +71,12 @@ impl BertConfig {
 
     fn validate(&self, path: &Path) -> Result<(), ModelError> {
         if let Some(mt) = &self.model_type {
-            if mt != "bert" {
+            if mt != "bert" && mt != "mpnet" {
                 return Err(ModelError::config(
                     path,
-                    format!("model_type `{mt}` is not supported (only BERT encoders are)"),
+                    format!(
+                        "model_type `{mt}` is not supported (only BERT and MPNet encoders are)"
+                    ),
                 ));
             }
         }
@@ -99,6 +107,24 @@ impl BertConfig {
         Ok(())
     }
 
+    /// Whether config.json declares an MPNet encoder (`model_type: "mpnet"`).
+    pub fn is_mpnet(&self) -> bool {
+        self.model_type.as_deref() == Some("mpnet")
+    }
+
+    /// Refuses an MPNet config where only the BERT encoder is implemented (the
+    /// cross-encoder and fine-tuning), naming the folder instead of failing later on a
+    /// missing `token_type_embeddings` tensor.
+    pub fn require_bert(&self, dir: &Path) -> Result<(), ModelError> {
+        if self.is_mpnet() {
+            return Err(ModelError::config(
+                dir.join("config.json"),
+                "MPNet is supported as a bi-encoder (embedder) only, not here",
+            ));
+        }
+        Ok(())
+    }
+
     /// HF configs state the label count either directly or through `id2label`.
     pub fn labels(&self) -> usize {
         self.num_labels
@@ -107,7 +133,7 @@ impl BertConfig {
     }
 }
 
-fn parse_activation(s: &str) -> Result<Act, String> {
+pub(crate) fn parse_activation(s: &str) -> Result<Act, String> {
     match s {
         "gelu" => Ok(Act::GeluErf),
         "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => Ok(Act::GeluTanh),
@@ -163,7 +189,12 @@ impl Weights {
         Ok(t.to_dtype(DType::F32)?)
     }
 
-    fn layer_norm(&self, prefix: &str, dim: usize, eps: f64) -> Result<LayerNorm, ModelError> {
+    pub(crate) fn layer_norm(
+        &self,
+        prefix: &str,
+        dim: usize,
+        eps: f64,
+    ) -> Result<LayerNorm, ModelError> {
         // Old TF-converted checkpoints name LayerNorm parameters gamma/beta.
         let (w, b) = if self.contains(&format!("{prefix}.weight")) {
             ("weight", "bias")
@@ -180,7 +211,7 @@ impl Weights {
     /// The prefix under which the encoder lives: `bert.` for
     /// `BertForSequenceClassification` checkpoints, nothing for bare `BertModel`s.
     pub fn encoder_prefix(&self) -> Result<&'static str, ModelError> {
-        for p in ["", "bert.", "model."] {
+        for p in ["", "bert.", "model.", "mpnet."] {
             if self.contains(&format!("{p}embeddings.word_embeddings.weight")) {
                 return Ok(p);
             }
@@ -191,13 +222,33 @@ impl Weights {
         Err(ModelError::Weights {
             path: self.path.clone(),
             reason: format!(
-                "no BERT embeddings found (looked for [bert.]embeddings.word_embeddings.weight; file starts with {names:?})"
+                "no encoder embeddings found (looked for [bert.|model.|mpnet.]embeddings.word_embeddings.weight; file starts with {names:?})"
             ),
         })
     }
 }
 
-struct Layer {
+/// Where one encoder layer's tensors live under `encoder.layer.{i}.`: BERT and MPNet
+/// layers compute the same thing but name their attention parts differently.
+pub(crate) struct LayerNames {
+    pub q: &'static str,
+    pub k: &'static str,
+    pub v: &'static str,
+    pub attn_out: &'static str,
+    pub ln_attn: &'static str,
+}
+
+pub(crate) const BERT_LAYER: LayerNames = LayerNames {
+    q: "attention.self.query",
+    k: "attention.self.key",
+    v: "attention.self.value",
+    attn_out: "attention.output.dense",
+    ln_attn: "attention.output.LayerNorm",
+};
+
+/// One post-LayerNorm transformer layer (attention, then the feed-forward block), as
+/// BERT and MPNet both have it.
+pub(crate) struct Layer {
     /// Q, K and V stacked into one [3H, H] projection so one matmul serves all three;
     /// the Q rows are pre-multiplied by 1/sqrt(head_dim) so scores need no scaling.
     qkv_w: Tensor,
@@ -210,6 +261,117 @@ struct Layer {
     out_w: Tensor,
     out_b: Vec<f32>,
     ln_out: (Vec<f32>, Vec<f32>),
+}
+
+impl Layer {
+    /// Loads layer `p` (e.g. `encoder.layer.3`) of a model with `cfg`'s sizes.
+    pub fn load(
+        w: &Weights,
+        p: &str,
+        names: &LayerNames,
+        cfg: &BertConfig,
+    ) -> Result<Self, ModelError> {
+        let h = cfg.hidden_size;
+        let eps = cfg.layer_norm_eps;
+        let head_dim = h / cfg.num_attention_heads;
+        let scale = 1.0 / (head_dim as f64).sqrt();
+        let part =
+            |name: &str, kind: &str, shape: &[usize]| w.get(&format!("{p}.{name}.{kind}"), shape);
+        let qkv_w = Tensor::cat(
+            &[
+                (part(names.q, "weight", &[h, h])? * scale)?,
+                part(names.k, "weight", &[h, h])?,
+                part(names.v, "weight", &[h, h])?,
+            ],
+            0,
+        )?;
+        let qkv_b = Tensor::cat(
+            &[
+                (part(names.q, "bias", &[h])? * scale)?,
+                part(names.k, "bias", &[h])?,
+                part(names.v, "bias", &[h])?,
+            ],
+            0,
+        )?;
+        let vec = |name: String, n: usize| -> Result<Vec<f32>, ModelError> {
+            Ok(host(&w.get(&name, &[n])?)?)
+        };
+        let ln = |name: String| -> Result<(Vec<f32>, Vec<f32>), ModelError> {
+            let l = w.layer_norm(&name, h, eps)?;
+            let bias = l
+                .bias()
+                .ok_or_else(|| candle_core::Error::Msg("layer norm bias".into()))?;
+            Ok((host(l.weight())?, host(bias)?))
+        };
+        let inter = cfg.intermediate_size;
+        Ok(Layer {
+            qkv_w,
+            qkv_b: host(&qkv_b)?,
+            attn_out_w: w.get(&format!("{p}.{}.weight", names.attn_out), &[h, h])?,
+            attn_out_b: vec(format!("{p}.{}.bias", names.attn_out), h)?,
+            ln_attn: ln(format!("{p}.{}", names.ln_attn))?,
+            inter_w: w.get(&format!("{p}.intermediate.dense.weight"), &[inter, h])?,
+            inter_b: vec(format!("{p}.intermediate.dense.bias"), inter)?,
+            out_w: w.get(&format!("{p}.output.dense.weight"), &[h, inter])?,
+            out_b: vec(format!("{p}.output.dense.bias"), h)?,
+            ln_out: ln(format!("{p}.output.LayerNorm"))?,
+        })
+    }
+
+    /// Runs the layer on `x` (`[batch*len, hidden]`, rows right-padded to `len`).
+    /// `position_bias`, when given, is added to every head's attention scores (see
+    /// [`FusedAttention::position_bias`]).
+    pub fn forward(
+        &self,
+        x: &Tensor,
+        shape: &EncoderShape<'_>,
+        position_bias: Option<&[f32]>,
+    ) -> candle_core::Result<Tensor> {
+        let qkv = x.matmul(&self.qkv_w.t()?)?; // [b*l, 3h]
+        let ctx = qkv.apply_op1_no_bwd(&FusedAttention {
+            bias: &self.qkv_b,
+            lens: shape.lens,
+            len: shape.len,
+            heads: shape.heads,
+            head_dim: shape.head_dim,
+            position_bias,
+        })?; // [b*l, h]
+        let attn = ctx.matmul(&self.attn_out_w.t()?)?.apply_op2_no_bwd(
+            x,
+            &BiasResidualNorm {
+                bias: &self.attn_out_b,
+                gamma: &self.ln_attn.0,
+                beta: &self.ln_attn.1,
+                eps: shape.eps,
+            },
+        )?;
+        let inter = attn
+            .matmul(&self.inter_w.t()?)?
+            .apply_op1_no_bwd(&BiasAct {
+                bias: &self.inter_b,
+                act: shape.act,
+            })?;
+        inter.matmul(&self.out_w.t()?)?.apply_op2_no_bwd(
+            &attn,
+            &BiasResidualNorm {
+                bias: &self.out_b,
+                gamma: &self.ln_out.0,
+                beta: &self.ln_out.1,
+                eps: shape.eps,
+            },
+        )
+    }
+}
+
+/// What every layer of one forward pass shares: the batch layout and the model's
+/// head split, activation and LayerNorm epsilon.
+pub(crate) struct EncoderShape<'a> {
+    pub lens: &'a [usize],
+    pub len: usize,
+    pub heads: usize,
+    pub head_dim: usize,
+    pub act: Act,
+    pub eps: f32,
 }
 
 pub(crate) struct Bert {
@@ -241,53 +403,10 @@ impl Bert {
         let token_type = emb("token_type_embeddings", cfg.type_vocab_size)?;
         let eps = cfg.layer_norm_eps;
         let ln_emb = w.layer_norm(&format!("{prefix}embeddings.LayerNorm"), h, eps)?;
-        let head_dim = h / cfg.num_attention_heads;
-        let scale = 1.0 / (head_dim as f64).sqrt();
         let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
         for i in 0..cfg.num_hidden_layers {
             let p = format!("{prefix}encoder.layer.{i}");
-            let part = |name: &str, kind: &str, shape: &[usize]| {
-                w.get(&format!("{p}.attention.self.{name}.{kind}"), shape)
-            };
-            let qkv_w = Tensor::cat(
-                &[
-                    (part("query", "weight", &[h, h])? * scale)?,
-                    part("key", "weight", &[h, h])?,
-                    part("value", "weight", &[h, h])?,
-                ],
-                0,
-            )?;
-            let qkv_b = Tensor::cat(
-                &[
-                    (part("query", "bias", &[h])? * scale)?,
-                    part("key", "bias", &[h])?,
-                    part("value", "bias", &[h])?,
-                ],
-                0,
-            )?;
-            let vec = |name: String, n: usize| -> Result<Vec<f32>, ModelError> {
-                Ok(host(&w.get(&name, &[n])?)?)
-            };
-            let ln = |name: String| -> Result<(Vec<f32>, Vec<f32>), ModelError> {
-                let l = w.layer_norm(&name, h, eps)?;
-                let bias = l
-                    .bias()
-                    .ok_or_else(|| candle_core::Error::Msg("layer norm bias".into()))?;
-                Ok((host(l.weight())?, host(bias)?))
-            };
-            let inter = cfg.intermediate_size;
-            layers.push(Layer {
-                qkv_w,
-                qkv_b: host(&qkv_b)?,
-                attn_out_w: w.get(&format!("{p}.attention.output.dense.weight"), &[h, h])?,
-                attn_out_b: vec(format!("{p}.attention.output.dense.bias"), h)?,
-                ln_attn: ln(format!("{p}.attention.output.LayerNorm"))?,
-                inter_w: w.get(&format!("{p}.intermediate.dense.weight"), &[inter, h])?,
-                inter_b: vec(format!("{p}.intermediate.dense.bias"), inter)?,
-                out_w: w.get(&format!("{p}.output.dense.weight"), &[h, inter])?,
-                out_b: vec(format!("{p}.output.dense.bias"), h)?,
-                ln_out: ln(format!("{p}.output.LayerNorm"))?,
-            });
+            layers.push(Layer::load(w, &p, &BERT_LAYER, cfg)?);
         }
         let act = parse_activation(&cfg.hidden_act).map_err(candle_core::Error::Msg)?;
         Ok(Self {
@@ -330,41 +449,16 @@ impl Bert {
             .add(&self.token_type.forward(type_ids)?)?
             .broadcast_add(&self.position.forward(&positions)?)?;
         let mut x = self.ln_emb.forward(&x)?.reshape((b * l, self.hidden))?;
-
-        let (nh, d) = (self.heads, self.head_dim);
+        let shape = EncoderShape {
+            lens,
+            len: l,
+            heads: self.heads,
+            head_dim: self.head_dim,
+            act: self.act,
+            eps: self.eps,
+        };
         for layer in &self.layers {
-            let qkv = x.matmul(&layer.qkv_w.t()?)?; // [b*l, 3h]
-            let ctx = qkv.apply_op1_no_bwd(&FusedAttention {
-                bias: &layer.qkv_b,
-                lens,
-                len: l,
-                heads: nh,
-                head_dim: d,
-            })?; // [b*l, h]
-            let attn = ctx.matmul(&layer.attn_out_w.t()?)?.apply_op2_no_bwd(
-                &x,
-                &BiasResidualNorm {
-                    bias: &layer.attn_out_b,
-                    gamma: &layer.ln_attn.0,
-                    beta: &layer.ln_attn.1,
-                    eps: self.eps,
-                },
-            )?;
-            let inter = attn
-                .matmul(&layer.inter_w.t()?)?
-                .apply_op1_no_bwd(&BiasAct {
-                    bias: &layer.inter_b,
-                    act: self.act,
-                })?;
-            x = inter.matmul(&layer.out_w.t()?)?.apply_op2_no_bwd(
-                &attn,
-                &BiasResidualNorm {
-                    bias: &layer.out_b,
-                    gamma: &layer.ln_out.0,
-                    beta: &layer.ln_out.1,
-                    eps: self.eps,
-                },
-            )?;
+            x = layer.forward(&x, &shape, None)?;
         }
         x.reshape((b, l, self.hidden))
     }

@@ -43,6 +43,7 @@ impl CrossEncoder {
             hasher,
             model_max_length,
         } = l;
+        cfg.require_bert(&dir)?;
         let prefix = weights.encoder_prefix()?;
         let bert = Bert::load(&weights, prefix, &cfg)?;
         let h = cfg.hidden_size;

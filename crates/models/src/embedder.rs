@@ -4,12 +4,13 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use candle_core::Device;
+use candle_core::{Device, Tensor};
 use sha2::Digest;
 use tokenizers::Tokenizer;
 
 use crate::bert::{pad_batch, to_host, Bert};
 use crate::loader::{self, Loaded};
+use crate::mpnet::Mpnet;
 use crate::st_config::{l2_normalize, pool, StConfig};
 use crate::{locate, ModelError};
 
@@ -76,11 +77,42 @@ impl Default for EmbedOptions {
     }
 }
 
-/// A loaded sentence-transformers bi-encoder (BERT + pooling [+ normalize]).
+/// The transformer under the pooling: config.json's `model_type` picks it.
+enum Encoder {
+    Bert(Bert),
+    Mpnet(Mpnet),
+}
+
+impl Encoder {
+    fn hidden_size(&self) -> usize {
+        match self {
+            Encoder::Bert(m) => m.hidden_size(),
+            Encoder::Mpnet(m) => m.hidden_size(),
+        }
+    }
+
+    fn vocab_size(&self) -> usize {
+        match self {
+            Encoder::Bert(m) => m.vocab_size,
+            Encoder::Mpnet(m) => m.vocab_size,
+        }
+    }
+
+    /// Runs a right-padded `[batch, len]` id tensor; sentence embeddings use no
+    /// segment ids, so BERT gets type 0 everywhere.
+    fn forward(&self, ids: &Tensor, lens: &[usize]) -> candle_core::Result<Tensor> {
+        match self {
+            Encoder::Bert(m) => m.forward(ids, &ids.zeros_like()?, lens),
+            Encoder::Mpnet(m) => m.forward(ids, lens),
+        }
+    }
+}
+
+/// A loaded sentence-transformers bi-encoder (BERT or MPNet + pooling [+ normalize]).
 ///
 /// `Embedder` is `Send + Sync`; share one instance rather than loading per thread.
 pub struct Embedder {
-    bert: Bert,
+    encoder: Encoder,
     tokenizer: Tokenizer,
     st: StConfig,
     prefix: Vec<u32>,
@@ -140,21 +172,32 @@ impl Embedder {
         } = l;
         let st = StConfig::load(&dir)?;
         let prefix = weights.encoder_prefix()?;
-        let bert = Bert::load(&weights, prefix, &cfg)?;
+        // MPNet's position ids start after its padding id, so fewer positions than
+        // max_position_embeddings are usable (512 of all-mpnet-base-v2's 514).
+        let (encoder, positions) = if cfg.is_mpnet() {
+            let m = Mpnet::load(&weights, prefix, &cfg)?;
+            let n = m.max_len();
+            (Encoder::Mpnet(m), n)
+        } else {
+            (
+                Encoder::Bert(Bert::load(&weights, prefix, &cfg)?),
+                cfg.max_position_embeddings,
+            )
+        };
         drop(weights);
         let (pre, suf) = loader::special_frame(&tokenizer)?;
         let max_tokens = st
             .max_seq_length
             .or(model_max_length)
-            .unwrap_or(cfg.max_position_embeddings)
-            .min(cfg.max_position_embeddings);
+            .unwrap_or(positions)
+            .min(positions);
         if max_tokens < pre.len() + suf.len() + 1 {
             return Err(ModelError::config(
                 dir.join("sentence_bert_config.json"),
                 format!("max_seq_length {max_tokens} leaves no room for text"),
             ));
         }
-        let dim = bert.hidden_size() * st.pooling.len();
+        let dim = encoder.hidden_size() * st.pooling.len();
         hasher.update(format!(
             "pool={:?};norm={};max={max_tokens}",
             st.pooling, st.normalize
@@ -162,7 +205,7 @@ impl Embedder {
         let fingerprint = loader::hex(&hasher.finalize()[..8]);
         let model_id = format!("{name}@{fingerprint}");
         Ok(Self {
-            bert,
+            encoder,
             tokenizer,
             st,
             prefix: pre,
@@ -374,24 +417,21 @@ impl Embedder {
         batch: impl Iterator<Item = &'a [u32]>,
     ) -> Result<Vec<Vec<f32>>, ModelError> {
         let seqs: Vec<&[u32]> = batch.collect();
-        let zeros: Vec<Vec<u32>> = seqs.iter().map(|s| vec![0u32; s.len()]).collect();
-        let pairs: Vec<(&[u32], &[u32])> = seqs
-            .iter()
-            .zip(&zeros)
-            .map(|(s, z)| (*s, z.as_slice()))
-            .collect();
+        let vocab = self.encoder.vocab_size();
         for s in &seqs {
-            if let Some(&bad) = s.iter().find(|&&id| id as usize >= self.bert.vocab_size) {
+            if let Some(&bad) = s.iter().find(|&&id| id as usize >= vocab) {
                 return Err(ModelError::tokenizer(
                     "encoding texts",
                     format!("token id {bad} is outside the model's vocabulary"),
                 ));
             }
         }
-        let (ids, types, lens) = pad_batch(&pairs, &self.device)?;
-        let hidden = self.bert.forward(&ids, &types, &lens)?;
+        // Type ids are unused here (the encoder supplies its own); pad_batch wants pairs.
+        let pairs: Vec<(&[u32], &[u32])> = seqs.iter().map(|s| (*s, &[][..])).collect();
+        let (ids, _, lens) = pad_batch(&pairs, &self.device)?;
+        let hidden = self.encoder.forward(&ids, &lens)?;
         let l = ids.dims2()?.1;
-        let h = self.bert.hidden_size();
+        let h = self.encoder.hidden_size();
         let host = to_host(&hidden)?;
         Ok(lens
             .iter()

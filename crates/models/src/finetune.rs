@@ -164,6 +164,7 @@ impl CrossEncoderTrainer {
             model_max_length,
             ..
         } = loader::load(spec)?;
+        cfg.require_bert(&dir)?;
         let window = model_max_length
             .unwrap_or(cfg.max_position_embeddings)
             .min(cfg.max_position_embeddings);

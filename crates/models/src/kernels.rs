@@ -240,6 +240,12 @@ pub(crate) struct FusedAttention<'a> {
     pub len: usize,
     pub heads: usize,
     pub head_dim: usize,
+    /// An additive bias on the scores that depends only on the key's offset from the
+    /// query (MPNet's relative position bias), as `[heads, 2*len - 1]`: the entry for
+    /// query `i`, key `j` of head `h` is at `h*(2*len-1) + (len-1) + j - i`. Indexing
+    /// by offset keeps it one row per head instead of a `[heads, len, len]` copy per
+    /// layer, and each query row's slice is contiguous.
+    pub position_bias: Option<&'a [f32]>,
 }
 
 impl CustomOp1 for FusedAttention<'_> {
@@ -254,6 +260,10 @@ impl CustomOp1 for FusedAttention<'_> {
         let b = self.lens.len();
         if len == 0 || x.len() != b * len * 3 * h || self.bias.len() != 3 * h {
             candle_core::bail!("fused-attention: shape mismatch");
+        }
+        let span = 2 * len - 1;
+        if self.position_bias.is_some_and(|p| p.len() != nh * span) {
+            candle_core::bail!("fused-attention: position bias shape mismatch");
         }
         let mut out = vec![0f32; b * len * h];
         out.par_chunks_mut(len * h)
@@ -293,6 +303,16 @@ impl CustomOp1 for FusedAttention<'_> {
                             false,
                             gemm::Parallelism::None,
                         );
+                    }
+                    if let Some(pb) = self.position_bias {
+                        let table = &pb[head * span..(head + 1) * span];
+                        for (i, row) in scores.chunks_exact_mut(n).enumerate() {
+                            // Keys j = 0..n of query i sit at offsets (len-1) - i + j.
+                            let from = len - 1 - i;
+                            row.iter_mut()
+                                .zip(&table[from..from + n])
+                                .for_each(|(s, b)| *s += b);
+                        }
                     }
                     scores.chunks_exact_mut(n).for_each(softmax_row);
                     unsafe {

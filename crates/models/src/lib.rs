@@ -1,4 +1,5 @@
-//! Neural models for Precedent: a sentence-transformers bi-encoder ([`Embedder`]),
+//! Neural models for Precedent: a sentence-transformers bi-encoder ([`Embedder`], BERT
+//! such as all-MiniLM-L6-v2 or MPNet such as all-mpnet-base-v2),
 //! a BERT cross-encoder for re-ranking ([`CrossEncoder`]) and a persistent
 //! [`EmbeddingCache`], all running on candle's CPU backend.
 //!
@@ -24,6 +25,7 @@ mod finetune;
 mod kernels;
 mod loader;
 pub mod locate;
+mod mpnet;
 mod st_config;
 
 pub use cache::{CacheStats, EmbeddingCache};
