@@ -9,10 +9,26 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use precedent_unfair::cache::{default_cache, find_data_dir, load_or_train, TrainSplit};
+use precedent_unfair::cache::{
+    default_cache, find_data_dir, load_or_train, load_or_train_minilm, training_rows, TrainSplit,
+};
 use precedent_unfair::data::{has_labels_column, read_csv_with};
 use precedent_unfair::metric::{column_name, score, Scores};
+use precedent_unfair::minilm::{Ensemble, MiniLmModel, MiniLmOptions};
+use precedent_unfair::model::Prediction;
 use precedent_unfair::{label_ids, LabelSet, ModelOptions, UnfairModel};
+
+/// Which classifier scores the rows (`--model`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModelKind {
+    /// Per-label linear SVMs over TF-IDF (trained in seconds).
+    Svm,
+    /// all-MiniLM-L6-v2 fine-tuned with eight sigmoid outputs (10-30 minutes on 2 cores the
+    /// first time, then cached).
+    Minilm,
+    /// The mean of the SVM's and the fine-tuned MiniLM's calibrated probabilities.
+    Ensemble,
+}
 
 /// Which shared rows train the model (`--fit-on`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -96,8 +112,77 @@ pub struct EvalUnfairTosArgs {
     /// UNFAIR-ToS folder to train from (the same as --unfair-data).
     #[arg(long, conflicts_with = "unfair_data")]
     pub data: Option<PathBuf>,
+    /// The classifier to score with.
+    #[arg(long = "model", value_enum, default_value_t = ModelKind::Svm)]
+    pub kind: ModelKind,
+    /// Fine-tuning epochs of the MiniLM classifier (--model minilm or ensemble).
+    #[arg(long, default_value_t = MiniLmOptions::default().epochs)]
+    pub epochs: usize,
     #[command(flatten)]
     pub model: UnfairArgs,
+}
+
+/// A loaded classifier of any kind.
+enum Loaded {
+    Svm(UnfairModel),
+    Minilm(MiniLmModel),
+    Ensemble(Box<Ensemble>),
+}
+
+impl Loaded {
+    fn predict_all(&self, texts: &[&str]) -> Result<Vec<Prediction>> {
+        match self {
+            Loaded::Svm(m) => Ok(m.predict_all(texts)),
+            Loaded::Minilm(m) => m.predict_all(texts),
+            Loaded::Ensemble(m) => m.predict_all(texts),
+        }
+    }
+
+    /// Sentences the model (its neural part, for the ensemble) was fitted on.
+    fn trained_on(&self) -> usize {
+        match self {
+            Loaded::Svm(m) => m.trained_on,
+            Loaded::Minilm(m) => m.meta.held_start,
+            Loaded::Ensemble(m) => m.minilm.meta.held_start,
+        }
+    }
+
+    /// Seconds the MiniLM fine-tuning took when it was trained (cached or now).
+    fn fine_tune_seconds(&self) -> Option<f64> {
+        match self {
+            Loaded::Svm(_) => None,
+            Loaded::Minilm(m) => Some(m.meta.train_seconds),
+            Loaded::Ensemble(m) => Some(m.minilm.meta.train_seconds),
+        }
+    }
+}
+
+fn load_model(args: &EvalUnfairTosArgs) -> Result<Loaded> {
+    if args.kind == ModelKind::Svm {
+        return Ok(Loaded::Svm(args.model.load()?));
+    }
+    let dir = args.model.data_dir()?;
+    let options = MiniLmOptions {
+        epochs: args.epochs,
+        ..MiniLmOptions::default()
+    };
+    let split = args.model.fit_on.into();
+    let minilm = load_or_train_minilm(
+        &dir,
+        &args.model.unfair_cache,
+        split,
+        &options,
+        &mut |line| eprintln!("{line}"),
+    )
+    .with_context(|| format!("fine-tuning the MiniLM classifier from {}", dir.display()))?;
+    if args.kind == ModelKind::Minilm {
+        return Ok(Loaded::Minilm(minilm));
+    }
+    let svm = args.model.load()?;
+    let rows = training_rows(&dir, split)?;
+    let ensemble = Ensemble::fit(svm, minilm, &rows)
+        .with_context(|| format!("fitting the ensemble's thresholds on {}", dir.display()))?;
+    Ok(Loaded::Ensemble(Box::new(ensemble)))
 }
 
 fn print_scores(scores: &Scores) {
@@ -139,19 +224,23 @@ pub fn run(mut args: EvalUnfairTosArgs) -> Result<()> {
     let labelled = has_labels_column(&args.test)?;
     let rows = read_csv_with(&args.test, labelled)?;
     let started = Instant::now();
-    let model = args.model.load()?;
+    let model = load_model(&args)?;
     let load_s = started.elapsed().as_secs_f64();
     let started = Instant::now();
     let texts: Vec<&str> = rows.iter().map(|r| r.text.as_str()).collect();
     let predicted: Vec<LabelSet> = model
-        .predict_all(&texts)
+        .predict_all(&texts)?
         .into_iter()
         .map(|p| p.labels)
         .collect();
     let predict_s = started.elapsed().as_secs_f64();
+    if let Some(seconds) = model.fine_tune_seconds() {
+        eprintln!("MiniLM fine-tuning took {seconds:.0} s when it was trained");
+    }
     eprintln!(
-        "model ready in {load_s:.1} s (trained on {} sentences); {} rows predicted in {predict_s:.2} s ({:.2} ms a sentence)",
-        model.trained_on,
+        "{:?} model ready in {load_s:.1} s (trained on {} sentences); {} rows predicted in {predict_s:.2} s ({:.2} ms a sentence)",
+        args.kind,
+        model.trained_on(),
         rows.len(),
         1000.0 * predict_s / rows.len().max(1) as f64
     );
@@ -177,7 +266,9 @@ pub fn run(mut args: EvalUnfairTosArgs) -> Result<()> {
             "rows": rows.len(),
             "scores": scores,
             "columns": (0..precedent_unfair::N_COLUMNS).map(column_name).collect::<Vec<_>>(),
-            "trained_on": model.trained_on,
+            "model": format!("{:?}", args.kind).to_lowercase(),
+            "trained_on": model.trained_on(),
+            "fine_tune_seconds": model.fine_tune_seconds(),
             "predict_seconds": predict_s,
         });
         std::fs::write(path, serde_json::to_string_pretty(&json)?)

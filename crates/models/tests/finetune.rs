@@ -5,7 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use precedent_models::{CrossEncoder, CrossEncoderTrainer, FineTuneOptions, TrainingPair};
+use precedent_models::{
+    CrossEncoder, CrossEncoderTrainer, FineTuneOptions, MultiLabelTrainer, SequenceClassifier,
+    TrainingPair,
+};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -158,4 +161,82 @@ fn bad_options_are_refused_with_a_reason() {
     let mut trainer =
         CrossEncoderTrainer::from_encoder(fixture().to_str().unwrap(), options(1)).unwrap();
     assert!(trainer.train_step(&[]).is_err());
+}
+
+/// Four sentences and their wanted labels (three labels; the last sentence has none).
+fn labelled_sentences() -> (Vec<&'static str>, Vec<Vec<f32>>) {
+    (
+        vec![
+            "we may terminate your account at any time without notice .",
+            "we may change these terms at any time .",
+            "these terms are governed by the laws of england .",
+            "you can upload a photo to your profile .",
+        ],
+        vec![
+            vec![1.0, 0.0, 0.0],
+            vec![0.0, 1.0, 0.0],
+            vec![0.0, 0.0, 1.0],
+            vec![0.0, 0.0, 0.0],
+        ],
+    )
+}
+
+#[test]
+fn multi_label_training_learns_each_label_and_serves_as_trained() {
+    let steps = 80;
+    let steady = FineTuneOptions {
+        dropout: 0.0,
+        learning_rate: 3e-3,
+        ..options(steps)
+    };
+    let mut trainer = MultiLabelTrainer::from_encoder(fixture().to_str().unwrap(), steady, 3)
+        .unwrap()
+        .with_positive_weights(vec![2.0, 2.0, 2.0])
+        .unwrap();
+    assert_eq!(trainer.num_labels(), 3);
+    let (texts, targets) = labelled_sentences();
+    let mut losses = Vec::new();
+    for _ in 0..steps {
+        losses.push(trainer.train_step(&texts, &targets).unwrap());
+    }
+    let first = losses[..3].iter().sum::<f32>() / 3.0;
+    let last = losses[steps - 3..].iter().sum::<f32>() / 3.0;
+    assert!(
+        last < 0.5 * first,
+        "loss did not fall: first {first}, last {last} ({losses:?})"
+    );
+    // Each sentence's own label now has a positive logit and every other one a negative one.
+    let logits = trainer.logits(&texts).unwrap();
+    for (row, (got, want)) in logits.iter().zip(&targets).enumerate() {
+        assert_eq!(got.len(), 3);
+        for (k, (g, w)) in got.iter().zip(want).enumerate() {
+            assert_eq!(*g > 0.0, *w == 1.0, "sentence {row}, label {k}: {got:?}");
+        }
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("multi-label");
+    trainer.save(&out, &[]).unwrap();
+    let served = SequenceClassifier::load(out.to_str().unwrap()).unwrap();
+    assert_eq!(served.num_labels(), 3);
+    let scored = served.logits(&texts).unwrap();
+    for (s, t) in scored.iter().flatten().zip(logits.iter().flatten()) {
+        assert!((s - t).abs() < 1e-4, "served {s}, trainer {t}");
+    }
+}
+
+#[test]
+fn multi_label_trainer_refuses_bad_targets_and_weights() {
+    let trainer =
+        || MultiLabelTrainer::from_encoder(fixture().to_str().unwrap(), options(1), 3).unwrap();
+    assert!(trainer().with_positive_weights(vec![1.0, 2.0]).is_err());
+    assert!(trainer()
+        .with_positive_weights(vec![1.0, 0.0, 2.0])
+        .is_err());
+    let mut t = trainer();
+    let (texts, _) = labelled_sentences();
+    let short = vec![vec![1.0, 0.0]; texts.len()];
+    assert!(t.train_step(&texts, &short).is_err());
+    assert!(t.train_step(&[], &[]).is_err());
+    assert!(MultiLabelTrainer::from_encoder(fixture().to_str().unwrap(), options(1), 0).is_err());
 }

@@ -10,6 +10,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::data::{read_csv, Example};
+use crate::minilm::{cache_folder, MiniLmModel, MiniLmOptions, MINILM_VERSION};
 use crate::model::{ModelOptions, UnfairModel, MODEL_VERSION};
 
 /// The training file of the shared data.
@@ -103,4 +104,49 @@ pub fn load_or_train(
         eprintln!("warning: could not cache the UNFAIR-ToS model: {e:#}");
     }
     Ok(model)
+}
+
+/// Cache key of a MiniLM model fine-tuned on `split` of `data_dir` with `options`.
+fn minilm_key(data_dir: &Path, split: TrainSplit, options: &MiniLmOptions) -> Result<String> {
+    let mut h = Sha256::new();
+    h.update(MINILM_VERSION.to_le_bytes());
+    h.update(serde_json::to_vec(options)?);
+    for file in split.files() {
+        let path = data_dir.join(file);
+        h.update(file.as_bytes());
+        h.update(std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?);
+    }
+    Ok(h.finalize()
+        .iter()
+        .take(12)
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// Loads the cached fine-tuned MiniLM classifier, or fine-tunes it (10-30 minutes on 2 cores;
+/// `progress` gets the per-epoch timing) and caches it as a model folder in `cache_dir`.
+pub fn load_or_train_minilm(
+    data_dir: &Path,
+    cache_dir: &Path,
+    split: TrainSplit,
+    options: &MiniLmOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<MiniLmModel> {
+    let folder = cache_folder(cache_dir, &minilm_key(data_dir, split, options)?);
+    if folder.join(crate::minilm::META_FILE).is_file() {
+        match MiniLmModel::load(&folder) {
+            Ok(model) => return Ok(model),
+            Err(e) => progress(&format!(
+                "cached MiniLM model unusable ({e:#}); training again"
+            )),
+        }
+    }
+    let rows = training_rows(data_dir, split)?;
+    progress(&format!(
+        "fine-tuning the MiniLM classifier on {} sentences from {} (once; cached in {})",
+        rows.len(),
+        data_dir.display(),
+        folder.display()
+    ));
+    MiniLmModel::train(&rows, options, &folder, progress)
 }

@@ -10,6 +10,8 @@
 //!   column;
 //! - [`model`] is the classifier: one-vs-rest linear SVMs over word and character n-gram TF-IDF,
 //!   with per-label thresholds and calibration fitted on out-of-fold margins of the training rows;
+//! - [`minilm`] is the fine-tuned MiniLM alternative (eight sigmoid outputs) and its ensemble
+//!   with the SVM;
 //! - [`cache`] trains it once from the shared data and keeps it under the project state dir.
 
 pub mod cache;
@@ -17,6 +19,7 @@ pub mod data;
 pub mod document;
 pub mod features;
 pub mod metric;
+pub mod minilm;
 pub mod model;
 pub mod normalise;
 pub mod svm;

@@ -1,0 +1,121 @@
+//! A BERT sentence classifier with one logit per label (`BertForSequenceClassification`
+//! with `num_labels` outputs, such as [`crate::MultiLabelTrainer`] saves), on the fast
+//! inference encoder of `bert.rs`.
+
+use candle_core::{Device, Module};
+use candle_nn::Linear;
+use sha2::Digest;
+use tokenizers::Tokenizer;
+
+use crate::bert::{check_ids, pad_batch, Bert, Weights};
+use crate::finetune::truncating;
+use crate::loader::{self, Loaded};
+use crate::ModelError;
+
+/// Scores single sentences: per sentence, the raw logit of each label (apply a sigmoid for
+/// a multi-label probability).
+pub struct SequenceClassifier {
+    bert: Bert,
+    pooler: Linear,
+    classifier: Linear,
+    num_labels: usize,
+    tokenizer: Tokenizer,
+    max_len: usize,
+    batch_size: usize,
+    model_id: String,
+    device: Device,
+}
+
+impl SequenceClassifier {
+    /// Loads a classifier from a folder path or hub id (see [`crate::locate`]).
+    pub fn load(spec: &str) -> Result<Self, ModelError> {
+        let Loaded {
+            name,
+            dir,
+            cfg,
+            weights,
+            tokenizer,
+            hasher,
+            model_max_length,
+        } = loader::load(spec)?;
+        let prefix = weights.encoder_prefix()?;
+        let bert = Bert::load(&weights, prefix, &cfg)?;
+        let h = cfg.hidden_size;
+        let num_labels = cfg.labels();
+        let pooler = linear(&weights, &format!("{prefix}pooler.dense"), h, h)?;
+        let classifier = linear(&weights, "classifier", num_labels, h)?;
+        drop(weights);
+        let max_len = model_max_length
+            .unwrap_or(512)
+            .min(cfg.max_position_embeddings);
+        let fingerprint = loader::hex(&hasher.finalize()[..8]);
+        Ok(Self {
+            tokenizer: truncating(&tokenizer, max_len, &dir)?,
+            bert,
+            pooler,
+            classifier,
+            num_labels,
+            max_len,
+            batch_size: 32,
+            model_id: format!("{name}@{fingerprint}"),
+            device: Device::Cpu,
+        })
+    }
+
+    pub fn model_id(&self) -> &str {
+        &self.model_id
+    }
+
+    pub fn num_labels(&self) -> usize {
+        self.num_labels
+    }
+
+    /// Sentence length limit in tokens (specials included); longer sentences are cut.
+    pub fn max_len(&self) -> usize {
+        self.max_len
+    }
+
+    /// Sets how many sentences go through the model at once.
+    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size.max(1);
+        self
+    }
+
+    /// Per text, in input order, the `num_labels` logits. Texts are batched by length so
+    /// that little of each batch is padding.
+    pub fn logits(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        let encs = texts
+            .iter()
+            .map(|t| {
+                self.tokenizer
+                    .encode_fast(*t, true)
+                    .map_err(|e| ModelError::tokenizer("encoding a sentence", e))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut order: Vec<usize> = (0..encs.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(encs[i].get_ids().len()));
+        let mut out = vec![Vec::new(); encs.len()];
+        for batch in order.chunks(self.batch_size) {
+            let seqs: Vec<(&[u32], &[u32])> = batch
+                .iter()
+                .map(|&i| (encs[i].get_ids(), encs[i].get_type_ids()))
+                .collect();
+            check_ids(&seqs, self.bert.vocab_size, self.bert.type_vocab_size)?;
+            let (ids, types, lens) = pad_batch(&seqs, &self.device)?;
+            let hidden = self.bert.forward(&ids, &types, &lens)?; // [b, l, h]
+            let cls = hidden.narrow(1, 0, 1)?.squeeze(1)?;
+            let pooled = self.pooler.forward(&cls)?.tanh()?;
+            let logits = self.classifier.forward(&pooled)?.to_vec2::<f32>()?;
+            for (&i, row) in batch.iter().zip(logits) {
+                out[i] = row;
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn linear(w: &Weights, prefix: &str, out_dim: usize, in_dim: usize) -> Result<Linear, ModelError> {
+    let weight = w.get(&format!("{prefix}.weight"), &[out_dim, in_dim])?;
+    let bias = w.get(&format!("{prefix}.bias"), &[out_dim])?;
+    Ok(Linear::new(weight, Some(bias)))
+}
