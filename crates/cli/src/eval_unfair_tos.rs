@@ -125,7 +125,7 @@ pub struct EvalUnfairTosArgs {
 /// A loaded classifier of any kind.
 enum Loaded {
     Svm(UnfairModel),
-    Minilm(MiniLmModel),
+    Minilm(Box<MiniLmModel>),
     Ensemble(Box<Ensemble>),
 }
 
@@ -176,7 +176,7 @@ fn load_model(args: &EvalUnfairTosArgs) -> Result<Loaded> {
     )
     .with_context(|| format!("fine-tuning the MiniLM classifier from {}", dir.display()))?;
     if args.kind == ModelKind::Minilm {
-        return Ok(Loaded::Minilm(minilm));
+        return Ok(Loaded::Minilm(Box::new(minilm)));
     }
     let svm = args.model.load()?;
     let rows = training_rows(&dir, split)?;
