@@ -124,7 +124,7 @@ pub struct EvalUnfairTosArgs {
 
 /// A loaded classifier of any kind.
 enum Loaded {
-    Svm(UnfairModel),
+    Svm(Box<UnfairModel>),
     Minilm(Box<MiniLmModel>),
     Ensemble(Box<Ensemble>),
 }
@@ -159,7 +159,7 @@ impl Loaded {
 
 fn load_model(args: &EvalUnfairTosArgs) -> Result<Loaded> {
     if args.kind == ModelKind::Svm {
-        return Ok(Loaded::Svm(args.model.load()?));
+        return Ok(Loaded::Svm(Box::new(args.model.load()?)));
     }
     let dir = args.model.data_dir()?;
     let options = MiniLmOptions {
