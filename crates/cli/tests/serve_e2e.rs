@@ -1062,5 +1062,31 @@ async fn the_market_tab_shows_formulations_and_where_a_draft_stands() {
         "document.querySelectorAll('#compare-result ins, #compare-result del').length",
     )
     .await;
+    // From the comparison, the draft itself searches for precedents like it.
+    client
+        .find(Locator::Id("compare-find"))
+        .await
+        .expect("find button")
+        .click()
+        .await
+        .expect("click");
+    wait_for(
+        &client,
+        "precedents like the draft",
+        "!document.getElementById('panel-search').hidden && document.querySelectorAll('#results .hit').length",
+    )
+    .await;
+    let query = client
+        .execute("return document.getElementById('query').value", vec![])
+        .await
+        .expect("query");
+    assert!(
+        query
+            .as_str()
+            .is_some_and(|q| q.starts_with("Supplier's total liability")),
+        "{query}"
+    );
+    let first = text_of(&client, "#results .hit .clause-text").await;
+    assert!(first.contains("liability"), "{first}");
     client.close().await.expect("close browser");
 }

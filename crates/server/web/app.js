@@ -451,6 +451,15 @@ async function downloadRedline() {
   }
 }
 
+// "Find precedents like my draft": the right side (the lawyer's draft) becomes the query.
+function findLikeDraft() {
+  const draft = $("right-text").value.trim() || $("left-text").value.trim();
+  if (!draft) { setStatus("compare-similarity", "Paste your draft on the right first.", true); return; }
+  $("query").value = draft;
+  showTab("search");
+  runSearch();
+}
+
 function clearCompare() {
   state.compare = { left: null, right: null };
   for (const s of ["left", "right"]) { $(`${s}-text`).value = ""; $(`${s}-label`).textContent = ""; }
@@ -763,6 +772,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("compare-loose").addEventListener("change", () => { if ($("compare-result").childElementCount) runCompare(); });
   $("compare-clear").addEventListener("click", clearCompare);
   $("compare-docx").addEventListener("click", downloadRedline);
+  $("compare-find").addEventListener("click", findLikeDraft);
   $("market-form").addEventListener("submit", (e) => { e.preventDefault(); runMarket(); });
   $("review-form").addEventListener("submit", (e) => { e.preventDefault(); runReview(); });
   $("classify-form").addEventListener("submit", (e) => { e.preventDefault(); runClassify(); });
