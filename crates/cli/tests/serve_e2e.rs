@@ -1090,3 +1090,82 @@ async fn the_market_tab_shows_formulations_and_where_a_draft_stands() {
     assert!(first.contains("liability"), "{first}");
     client.close().await.expect("close browser");
 }
+
+/// Citations and Copy in the page: a clause of section 16.B that refers to 14.A is cited
+/// "§ 16.B Insurance"; the referenced section shows apart, as context; Copy takes the clause's
+/// own text and its citation, not the referenced section.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_cites_the_parent_section_and_copies_the_clauses_own_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().to_owned();
+    let own = "16.B Insurance. Distributor shall maintain insurance, except as set forth in Section 14.A.";
+    let referenced = "14.A Exclusions. Nothing limits liability for fraud or gross negligence.";
+    let (key, server) = tokio::task::spawn_blocking(move || {
+        let lib = library_of_docs(
+            &p,
+            "refs-lib",
+            &[json!({
+                "_id": "deal#1",
+                "title": "16.B Insurance",
+                "text": format!("{own}<omitted>{referenced}"),
+                "metadata": {
+                    "contract": "deal",
+                    "document_type": "Distributor Agreement",
+                    "section": "B",
+                    "heading": "Insurance",
+                    "path": ["16", "B"],
+                    "refs": ["14.A"],
+                },
+            })],
+        );
+        let key = create_key(&lib, "read");
+        let server = Server::start(&[format!("deals={}", s(&lib))], &p);
+        (key, server)
+    })
+    .await
+    .expect("setup");
+    let (_driver, webdriver) = start_chromedriver();
+    let client = connect(&webdriver, &dir.path().join("chromium-profile")).await;
+    sign_in(&client, &server, &key).await;
+    let query = client.find(Locator::Id("query")).await.expect("query box");
+    query.send_keys("insurance").await.expect("type");
+    query
+        .send_keys(&Key::Enter.to_string())
+        .await
+        .expect("enter");
+    wait_for(
+        &client,
+        "results",
+        "document.querySelectorAll('#results .hit').length",
+    )
+    .await;
+    let cite = text_of(&client, "#results .hit .cite").await;
+    assert!(cite.contains("§ 16.B Insurance"), "{cite}");
+    let shown = text_of(&client, "#results .hit .clause-text").await;
+    assert_eq!(shown, own, "the clause's own text");
+    let context = text_of(&client, "#results .hit .references").await;
+    assert!(
+        context.contains("§ 14.A") && context.contains("gross negligence"),
+        "{context}"
+    );
+    client
+        .execute(
+            "window.__copied = null; navigator.clipboard.writeText = async (t) => { window.__copied = t; };",
+            vec![],
+        )
+        .await
+        .expect("watch the clipboard");
+    client
+        .find(Locator::Css("#results .hit .copy-button"))
+        .await
+        .expect("copy button")
+        .click()
+        .await
+        .expect("click copy");
+    let copied = wait_for(&client, "copied text", "window.__copied").await;
+    let copied = copied.as_str().unwrap_or_default();
+    assert!(copied.starts_with(own), "{copied}");
+    assert!(copied.contains("§ 16.B Insurance"), "{copied}");
+    assert!(!copied.contains("gross negligence"), "{copied}");
+    client.close().await.expect("close browser");
+}
