@@ -75,8 +75,8 @@ pub struct ClassifierOptions {
     #[serde(default)]
     pub unmatched_sentences: bool,
     /// With `unmatched_sentences`: a sentence is unmatched when it matches no annotation whose
-    /// placed span it overlaps ([`crate::labels::label_by_position`], the typer's labels until
-    /// 2026-11-26), rather than when its words match no annotation anywhere. See
+    /// placed span it overlaps ([`crate::labels::label_by_position`], the typer's earlier labels),
+    /// rather than when its words match no annotation anywhere. See
     /// [`ClassifierOptions::for_acord`].
     #[serde(default)]
     pub unmatched_by_position: bool,

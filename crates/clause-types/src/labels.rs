@@ -26,7 +26,7 @@ pub fn label(contract: &CuadContract, candidates: &[Candidate]) -> Labels {
     label_within(contract, candidates, false)
 }
 
-/// Labels as [`label`] did until 2026-11-26: a candidate can match an annotation (other than a
+/// Labels as [`label`] did before it matched by words: a candidate can match an annotation (other than a
 /// Parties one) only where it overlaps the annotation's placed span. Kept for the negatives of
 /// ACORD's clause classifier ([`crate::clause_classifier::ClassifierOptions::for_acord`]).
 pub fn label_by_position(contract: &CuadContract, candidates: &[Candidate]) -> Labels {

@@ -20,9 +20,8 @@
 //! *answered* questions, at ranks 0-3: a different clause sharing the category's vocabulary. Which
 //! one is right depends on interactions a linear model cannot express (the candidate's logit
 //! against the contract's best, its rank, its kind and length, whether the classifier agrees, how
-//! many near-ties there are, where it sits in the contract). Measured on the nested CV
-//! (BENCHMARKS.md, 2026-11-23): pooled AUPR / P@80R 66.4 / 32.6 -> 68.7 / 35.8 (top 20, with the
-//! novelty step), gains spread over most categories.
+//! many near-ties there are, where it sits in the contract). The nested CV measured its gain over a linear
+//! second stage (docs/experiments/cuad-typer.md), spread over most categories.
 //!
 //! The trees also read what the candidate's section is about and what its surroundings score:
 //! whether its section heading (or the parent heading) names the category ([`crate::sections`]),
@@ -564,8 +563,8 @@ pub struct TreeStage {
     /// question: the trees' margin is `(1 - w)` x the log-loss trees' + `w` x the pairwise
     /// trees'; 0 fits no pairwise trees. Why: what is left at 80% recall is mostly which of a
     /// question's near-ties is the answer, which the pairwise loss targets directly, while the
-    /// log-loss trees keep the output on a calibrated scale for the pooled curve (nested CV,
-    /// BENCHMARKS.md 2026-11-23: w = 0.5 lifted P@80R on two fold assignments).
+    /// log-loss trees keep the output on a calibrated scale for the pooled curve (the nested CV
+    /// chose w = 0.5 on two fold assignments; docs/experiments/cuad-typer.md).
     pub rank_weight: f32,
 }
 

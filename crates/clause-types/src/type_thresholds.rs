@@ -25,7 +25,7 @@ pub const GRID: [f32; 19] = [
 pub const MIN_PRECISION: f64 = 0.5;
 
 /// The confidence at which ingest stores a clause type (see the module doc for how it was
-/// chosen). Libraries ingested before 2026-11-24 stored types at 0.6.
+/// chosen). Older libraries stored types at 0.6.
 pub const STORED_TYPE_THRESHOLD: f32 = 0.3;
 
 /// True and false positives of one category at each [`GRID`] threshold, and its positives.

@@ -62,8 +62,8 @@ pub struct EvalLegalbenchArgs {
     /// --dev-cuad on the first N contracts only (quick runs).
     #[arg(long)]
     pub limit: Option<usize>,
-    /// The classifier without its MiniLM readings (words only: the default before 2026-11-26,
-    /// and what answers when MiniLM is not installed).
+    /// The classifier without its MiniLM readings (words only: the earlier default, and what
+    /// answers when MiniLM is not installed).
     #[arg(long)]
     pub words_only: bool,
     #[command(flatten)]

@@ -9,7 +9,7 @@ use precedent_library::Filter;
 #[derive(Args, Clone, Default)]
 pub struct FilterArgs {
     /// Only clauses of this CUAD clause type ("Cap on Liability"; case, spaces and punctuation
-    /// are ignored), as ingest stored it (confidence 0.3 or more since 2026-11-24).
+    /// are ignored), as ingest stored it (at confidence 0.3 or more).
     #[arg(long = "type")]
     clause_type: Option<String>,
     /// With --type: only clauses whose confidence for the type is at least this (fewer, surer

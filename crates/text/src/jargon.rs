@@ -86,7 +86,7 @@ pub const GLOSSARY: &[JargonEntry] = &[
         expansion: "gross negligence willful misconduct fraud",
     },
     // A CUAD clause type (category_descriptions.csv) in the words its clauses use.
-    // Measured trap (2026-11-22, BENCHMARKS.md): entries that fire on training queries change
+    // Measured trap (docs/experiments/ranking.md): entries that fire on training queries change
     // what the trees learn from the expanded-query feature; adding "insurance", "covenant not
     // to sue", "exclusivity" and "renewal" entries lowered 5-fold CV by 1.3 NDCG@5 over three
     // fold seeds although the two queries they were written for gained. Those were dropped.
