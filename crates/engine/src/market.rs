@@ -237,38 +237,33 @@ pub fn market(
             df_all[t as usize] += 1;
         }
     }
+    // Each formulation's clauses, most common formulation first.
+    let mut members: Vec<Vec<&Item>> = vec![Vec::new(); centroids.len()];
+    for (item, &c) in items.iter().zip(&assignment) {
+        members[c].push(item);
+    }
     let mut order: Vec<usize> = (0..centroids.len()).collect();
-    let members = |c: usize| -> Vec<&Item> {
-        items
-            .iter()
-            .zip(&assignment)
-            .filter(|(_, &a)| a == c)
-            .map(|(i, _)| i)
-            .collect()
-    };
-    order.sort_by_key(|&c| std::cmp::Reverse(members(c).len()));
+    order.sort_by_key(|&c| std::cmp::Reverse(members[c].len()));
+    // Words worth naming: not numbers, and not so common in the library that they say nothing
+    // ("shall", "any": in about a third of all clauses or more).
+    let telling =
+        |t: usize| idf[t] >= MIN_TELLING_IDF && !surface[t].chars().all(|c| c.is_ascii_digit());
     let mut kept_centroids: Vec<&Vec<f32>> = Vec::new();
     let mut cluster_df: Vec<Vec<u32>> = Vec::new();
     for &c in &order {
-        let inside = members(c);
+        let inside = &members[c];
         if inside.is_empty() {
             continue;
         }
         let size = inside.len();
         let mut df = vec![0u32; dim];
-        for item in &inside {
+        for item in inside {
             for &t in &item.terms {
                 df[t as usize] += 1;
             }
         }
-        // Words worth naming: not numbers, and not so common in the library that they say
-        // nothing ("shall", "any": in about a third of all clauses or more).
-        let telling = |t: u32| {
-            idf[t as usize] >= MIN_TELLING_IDF
-                && !surface[t as usize].chars().all(|c| c.is_ascii_digit())
-        };
         let mut distinctive: Vec<(f32, u32)> = (0..dim as u32)
-            .filter(|&t| telling(t))
+            .filter(|&t| telling(t as usize))
             .filter_map(|t| {
                 let inner = df[t as usize] as f32 / size as f32;
                 let outer = df_all[t as usize] as f32 / n as f32;
@@ -339,10 +334,7 @@ pub fn market(
                 .iter()
                 .enumerate()
                 .filter(|(t, &d)| {
-                    d as f32 >= 0.6 * size
-                        && !draft_terms.contains(&(*t as u32))
-                        && idf[*t] >= MIN_TELLING_IDF
-                        && !surface[*t].chars().all(|c| c.is_ascii_digit())
+                    d as f32 >= 0.6 * size && !draft_terms.contains(&(*t as u32)) && telling(*t)
                 })
                 .map(|(t, &d)| (d, t as u32))
                 .collect();
