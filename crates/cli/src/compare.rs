@@ -110,14 +110,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     };
     let (runs, similarity) = word_diff(&left, &right, options);
     if let Some(path) = &args.docx {
-        let heading = RedlineHeading {
-            title: format!("Redline: {right_name} against {left_name}"),
-            notes: vec![
-                format!("Original: {left_name}"),
-                format!("Revision: {right_name}"),
-                format!("Words in common: {:.0}%", similarity * 100.0),
-            ],
-        };
+        let heading = RedlineHeading::for_sides(&left_name, &right_name, similarity);
         let docx = redline_docx(&runs, &heading)?;
         std::fs::write(path, docx).with_context(|| format!("writing {}", path.display()))?;
         eprintln!("redline with tracked changes written to {}", path.display());

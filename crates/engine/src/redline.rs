@@ -22,6 +22,21 @@ pub struct RedlineHeading {
     pub notes: Vec<String>,
 }
 
+impl RedlineHeading {
+    /// The heading every face gives a comparison: the revision against the original, both
+    /// named, and the share of words in common.
+    pub fn for_sides(original: &str, revision: &str, similarity: f32) -> Self {
+        RedlineHeading {
+            title: format!("Redline: {revision} against {original}"),
+            notes: vec![
+                format!("Original: {original}"),
+                format!("Revision: {revision}"),
+                format!("Words in common: {:.0}%", similarity * 100.0),
+            ],
+        }
+    }
+}
+
 /// Writes `runs` (from [`crate::compare::word_diff`]) as a DOCX with tracked changes.
 pub fn redline_docx(runs: &[DiffRun], heading: &RedlineHeading) -> std::io::Result<Vec<u8>> {
     let mut body = Body::new();

@@ -44,20 +44,29 @@ fn checked_filter(filters: &Filter) -> Result<Filter, Problem> {
         .validate()
         .map_err(|e| Problem::bad_request(format!("filters: {e}")))?;
     if let Some(name) = &filter.clause_type {
-        match precedent_cuad::clause_type(name) {
-            Ok(category) => filter.clause_type = Some(category.to_owned()),
-            Err(e @ precedent_cuad::ClauseTypeError::NotAClauseType { .. }) => {
-                return Err(Problem::bad_request(format!(
-                    "filters.clause_type: {e} (filters.party)"
-                )))
-            }
-            Err(e) => {
-                return Err(Problem::bad_request(format!("filters.clause_type: {e}"))
-                    .with_suggestions(e.suggestions()))
-            }
-        }
+        filter.clause_type =
+            Some(checked_clause_type("filters.clause_type", name, " (filters.party)")?.to_owned());
     }
     Ok(filter)
+}
+
+/// The canonical CUAD name of a clause type given in `field`, or a 400 that lists the valid
+/// names and, for a common alias, suggests the CUAD names; `party_hint` follows the error for a
+/// category that is no clause type (a party's name, a date).
+pub(crate) fn checked_clause_type(
+    field: &str,
+    name: &str,
+    party_hint: &str,
+) -> Result<&'static str, Problem> {
+    match precedent_cuad::clause_type(name) {
+        Ok(category) => Ok(category),
+        Err(e @ precedent_cuad::ClauseTypeError::NotAClauseType { .. }) => {
+            Err(Problem::bad_request(format!("{field}: {e}{party_hint}")))
+        }
+        Err(e) => {
+            Err(Problem::bad_request(format!("{field}: {e}")).with_suggestions(e.suggestions()))
+        }
+    }
 }
 
 /// A clause type found by the CUAD typer, with its confidence.
@@ -987,14 +996,7 @@ pub async fn compare(
     })
     .await?;
     if query.format == CompareFormat::Docx {
-        let heading = RedlineHeading {
-            title: format!("Redline: {right_name} against {left_name}"),
-            notes: vec![
-                format!("Original: {left_name}"),
-                format!("Revision: {right_name}"),
-                format!("Words in common: {:.0}%", similarity * 100.0),
-            ],
-        };
+        let heading = RedlineHeading::for_sides(&left_name, &right_name, similarity);
         let docx = redline_docx(&runs, &heading)
             .map_err(|e| Problem::internal(format!("writing the redline: {e}")))?;
         return Ok((

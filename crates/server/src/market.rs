@@ -8,7 +8,7 @@ use precedent_engine::market::{market, MarketOptions};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::api::{check_text, run_blocking};
+use crate::api::{check_text, checked_clause_type, run_blocking};
 use crate::auth::{authorize, Caller};
 use crate::keys::Role;
 use crate::problem::Problem;
@@ -95,17 +95,7 @@ pub async fn market_view(
 ) -> Result<Json<MarketResponse>, Problem> {
     let Caller { service, .. } =
         authorize(&state, &headers, request.library.as_deref(), Role::Read)?;
-    let clause_type = match precedent_cuad::clause_type(&request.clause_type) {
-        Ok(category) => category,
-        Err(e @ precedent_cuad::ClauseTypeError::NotAClauseType { .. }) => {
-            return Err(Problem::bad_request(format!("clause_type: {e}")))
-        }
-        Err(e) => {
-            return Err(
-                Problem::bad_request(format!("clause_type: {e}")).with_suggestions(e.suggestions())
-            )
-        }
-    };
+    let clause_type = checked_clause_type("clause_type", &request.clause_type, "")?;
     if let Some(draft) = &request.draft {
         check_text("draft", draft)?;
     }
