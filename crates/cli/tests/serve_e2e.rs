@@ -949,40 +949,6 @@ async fn the_search_box_keeps_its_width_on_a_narrow_window() {
     client.close().await.expect("close browser");
 }
 
-/// Twelve liability caps of twelve contracts in two wordings (a fees-paid cap, mutual, with a
-/// carve-out; a fixed-sum cap, one-sided), typed as ingest types them.
-fn market_library(dir: &Path) -> PathBuf {
-    let mut docs = Vec::new();
-    for i in 0..6 {
-        for (stem, text) in [
-            ("fees", format!("Neither party's aggregate liability shall exceed the fees paid in the twelve months preceding the claim, except for breach of confidentiality. Variant {i}.")),
-            ("sum", format!("Supplier's total liability is limited to one million dollars (USD 1,000,000) in the aggregate. Schedule {i}.")),
-        ] {
-            docs.push(json!({
-                "_id": format!("{stem}{i}#1"),
-                "title": "Limitation of Liability",
-                "text": text,
-                "metadata": {
-                    "contract": format!("{stem}{i}"),
-                    "clause_types": [{"category": "Cap on Liability", "confidence": 0.9}],
-                },
-            }));
-        }
-    }
-    // The rest of a library: clauses of another type, so that the caps' words are rare.
-    for i in 0..20 {
-        docs.push(json!({
-            "_id": format!("law{i}#1"),
-            "text": format!("This Agreement is governed by the laws of New York. Clause {i}."),
-            "metadata": {
-                "contract": format!("law{i}"),
-                "clause_types": [{"category": "Governing Law", "confidence": 0.9}],
-            },
-        }));
-    }
-    library_of_docs(dir, "market-lib", &docs)
-}
-
 /// What the market says: the Market tab lists a clause type's formulations, most common first,
 /// and places a pasted draft among them; "Compare with my draft" opens the comparison.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

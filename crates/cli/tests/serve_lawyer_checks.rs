@@ -664,34 +664,7 @@ fn each_hit_says_why_it_matched_with_its_answering_passage() {
 fn market_lists_formulations_and_places_a_draft_in_the_cli_and_the_api() {
     let dir = tempfile::tempdir().expect("tempdir");
     let p = dir.path();
-    let mut docs = Vec::new();
-    for i in 0..6 {
-        for (stem, text) in [
-            ("fees", format!("Neither party's aggregate liability shall exceed the fees paid in the twelve months preceding the claim, except for breach of confidentiality. Variant {i}.")),
-            ("sum", format!("Supplier's total liability is limited to one million dollars (USD 1,000,000) in the aggregate. Schedule {i}.")),
-        ] {
-            docs.push(json!({
-                "_id": format!("{stem}{i}#1"),
-                "text": text,
-                "metadata": {
-                    "contract": format!("{stem}{i}"),
-                    "clause_types": [{"category": "Cap on Liability", "confidence": 0.9}],
-                },
-            }));
-        }
-    }
-    // The rest of a library: clauses of another type, so that the caps' words are rare.
-    for i in 0..20 {
-        docs.push(json!({
-            "_id": format!("law{i}#1"),
-            "text": format!("This Agreement is governed by the laws of New York. Clause {i}."),
-            "metadata": {
-                "contract": format!("law{i}"),
-                "clause_types": [{"category": "Governing Law", "confidence": 0.9}],
-            },
-        }));
-    }
-    let lib = library_of_docs(p, "market", &docs);
+    let lib = market_library(p);
     let draft = "Supplier's total liability shall not exceed the fees paid in the twelve months before the claim.";
     let draft_file = p.join("draft.txt");
     std::fs::write(&draft_file, draft).expect("draft");

@@ -62,6 +62,20 @@ async function api(method, path, body, isForm = false) {
   return payload;
 }
 
+// Offers `blob` as a download named `name` (the checklist, the report, the redline).
+function saveBlob(blob, name) {
+  const link = el("a", { href: URL.createObjectURL(blob), download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 0);
+}
+
+// A file name without its extension and with only safe characters, for download names.
+function fileStem(name) {
+  return name.replace(/\.[^.]*$/, "").replace(/[^A-Za-z0-9._-]/g, "_") || "contract";
+}
+
 function setStatus(id, text, isError = false) {
   const node = $(id);
   node.textContent = text;
@@ -439,12 +453,7 @@ async function downloadRedline() {
       if (response.status === 401) askForKey(problem.detail);
       throw new ApiError(response.status, problem);
     }
-    const blob = await response.blob();
-    const link = el("a", { href: URL.createObjectURL(blob), download: "redline.docx" });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(link.href), 0);
+    saveBlob(await response.blob(), "redline.docx");
     setStatus("compare-similarity", "Redline downloaded: open it in Word or LibreOffice to review the changes.");
   } catch (e) {
     setStatus("compare-similarity", e.message, true);
@@ -645,13 +654,7 @@ function offerReportDocx(r, file) {
         const problem = await response.json().catch(() => ({ detail: `HTTP ${response.status}` }));
         throw new ApiError(response.status, problem);
       }
-      const blob = await response.blob();
-      const stem = file.name.replace(/\.[^.]*$/, "").replace(/[^A-Za-z0-9._-]/g, "_") || "contract";
-      const link = el("a", { href: URL.createObjectURL(blob), download: `${stem}-review.docx` });
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(link.href), 0);
+      saveBlob(await response.blob(), `${fileStem(file.name)}-review.docx`);
     } catch (e) {
       setStatus("review-status", e.message, true);
     }
@@ -664,12 +667,7 @@ function offerChecklistCsv(r) {
   button.hidden = rows.length === 0;
   button.onclick = rows.length === 0 ? null : () => {
     const blob = new Blob([checklistCsv(rows)], { type: "text/csv;charset=utf-8" });
-    const stem = r.contract.replace(/\.[^.]*$/, "").replace(/[^A-Za-z0-9._-]/g, "_") || "contract";
-    const link = el("a", { href: URL.createObjectURL(blob), download: `${stem}-checklist.csv` });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(link.href), 0);
+    saveBlob(blob, `${fileStem(r.contract)}-checklist.csv`);
   };
 }
 

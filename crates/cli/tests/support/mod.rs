@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use serde_json::json;
+
 pub fn acord() -> PathBuf {
     PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -554,4 +556,39 @@ pub fn soffice_convert(input: &Path, format: &str, out_dir: &Path) -> std::path:
     let converted = out_dir.join(format!("{}.{format}", stem.to_string_lossy()));
     assert!(converted.is_file(), "{} not written", converted.display());
     converted
+}
+
+/// Twelve liability caps of twelve contracts in two wordings (a fees-paid cap, mutual, with a
+/// carve-out; a fixed-sum cap, one-sided), typed as ingest types them, among twenty clauses of
+/// another type (so that the caps' words are rare in the library).
+pub fn market_library(dir: &Path) -> PathBuf {
+    let mut docs = Vec::new();
+    for i in 0..6 {
+        for (stem, text) in [
+            ("fees", format!("Neither party's aggregate liability shall exceed the fees paid in the twelve months preceding the claim, except for breach of confidentiality. Variant {i}.")),
+            ("sum", format!("Supplier's total liability is limited to one million dollars (USD 1,000,000) in the aggregate. Schedule {i}.")),
+        ] {
+            docs.push(json!({
+                "_id": format!("{stem}{i}#1"),
+                "title": "Limitation of Liability",
+                "text": text,
+                "metadata": {
+                    "contract": format!("{stem}{i}"),
+                    "clause_types": [{"category": "Cap on Liability", "confidence": 0.9}],
+                },
+            }));
+        }
+    }
+    // The rest of a library: clauses of another type, so that the caps' words are rare.
+    for i in 0..20 {
+        docs.push(json!({
+            "_id": format!("law{i}#1"),
+            "text": format!("This Agreement is governed by the laws of New York. Clause {i}."),
+            "metadata": {
+                "contract": format!("law{i}"),
+                "clause_types": [{"category": "Governing Law", "confidence": 0.9}],
+            },
+        }));
+    }
+    library_of_docs(dir, "market-lib", &docs)
 }
