@@ -4,12 +4,12 @@
 
 use candle_core::{Device, Module};
 use candle_nn::Linear;
-use sha2::Digest;
 use tokenizers::Tokenizer;
 
-use crate::bert::{check_ids, pad_batch, Bert, Weights};
+use crate::bert::{check_ids, pad_batch, Bert};
+use crate::cross::ClassificationModel;
 use crate::finetune::truncating;
-use crate::loader::{self, Loaded};
+use crate::loader;
 use crate::ModelError;
 
 /// Scores single sentences: per sentence, the raw logit of each label (apply a sigmoid for
@@ -29,35 +29,16 @@ pub struct SequenceClassifier {
 impl SequenceClassifier {
     /// Loads a classifier from a folder path or hub id (see [`crate::locate`]).
     pub fn load(spec: &str) -> Result<Self, ModelError> {
-        let Loaded {
-            name,
-            dir,
-            cfg,
-            weights,
-            tokenizer,
-            hasher,
-            model_max_length,
-        } = loader::load(spec)?;
-        let prefix = weights.encoder_prefix()?;
-        let bert = Bert::load(&weights, prefix, &cfg)?;
-        let h = cfg.hidden_size;
-        let num_labels = cfg.labels();
-        let pooler = linear(&weights, &format!("{prefix}pooler.dense"), h, h)?;
-        let classifier = linear(&weights, "classifier", num_labels, h)?;
-        drop(weights);
-        let max_len = model_max_length
-            .unwrap_or(512)
-            .min(cfg.max_position_embeddings);
-        let fingerprint = loader::hex(&hasher.finalize()[..8]);
+        let head = ClassificationModel::load(loader::load(spec)?)?;
         Ok(Self {
-            tokenizer: truncating(&tokenizer, max_len, &dir)?,
-            bert,
-            pooler,
-            classifier,
-            num_labels,
-            max_len,
+            tokenizer: truncating(&head.tokenizer, head.max_len, &head.dir)?,
+            bert: head.bert,
+            pooler: head.pooler,
+            classifier: head.classifier,
+            num_labels: head.num_labels,
+            max_len: head.max_len,
             batch_size: 32,
-            model_id: format!("{name}@{fingerprint}"),
+            model_id: head.model_id,
             device: Device::Cpu,
         })
     }
@@ -112,10 +93,4 @@ impl SequenceClassifier {
         }
         Ok(out)
     }
-}
-
-fn linear(w: &Weights, prefix: &str, out_dim: usize, in_dim: usize) -> Result<Linear, ModelError> {
-    let weight = w.get(&format!("{prefix}.weight"), &[out_dim, in_dim])?;
-    let bias = w.get(&format!("{prefix}.bias"), &[out_dim])?;
-    Ok(Linear::new(weight, Some(bias)))
 }

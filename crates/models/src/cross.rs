@@ -34,42 +34,22 @@ impl CrossEncoder {
     }
 
     fn from_loaded(l: Loaded) -> Result<Self, ModelError> {
-        let Loaded {
-            name,
-            dir,
-            cfg,
-            weights,
-            tokenizer,
-            hasher,
-            model_max_length,
-        } = l;
-        cfg.require_bert(&dir)?;
-        let prefix = weights.encoder_prefix()?;
-        let bert = Bert::load(&weights, prefix, &cfg)?;
-        let h = cfg.hidden_size;
-        let num_labels = cfg.labels();
-        if !(1..=2).contains(&num_labels) {
+        let head = ClassificationModel::load(l)?;
+        if !(1..=2).contains(&head.num_labels) {
             return Err(ModelError::config(
-                dir.join("config.json"),
-                format!("cross-encoder with {num_labels} labels: only 1 (relevance logit) or 2 (not/relevant) are supported"),
+                head.dir.join("config.json"),
+                format!("cross-encoder with {} labels: only 1 (relevance logit) or 2 (not/relevant) are supported", head.num_labels),
             ));
         }
-        let pooler = linear(&weights, &format!("{prefix}pooler.dense"), h, h)?;
-        let classifier = linear(&weights, "classifier", num_labels, h)?;
-        drop(weights);
-        let max_len = model_max_length
-            .unwrap_or(512)
-            .min(cfg.max_position_embeddings);
-        let fingerprint = loader::hex(&hasher.finalize()[..8]);
         Ok(Self {
-            pairs: PairTokenizer::new(&tokenizer, max_len, &dir)?,
-            bert,
-            pooler,
-            classifier,
-            num_labels,
-            max_len,
+            pairs: PairTokenizer::new(&head.tokenizer, head.max_len, &head.dir)?,
+            bert: head.bert,
+            pooler: head.pooler,
+            classifier: head.classifier,
+            num_labels: head.num_labels,
+            max_len: head.max_len,
             batch_size: 32,
-            model_id: format!("{name}@{fingerprint}"),
+            model_id: head.model_id,
             device: Device::Cpu,
         })
     }
@@ -168,6 +148,56 @@ impl PairTokenizer {
                 .encode_fast((q, d), true)
                 .map_err(|e| ModelError::tokenizer("encoding (query, clause) pair", e)),
         }
+    }
+}
+
+/// A BERT with a sequence-classification head (`BertForSequenceClassification`: encoder,
+/// pooler, one logit per label), as the cross-encoder and [`crate::SequenceClassifier`] load it;
+/// each then wraps the tokenizer its way.
+pub(crate) struct ClassificationModel {
+    pub bert: Bert,
+    pub pooler: Linear,
+    pub classifier: Linear,
+    pub num_labels: usize,
+    pub max_len: usize,
+    pub model_id: String,
+    pub tokenizer: Tokenizer,
+    pub dir: std::path::PathBuf,
+}
+
+impl ClassificationModel {
+    pub fn load(l: Loaded) -> Result<Self, ModelError> {
+        let Loaded {
+            name,
+            dir,
+            cfg,
+            weights,
+            tokenizer,
+            hasher,
+            model_max_length,
+        } = l;
+        cfg.require_bert(&dir)?;
+        let prefix = weights.encoder_prefix()?;
+        let bert = Bert::load(&weights, prefix, &cfg)?;
+        let h = cfg.hidden_size;
+        let num_labels = cfg.labels();
+        let pooler = linear(&weights, &format!("{prefix}pooler.dense"), h, h)?;
+        let classifier = linear(&weights, "classifier", num_labels, h)?;
+        drop(weights);
+        let max_len = model_max_length
+            .unwrap_or(512)
+            .min(cfg.max_position_embeddings);
+        let fingerprint = loader::hex(&hasher.finalize()[..8]);
+        Ok(ClassificationModel {
+            bert,
+            pooler,
+            classifier,
+            num_labels,
+            max_len,
+            model_id: format!("{name}@{fingerprint}"),
+            tokenizer,
+            dir,
+        })
     }
 }
 
