@@ -21,7 +21,8 @@ use precedent_unfair::{label_ids, LabelSet, ModelOptions, UnfairModel};
 /// Which classifier scores the rows (`--model`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ModelKind {
-    /// Per-label linear SVMs over TF-IDF (trained in seconds).
+    /// Per-label linear SVMs over TF-IDF and MiniLM sentence vectors (one to three minutes on
+    /// 2 cores the first time, most of it embedding the training sentences; then cached).
     Svm,
     /// all-MiniLM-L6-v2 fine-tuned with eight sigmoid outputs (10-30 minutes on 2 cores the
     /// first time, then cached).
@@ -78,7 +79,8 @@ impl UnfairArgs {
         }
     }
 
-    /// The cached model, or one trained now (a few seconds) and cached.
+    /// The cached model, or one trained now (minutes: the training sentences are embedded) and
+    /// cached.
     pub fn load(&self) -> Result<UnfairModel> {
         let dir = self.data_dir()?;
         load_or_train(
@@ -132,7 +134,7 @@ enum Loaded {
 impl Loaded {
     fn predict_all(&self, texts: &[&str]) -> Result<Vec<Prediction>> {
         match self {
-            Loaded::Svm(m) => Ok(m.predict_all(texts)),
+            Loaded::Svm(m) => m.predict_all(texts),
             Loaded::Minilm(m) => m.predict_all(texts),
             Loaded::Ensemble(m) => m.predict_all(texts),
         }

@@ -383,7 +383,8 @@ pub fn run(args: ReviewArgs) -> Result<()> {
                 contract: path.display().to_string(),
                 kind: "tos",
                 ocr: document.ocr,
-                review: precedent_unfair::document::review(model, &document.text),
+                review: precedent_unfair::document::review(model, &document.text)
+                    .with_context(|| format!("reviewing {}", path.display()))?,
             };
             if args.json {
                 println!("{}", serde_json::to_string(&review)?);

@@ -1,7 +1,8 @@
 //! `precedent eval-unfair-tos` on the shared validation rows (predictions file, JSON figures,
 //! floors), its errors on bad CSVs, and `precedent review` of a short terms of service written
 //! in ordinary casing and punctuation: detected as terms of service, its unfair terms flagged.
-//! One model is trained (on the shared training rows, ~20 s) into a temporary cache and reused.
+//! One model is trained (on the shared training rows, embedding them: a minute or two) into a
+//! temporary cache and reused.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -81,7 +82,9 @@ fn evaluates_validation_and_reviews_terms_of_service() {
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("parse");
     let macro_f1 = figures["scores"]["macro_f1"].as_f64().expect("macro");
     let micro_f1 = figures["scores"]["micro_f1"].as_f64().expect("micro");
-    assert!(macro_f1 >= 0.70 && micro_f1 >= 0.935, "{figures}");
+    // Floors under the figures measured when the configuration was chosen (micro 94.6, macro
+    // 74.0 with sentence vectors; 94.1 / 71.8 without).
+    assert!(macro_f1 >= 0.725 && micro_f1 >= 0.94, "{figures}");
 
     // The review of a terms-of-service text, detected as such, with the model cached above.
     let out = precedent(&[

@@ -253,7 +253,8 @@ pub async fn review(
     if is_tos {
         let model = state.tos.load().await?;
         return run_blocking(&state, move || {
-            let review = precedent_unfair::document::review(&model, &document.text);
+            let review = precedent_unfair::document::review(&model, &document.text)
+                .map_err(|e| Problem::internal(format!("reviewing the terms of service: {e:#}")))?;
             let findings = review
                 .flagged
                 .iter()

@@ -1,11 +1,14 @@
-//! Where the classifier comes from: trained from the shared UNFAIR-ToS data (seconds on 2
-//! cores) the first time a command needs it, and cached under `.precedent/cache/unfair-tos/`
-//! ([`default_cache`]) keyed by a hash of the training files, the options and
-//! [`MODEL_VERSION`], so a changed data file or option never loads a stale model.
+//! Where the classifier comes from: trained from the shared UNFAIR-ToS data (one to three
+//! minutes on 2 cores, most of it embedding the sentences) the first time a command needs it,
+//! and cached under `.precedent/cache/unfair-tos/` ([`default_cache`]) keyed by a hash of the
+//! training files, the options, the embedder and [`MODEL_VERSION`], so a changed data file,
+//! option or model never loads a stale classifier.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use precedent_models::Embedder;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -63,11 +66,20 @@ pub fn training_rows(data_dir: &Path, split: TrainSplit) -> Result<Vec<Example>>
     Ok(rows)
 }
 
-/// Cache file name of a model trained on `split` of `data_dir` with `options`.
-fn cache_key(data_dir: &Path, split: TrainSplit, options: &ModelOptions) -> Result<String> {
+/// Cache file name of a model trained on `split` of `data_dir` with `options` (and the
+/// sentence vectors of the embedder with fingerprint `encoder`, if any).
+fn cache_key(
+    data_dir: &Path,
+    split: TrainSplit,
+    options: &ModelOptions,
+    encoder: Option<&str>,
+) -> Result<String> {
     let mut h = Sha256::new();
     h.update(MODEL_VERSION.to_le_bytes());
     h.update(serde_json::to_vec(options)?);
+    if let Some(fingerprint) = encoder {
+        h.update(fingerprint.as_bytes());
+    }
     for file in split.files() {
         let path = data_dir.join(file);
         h.update(file.as_bytes());
@@ -83,7 +95,9 @@ fn cache_key(data_dir: &Path, split: TrainSplit, options: &ModelOptions) -> Resu
 }
 
 /// Loads the cached model, or trains (telling `on_train` first) and caches it. A cache that
-/// cannot be written is not an error: the model trained now is still returned.
+/// cannot be written is not an error: the model trained now is still returned. Options that
+/// use sentence vectors load the default embedder (all-MiniLM-L6-v2) for training and for the
+/// model's predictions.
 pub fn load_or_train(
     data_dir: &Path,
     cache_dir: &Path,
@@ -91,15 +105,23 @@ pub fn load_or_train(
     options: &ModelOptions,
     on_train: impl FnOnce(),
 ) -> Result<UnfairModel> {
-    let path = cache_dir.join(cache_key(data_dir, split, options)?);
+    let encoder = if options.sentence_vectors > 0.0 {
+        Some(Arc::new(Embedder::load_default().context(
+            "loading all-MiniLM-L6-v2 for the UNFAIR-ToS model's sentence vectors",
+        )?))
+    } else {
+        None
+    };
+    let fingerprint = encoder.as_ref().map(|e| e.fingerprint().to_owned());
+    let path = cache_dir.join(cache_key(data_dir, split, options, fingerprint.as_deref())?);
     if path.is_file() {
         if let Ok(model) = UnfairModel::load(&path) {
-            return Ok(model);
+            return Ok(model.with_encoder(encoder));
         }
     }
     on_train();
     let rows = training_rows(data_dir, split)?;
-    let model = UnfairModel::train(&rows, options)?;
+    let model = UnfairModel::train_with_encoder(&rows, options, encoder)?;
     if let Err(e) = model.save(&path) {
         eprintln!("warning: could not cache the UNFAIR-ToS model: {e:#}");
     }

@@ -135,11 +135,12 @@ fn is_abbreviation(before: &str) -> bool {
         || ABBREVIATIONS.contains(&word.as_str())
 }
 
-/// Reviews `text`: every sentence scored, the ones with at least one type flagged.
-pub fn review(model: &UnfairModel, text: &str) -> TosReview {
+/// Reviews `text`: every sentence scored, the ones with at least one type flagged. Fails only
+/// when the model's sentence vectors cannot be computed.
+pub fn review(model: &UnfairModel, text: &str) -> anyhow::Result<TosReview> {
     let spans = sentence_spans(text);
     let pieces: Vec<&str> = spans.iter().map(|r| &text[r.clone()]).collect();
-    let predictions = model.predict_all(&pieces);
+    let predictions = model.predict_all(&pieces)?;
     let char_at = precedent_text::char_offsets(text);
     let mut flagged = Vec::new();
     for (n, (span, p)) in spans.iter().zip(&predictions).enumerate() {
@@ -178,11 +179,11 @@ pub fn review(model: &UnfairModel, text: &str) -> TosReview {
             }
         })
         .collect();
-    TosReview {
+    Ok(TosReview {
         sentences: spans.len(),
         flagged,
         checklist,
-    }
+    })
 }
 
 /// Phrases that name a document as terms of service (lowercase).

@@ -8,8 +8,9 @@
 //!   what the model was trained on;
 //! - [`metric`] is LexGLUE's score: micro- and macro-F1 over the eight labels plus a "none"
 //!   column;
-//! - [`model`] is the classifier: one-vs-rest linear SVMs over word and character n-gram TF-IDF,
-//!   with per-label thresholds and calibration fitted on out-of-fold margins of the training rows;
+//! - [`model`] is the classifier: one-vs-rest linear SVMs over word and character n-gram TF-IDF
+//!   and the sentence's all-MiniLM-L6-v2 vector, with per-label thresholds and calibration fitted
+//!   on out-of-fold margins of the training rows;
 //! - [`minilm`] is the fine-tuned MiniLM alternative (eight sigmoid outputs) and its ensemble
 //!   with the SVM;
 //! - [`cache`] trains it once from the shared data and keeps it under the project state dir.
@@ -26,7 +27,7 @@ pub mod svm;
 
 pub use data::{read_csv, Example};
 pub use metric::{Scores, N_COLUMNS};
-pub use model::{ModelOptions, UnfairModel};
+pub use model::{sentence_vectors, ModelOptions, SentenceVectors, UnfairModel};
 pub use normalise::normalise;
 
 /// The eight label ids' names, in id order (LexGLUE's `unfair_tos` label names).

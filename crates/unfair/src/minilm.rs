@@ -389,10 +389,11 @@ impl Ensemble {
                 rows.len()
             );
         }
-        let before = UnfairModel::train(&rows[..meta.held_start], &svm.options)?;
+        let before =
+            UnfairModel::train_with_encoder(&rows[..meta.held_start], &svm.options, svm.encoder())?;
         let held = &rows[meta.held_start..];
         let texts: Vec<&str> = held.iter().map(|e| e.text.as_str()).collect();
-        let svm_held = before.predict_all(&texts);
+        let svm_held = before.predict_all(&texts)?;
         let min_positives = meta.options.min_held_positives;
         let thresholds = std::array::from_fn(|k| {
             let scored: Vec<(f32, bool)> = held
@@ -419,7 +420,7 @@ impl Ensemble {
 
     /// Predicts sentences in any form.
     pub fn predict_all(&self, texts: &[&str]) -> Result<Vec<Prediction>> {
-        let svm = self.svm.predict_all(texts);
+        let svm = self.svm.predict_all(texts)?;
         let minilm = self.minilm.predict_all(texts)?;
         Ok(svm
             .iter()

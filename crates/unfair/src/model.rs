@@ -14,6 +14,7 @@
 
 use std::io::{Read, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
@@ -25,6 +26,7 @@ use crate::metric::{score, Scores};
 use crate::normalise::normalise;
 use crate::svm::{LinearSvm, SvmOptions};
 use crate::{LabelSet, N_LABELS};
+use precedent_models::Embedder;
 
 /// Bumped whenever training changes what a saved model means (cache keys include it).
 pub const MODEL_VERSION: u32 = 1;
@@ -38,6 +40,12 @@ pub struct ModelOptions {
     pub svm: SvmOptions,
     /// Contiguous blocks of the training rows for the out-of-fold margins.
     pub folds: usize,
+    /// Weight of the sentence-vector block (the sentence's unit-length all-MiniLM-L6-v2
+    /// embedding appended to its TF-IDF row, whose word and character blocks have unit length
+    /// each); 0 leaves it out. Why: TF-IDF only shares evidence between sentences that share
+    /// n-grams, and a company's terms often word a type in ways no training company did.
+    #[serde(default)]
+    pub sentence_vectors: f32,
 }
 
 impl Default for ModelOptions {
@@ -46,6 +54,7 @@ impl Default for ModelOptions {
             features: FeatureOptions::default(),
             svm: SvmOptions::default(),
             folds: 5,
+            sentence_vectors: 0.5,
         }
     }
 }
@@ -75,18 +84,41 @@ struct Header {
     calibration: Vec<Calibration>,
     biases: Vec<f32>,
     dim: usize,
+    /// Columns of the sentence-vector block after the TF-IDF ones (0 without it).
+    #[serde(default)]
+    vector_dim: usize,
     trained_on: usize,
 }
 
 /// The trained classifier.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct UnfairModel {
     pub options: ModelOptions,
     vectorizer: Vectorizer,
+    /// Columns of the sentence-vector block (0 without it).
+    vector_dim: usize,
     svms: Vec<LinearSvm>,
     pub calibration: Vec<Calibration>,
     /// Training sentences.
     pub trained_on: usize,
+    /// The embedder of the sentence vectors, when the model uses them ([`Self::with_encoder`]).
+    encoder: Option<Arc<Embedder>>,
+}
+
+impl std::fmt::Debug for UnfairModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UnfairModel")
+            .field("options", &self.options)
+            .field("columns", &self.vectorizer.dim())
+            .field("vector_dim", &self.vector_dim)
+            .field("calibration", &self.calibration)
+            .field("trained_on", &self.trained_on)
+            .field(
+                "encoder",
+                &self.encoder.as_ref().map(|e| e.name().to_owned()),
+            )
+            .finish()
+    }
 }
 
 /// The fold (0..folds) of each of `n` rows: `folds` contiguous blocks of near-equal size.
@@ -95,29 +127,106 @@ pub fn block_folds(n: usize, folds: usize) -> Vec<usize> {
     (0..n).map(|i| i * folds / n.max(1)).collect()
 }
 
-/// Vectorizer and eight SVMs fitted on normalised `texts`.
+/// Sentence vectors of the rows, one per text in the same order: the caller embeds them
+/// (training and evaluation embed each sentence once for all folds). `None` when the model
+/// does not use them.
+pub type SentenceVectors<'a> = Option<&'a [Vec<f32>]>;
+
+/// The sentence vectors [`ModelOptions::sentence_vectors`] weighs: each text normalised to
+/// LexGLUE's form (the form the training rows have, so training and review embed alike), then
+/// embedded by `embedder` (the default all-MiniLM-L6-v2, unit length).
+pub fn sentence_vectors(embedder: &Embedder, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+    let normalised: Vec<String> = texts.iter().map(|t| normalise(t)).collect();
+    let refs: Vec<&str> = normalised.iter().map(String::as_str).collect();
+    embedder
+        .embed(&refs)
+        .context("embedding the sentences for the UNFAIR-ToS model")
+}
+
+/// The feature row of a normalised sentence: its TF-IDF, then its sentence vector scaled by
+/// `weight` in the columns after the vectorizer's.
+fn feature_row(
+    vectorizer: &Vectorizer,
+    text: &str,
+    vector: Option<&[f32]>,
+    weight: f32,
+) -> SparseRow {
+    let mut row = vectorizer.transform(text);
+    if let Some(vector) = vector.filter(|_| weight > 0.0) {
+        let base = vectorizer.dim() as u32;
+        row.extend(
+            vector
+                .iter()
+                .enumerate()
+                .map(|(j, &x)| (base + j as u32, weight * x)),
+        );
+    }
+    row
+}
+
+/// Columns of the sentence-vector block that `options` and `vectors` give.
+fn vector_dim(vectors: SentenceVectors, options: &ModelOptions) -> usize {
+    match vectors {
+        Some(v) if options.sentence_vectors > 0.0 => v.first().map_or(0, Vec::len),
+        _ => 0,
+    }
+}
+
+/// Vectorizer and eight SVMs fitted on normalised `texts` (with their sentence vectors when
+/// the options use them).
 fn fit_svms(
     texts: &[&str],
+    vectors: SentenceVectors,
     labels: &[LabelSet],
     options: &ModelOptions,
 ) -> (Vectorizer, Vec<LinearSvm>) {
     let vectorizer = Vectorizer::fit(texts, &options.features);
-    let rows: Vec<SparseRow> = texts.par_iter().map(|t| vectorizer.transform(t)).collect();
+    let dim = vectorizer.dim() + vector_dim(vectors, options);
+    let rows: Vec<SparseRow> = texts
+        .par_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let vector = vectors.and_then(|v| v.get(i)).map(Vec::as_slice);
+            feature_row(&vectorizer, t, vector, options.sentence_vectors)
+        })
+        .collect();
     let refs: Vec<&SparseRow> = rows.iter().collect();
     let svms = (0..N_LABELS)
         .into_par_iter()
         .map(|k| {
             let positive: Vec<bool> = labels.iter().map(|&l| l & (1 << k) != 0).collect();
-            LinearSvm::fit(&refs, &positive, vectorizer.dim(), &options.svm)
+            LinearSvm::fit(&refs, &positive, dim, &options.svm)
         })
         .collect();
     (vectorizer, svms)
+}
+
+/// Checks that `vectors`, when the options use them, has one vector per row, all of one length.
+fn check_vectors(vectors: SentenceVectors, rows: usize, options: &ModelOptions) -> Result<()> {
+    if options.sentence_vectors <= 0.0 {
+        return Ok(());
+    }
+    let Some(vectors) = vectors else {
+        bail!(
+            "the options use sentence vectors (weight {}) and none were given",
+            options.sentence_vectors
+        );
+    };
+    if vectors.len() != rows {
+        bail!("{} sentence vectors for {rows} sentences", vectors.len());
+    }
+    let dim = vectors.first().map_or(0, Vec::len);
+    if vectors.iter().any(|v| v.len() != dim) {
+        bail!("sentence vectors of different lengths");
+    }
+    Ok(())
 }
 
 /// Margins of every example, each scored by SVMs trained on the other folds (`fold[i]` is
 /// example i's fold).
 pub fn out_of_fold_margins(
     texts: &[String],
+    vectors: SentenceVectors,
     labels: &[LabelSet],
     fold: &[usize],
     options: &ModelOptions,
@@ -128,11 +237,19 @@ pub fn out_of_fold_margins(
         let (train, held): (Vec<usize>, Vec<usize>) = (0..texts.len()).partition(|&i| fold[i] != f);
         let train_texts: Vec<&str> = train.iter().map(|&i| texts[i].as_str()).collect();
         let train_labels: Vec<LabelSet> = train.iter().map(|&i| labels[i]).collect();
-        let (vectorizer, svms) = fit_svms(&train_texts, &train_labels, options);
+        let train_vectors: Option<Vec<Vec<f32>>> =
+            vectors.map(|v| train.iter().map(|&i| v[i].clone()).collect());
+        let (vectorizer, svms) = fit_svms(
+            &train_texts,
+            train_vectors.as_deref(),
+            &train_labels,
+            options,
+        );
         let scored: Vec<[f32; N_LABELS]> = held
             .par_iter()
             .map(|&i| {
-                let row = vectorizer.transform(&texts[i]);
+                let vector = vectors.and_then(|v| v.get(i)).map(Vec::as_slice);
+                let row = feature_row(&vectorizer, &texts[i], vector, options.sentence_vectors);
                 std::array::from_fn(|k| svms[k].margin(&row))
             })
             .collect();
@@ -256,12 +373,18 @@ pub struct CvReport {
 
 /// Cross-validates `options` on `examples` by contiguous blocks: out-of-fold margins for every
 /// row, and for the nested figure, thresholds of each fold tuned on out-of-fold margins of the
-/// other folds' rows (inner folds again by contiguous blocks).
-pub fn cross_validate(examples: &[Example], options: &ModelOptions) -> CvReport {
+/// other folds' rows (inner folds again by contiguous blocks). `vectors` are the examples'
+/// sentence vectors when the options use them.
+pub fn cross_validate(
+    examples: &[Example],
+    vectors: SentenceVectors,
+    options: &ModelOptions,
+) -> Result<CvReport> {
+    check_vectors(vectors, examples.len(), options)?;
     let texts: Vec<String> = examples.iter().map(|e| normalise(&e.text)).collect();
     let labels: Vec<LabelSet> = examples.iter().map(|e| e.labels).collect();
     let fold = block_folds(texts.len(), options.folds);
-    let margins = out_of_fold_margins(&texts, &labels, &fold, options);
+    let margins = out_of_fold_margins(&texts, vectors, &labels, &fold, options);
     let pooled_cal = calibrate(&margins, &labels);
     let pooled: Vec<LabelSet> = margins.iter().map(|m| decide(m, &pooled_cal)).collect();
     let zero: Vec<LabelSet> = margins
@@ -278,51 +401,111 @@ pub fn cross_validate(examples: &[Example], options: &ModelOptions) -> CvReport 
         let train: Vec<usize> = (0..texts.len()).filter(|&i| fold[i] != f).collect();
         let inner_texts: Vec<String> = train.iter().map(|&i| texts[i].clone()).collect();
         let inner_labels: Vec<LabelSet> = train.iter().map(|&i| labels[i]).collect();
+        let inner_vectors: Option<Vec<Vec<f32>>> =
+            vectors.map(|v| train.iter().map(|&i| v[i].clone()).collect());
         let inner_fold = block_folds(train.len(), options.folds);
-        let inner = out_of_fold_margins(&inner_texts, &inner_labels, &inner_fold, options);
+        let inner = out_of_fold_margins(
+            &inner_texts,
+            inner_vectors.as_deref(),
+            &inner_labels,
+            &inner_fold,
+            options,
+        );
         let cal = calibrate(&inner, &inner_labels);
         for i in (0..texts.len()).filter(|&i| fold[i] == f) {
             nested[i] = decide(&margins[i], &cal);
         }
     }
-    CvReport {
+    Ok(CvReport {
         nested: score(&labels, &nested),
         pooled: score(&labels, &pooled),
         at_zero: score(&labels, &zero),
-    }
+    })
 }
 
 impl UnfairModel {
     /// Trains on `examples` (any casing and punctuation: texts are normalised first).
-    pub fn train(examples: &[Example], options: &ModelOptions) -> Result<Self> {
+    /// `vectors` are the examples' sentence vectors when the options use them
+    /// ([`ModelOptions::sentence_vectors`]).
+    pub fn train(
+        examples: &[Example],
+        vectors: SentenceVectors,
+        options: &ModelOptions,
+    ) -> Result<Self> {
         if examples.is_empty() {
             bail!("no training sentences");
         }
+        check_vectors(vectors, examples.len(), options)?;
         let texts: Vec<String> = examples.iter().map(|e| normalise(&e.text)).collect();
         let labels: Vec<LabelSet> = examples.iter().map(|e| e.labels).collect();
         let fold = block_folds(texts.len(), options.folds);
-        let margins = out_of_fold_margins(&texts, &labels, &fold, options);
+        let margins = out_of_fold_margins(&texts, vectors, &labels, &fold, options);
         let calibration = calibrate(&margins, &labels);
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let (vectorizer, svms) = fit_svms(&refs, &labels, options);
+        let (vectorizer, svms) = fit_svms(&refs, vectors, &labels, options);
         Ok(UnfairModel {
             options: options.clone(),
+            vector_dim: vector_dim(vectors, options),
             vectorizer,
             svms,
             calibration,
             trained_on: examples.len(),
+            encoder: None,
         })
     }
 
-    /// The eight margins of a sentence already in LexGLUE form.
-    pub fn margins(&self, normalised: &str) -> [f32; N_LABELS] {
-        let row = self.vectorizer.transform(normalised);
+    /// Trains on `examples`, embedding them with `encoder` when the options use sentence
+    /// vectors, and keeps the encoder for predictions. Without an encoder, options that use
+    /// sentence vectors are an error.
+    pub fn train_with_encoder(
+        examples: &[Example],
+        options: &ModelOptions,
+        encoder: Option<Arc<Embedder>>,
+    ) -> Result<Self> {
+        let vectors = match (&encoder, options.sentence_vectors > 0.0) {
+            (Some(e), true) => {
+                let texts: Vec<&str> = examples.iter().map(|x| x.text.as_str()).collect();
+                Some(sentence_vectors(e, &texts)?)
+            }
+            _ => None,
+        };
+        Ok(Self::train(examples, vectors.as_deref(), options)?.with_encoder(encoder))
+    }
+
+    /// The model with `encoder` to embed the sentences it predicts (needed when
+    /// [`Self::uses_sentence_vectors`]).
+    pub fn with_encoder(mut self, encoder: Option<Arc<Embedder>>) -> Self {
+        self.encoder = encoder;
+        self
+    }
+
+    /// The embedder of the sentence vectors, if any.
+    pub fn encoder(&self) -> Option<Arc<Embedder>> {
+        self.encoder.clone()
+    }
+
+    /// Whether predictions need each sentence's vector (see [`Self::predict`]).
+    pub fn uses_sentence_vectors(&self) -> bool {
+        self.vector_dim > 0
+    }
+
+    /// The eight margins of a sentence already in LexGLUE form, with its sentence vector when
+    /// the model uses them (a missing one counts as zeros).
+    pub fn margins(&self, normalised: &str, vector: Option<&[f32]>) -> [f32; N_LABELS] {
+        let vector = vector.filter(|v| v.len() == self.vector_dim);
+        let row = feature_row(
+            &self.vectorizer,
+            normalised,
+            vector,
+            self.options.sentence_vectors,
+        );
         std::array::from_fn(|k| self.svms[k].margin(&row))
     }
 
-    /// Predicts one sentence in any form (normalised here).
-    pub fn predict(&self, text: &str) -> Prediction {
-        let margins = self.margins(&normalise(text));
+    /// Predicts one sentence in any form (normalised here); `vector` is its sentence vector
+    /// when the model uses them ([`Self::uses_sentence_vectors`]).
+    pub fn predict(&self, text: &str, vector: Option<&[f32]>) -> Prediction {
+        let margins = self.margins(&normalise(text), vector);
         let confidence = std::array::from_fn(|k| {
             let c = &self.calibration[k];
             1.0 / (1.0 + (-(c.a * margins[k] + c.b)).exp())
@@ -333,9 +516,30 @@ impl UnfairModel {
         }
     }
 
-    /// Predicts many sentences (in parallel).
-    pub fn predict_all(&self, texts: &[&str]) -> Vec<Prediction> {
-        texts.par_iter().map(|t| self.predict(t)).collect()
+    /// Predicts many sentences in any form, embedding them with the model's encoder when it
+    /// uses sentence vectors.
+    pub fn predict_all(&self, texts: &[&str]) -> Result<Vec<Prediction>> {
+        if !self.uses_sentence_vectors() {
+            return Ok(self.predict_all_with(texts, None));
+        }
+        let Some(encoder) = &self.encoder else {
+            bail!("this UNFAIR-ToS model reads sentence vectors and has no embedder to make them");
+        };
+        let vectors = sentence_vectors(encoder, texts)?;
+        Ok(self.predict_all_with(texts, Some(&vectors)))
+    }
+
+    /// Predicts many sentences (in parallel) with their sentence vectors given, one per text,
+    /// when the model uses them.
+    pub fn predict_all_with(&self, texts: &[&str], vectors: SentenceVectors) -> Vec<Prediction> {
+        texts
+            .par_iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let vector = vectors.and_then(|v| v.get(i)).map(Vec::as_slice);
+                self.predict(t, vector)
+            })
+            .collect()
     }
 
     /// Writes the model: a magic tag, a JSON header, then the arrays as little-endian numbers
@@ -348,6 +552,7 @@ impl UnfairModel {
             calibration: self.calibration.clone(),
             biases: self.svms.iter().map(|s| s.bias).collect(),
             dim: self.vectorizer.dim(),
+            vector_dim: self.vector_dim,
             trained_on: self.trained_on,
         };
         let json = serde_json::to_vec(&header)?;
@@ -411,7 +616,7 @@ impl UnfairModel {
         }
         let mut svms = Vec::with_capacity(N_LABELS);
         for &bias in &header.biases {
-            let raw = take(4 * header.dim)?;
+            let raw = take(4 * (header.dim + header.vector_dim))?;
             let weights = raw
                 .chunks_exact(4)
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -420,18 +625,25 @@ impl UnfairModel {
         }
         Ok(UnfairModel {
             options: header.options,
+            vector_dim: header.vector_dim,
             vectorizer,
             svms,
             calibration: header.calibration,
             trained_on: header.trained_on,
+            encoder: None,
         })
     }
 }
 
-/// Validation figures of a model on labelled examples, with the predictions.
-pub fn evaluate(model: &UnfairModel, examples: &[Example]) -> (Scores, Vec<Prediction>) {
+/// Validation figures of a model on labelled examples (with their sentence vectors when the
+/// model uses them), with the predictions.
+pub fn evaluate(
+    model: &UnfairModel,
+    examples: &[Example],
+    vectors: SentenceVectors,
+) -> (Scores, Vec<Prediction>) {
     let texts: Vec<&str> = examples.iter().map(|e| e.text.as_str()).collect();
-    let predictions = model.predict_all(&texts);
+    let predictions = model.predict_all_with(&texts, vectors);
     let gold: Vec<LabelSet> = examples.iter().map(|e| e.labels).collect();
     let predicted: Vec<LabelSet> = predictions.iter().map(|p| p.labels).collect();
     (score(&gold, &predicted), predictions)
@@ -485,22 +697,66 @@ mod tests {
         }
         let options = ModelOptions {
             folds: 3,
+            sentence_vectors: 0.0,
             ..ModelOptions::default()
         };
-        let model = UnfairModel::train(&examples, &options).expect("train");
-        let p = model.predict("We may terminate your account at any time!");
+        let model = UnfairModel::train(&examples, None, &options).expect("train");
+        let p = model.predict("We may terminate your account at any time!", None);
         assert_eq!(p.labels, 0b10);
         assert!(p.confidence[1] > 0.5);
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("m.bin");
         model.save(&path).expect("save");
         let loaded = UnfairModel::load(&path).expect("load");
-        assert_eq!(loaded.predict("you can upload a photo").labels, 0);
+        assert_eq!(loaded.predict("you can upload a photo", None).labels, 0);
         assert_eq!(
-            loaded.margins("we may terminate"),
-            model.margins("we may terminate")
+            loaded.margins("we may terminate", None),
+            model.margins("we may terminate", None)
         );
         std::fs::write(&path, b"nonsense").expect("write");
         assert!(UnfairModel::load(&path).is_err());
+    }
+
+    #[test]
+    fn sentence_vectors_are_weighed_saved_and_required() {
+        // Texts that share no n-gram across the two classes' test sentences: only the vector
+        // (first component: the class) tells them apart.
+        let examples: Vec<Example> = (0..40)
+            .map(|i| Example {
+                text: format!("sentence number {i}"),
+                labels: if i % 2 == 0 { 0b1 } else { 0 },
+            })
+            .collect();
+        let vectors: Vec<Vec<f32>> = (0..40)
+            .map(|i| {
+                if i % 2 == 0 {
+                    vec![1.0, 0.0]
+                } else {
+                    vec![0.0, 1.0]
+                }
+            })
+            .collect();
+        let options = ModelOptions {
+            folds: 4,
+            sentence_vectors: 1.0,
+            ..ModelOptions::default()
+        };
+        assert!(UnfairModel::train(&examples, None, &options).is_err());
+        assert!(UnfairModel::train(&examples, Some(&vectors[..3]), &options).is_err());
+        let model = UnfairModel::train(&examples, Some(&vectors), &options).expect("train");
+        assert!(model.uses_sentence_vectors());
+        let liable = model.predict("zebra", Some(&[1.0, 0.0]));
+        let harmless = model.predict("zebra", Some(&[0.0, 1.0]));
+        assert_eq!((liable.labels, harmless.labels), (0b1, 0));
+        // Without its encoder the model cannot embed texts itself.
+        assert!(model.predict_all(&["zebra"]).is_err());
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("m.bin");
+        model.save(&path).expect("save");
+        let loaded = UnfairModel::load(&path).expect("load");
+        assert_eq!(
+            loaded.margins("zebra", Some(&[1.0, 0.0])),
+            model.margins("zebra", Some(&[1.0, 0.0]))
+        );
     }
 }

@@ -1,17 +1,24 @@
 //! Cross-validates classifier configurations on the UNFAIR-ToS training rows by contiguous
-//! blocks (the validation rows are not read), to choose the shipped options:
+//! blocks, to choose the shipped options on the training rows alone:
 //!
-//! `cargo run --release -p precedent-tools --bin unfair_cv -- DATA_DIR [C] [POSITIVE_WEIGHT] [words|chars]`
+//! `cargo run --release -p precedent-tools --bin unfair_cv -- DATA_DIR [C] [POSITIVE_WEIGHT] [words|chars] [--vectors W1,W2,..] [--validation]`
+//!
+//! `--vectors` scores each sentence-vector weight (0 = TF-IDF alone; the sentences are embedded
+//! once with the default embedder, all-MiniLM-L6-v2). `--validation` also trains each
+//! configuration on the training rows and scores the validation rows: report those figures,
+//! never choose by them.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use precedent_unfair::cache::{training_rows, TrainSplit};
+use precedent_models::Embedder;
+use precedent_unfair::cache::{training_rows, TrainSplit, VALIDATION_FILE};
 use precedent_unfair::features::FeatureOptions;
 use precedent_unfair::metric::{column_name, Scores};
-use precedent_unfair::model::{cross_validate, ModelOptions};
+use precedent_unfair::model::{cross_validate, evaluate, ModelOptions, UnfairModel};
 use precedent_unfair::svm::SvmOptions;
+use precedent_unfair::{read_csv, sentence_vectors, Example};
 
 fn line(name: &str, s: &Scores) -> String {
     let per: Vec<String> = s
@@ -28,15 +35,41 @@ fn line(name: &str, s: &Scores) -> String {
     )
 }
 
-fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().collect();
-    let dir = PathBuf::from(
-        args.get(1)
-            .context("usage: cv DATA_DIR [C] [W] [words|chars]")?,
+fn embed(embedder: &Embedder, rows: &[Example]) -> Result<Vec<Vec<f32>>> {
+    let texts: Vec<&str> = rows.iter().map(|e| e.text.as_str()).collect();
+    let started = Instant::now();
+    let vectors = sentence_vectors(embedder, &texts)?;
+    eprintln!(
+        "embedded {} sentences in {:.0} s",
+        texts.len(),
+        started.elapsed().as_secs_f64()
     );
-    let c: f32 = args.get(2).map_or(Ok(1.0), |s| s.parse())?;
-    let w: f32 = args.get(3).map_or(Ok(1.0), |s| s.parse())?;
-    let features = match args.get(4).map(String::as_str) {
+    Ok(vectors)
+}
+
+fn main() -> Result<()> {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let validation = args.iter().any(|a| a == "--validation");
+    args.retain(|a| a != "--validation");
+    let weights: Vec<f32> = match args.iter().position(|a| a == "--vectors") {
+        Some(at) => {
+            let list = args
+                .get(at + 1)
+                .context("--vectors needs a list of weights, e.g. 0,0.5,1")?
+                .clone();
+            args.drain(at..at + 2);
+            list.split(',')
+                .map(|w| w.trim().parse().with_context(|| format!("weight {w:?}")))
+                .collect::<Result<_>>()?
+        }
+        None => vec![0.0],
+    };
+    let dir = PathBuf::from(args.first().context(
+        "usage: unfair_cv DATA_DIR [C] [W] [words|chars] [--vectors W,..] [--validation]",
+    )?);
+    let c: f32 = args.get(1).map_or(Ok(1.0), |s| s.parse())?;
+    let w: f32 = args.get(2).map_or(Ok(1.0), |s| s.parse())?;
+    let features = match args.get(3).map(String::as_str) {
         Some("words") => FeatureOptions {
             char_range: None,
             ..FeatureOptions::default()
@@ -44,24 +77,46 @@ fn main() -> Result<()> {
         _ => FeatureOptions::default(),
     };
     let rows = training_rows(&dir, TrainSplit::Train)?;
-    let options = ModelOptions {
-        features,
-        svm: SvmOptions {
-            c,
-            positive_weight: w,
-            ..SvmOptions::default()
-        },
-        ..ModelOptions::default()
+    let held = if validation {
+        read_csv(&dir.join(VALIDATION_FILE))?
+    } else {
+        Vec::new()
     };
-    let started = Instant::now();
-    let report = cross_validate(&rows, &options);
-    println!(
-        "C={c} w={w} {:?} ({:.0} s)",
-        options.features.char_range,
-        started.elapsed().as_secs_f64()
-    );
-    println!("  {}", line("nested", &report.nested));
-    println!("  {}", line("pooled", &report.pooled));
-    println!("  {}", line("at 0  ", &report.at_zero));
+    let embedder = if weights.iter().any(|&w| w > 0.0) {
+        Some(Embedder::load_default()?)
+    } else {
+        None
+    };
+    let (vectors, held_vectors) = match &embedder {
+        Some(e) => (Some(embed(e, &rows)?), Some(embed(e, &held)?)),
+        None => (None, None),
+    };
+    for &weight in &weights {
+        let options = ModelOptions {
+            features: features.clone(),
+            svm: SvmOptions {
+                c,
+                positive_weight: w,
+                ..SvmOptions::default()
+            },
+            sentence_vectors: weight,
+            ..ModelOptions::default()
+        };
+        let started = Instant::now();
+        let report = cross_validate(&rows, vectors.as_deref(), &options)?;
+        println!(
+            "C={c} w={w} {:?} sentence vectors {weight} ({:.0} s)",
+            options.features.char_range,
+            started.elapsed().as_secs_f64()
+        );
+        println!("  {}", line("nested", &report.nested));
+        println!("  {}", line("pooled", &report.pooled));
+        println!("  {}", line("at 0  ", &report.at_zero));
+        if validation {
+            let model = UnfairModel::train(&rows, vectors.as_deref(), &options)?;
+            let (scores, _) = evaluate(&model, &held, held_vectors.as_deref());
+            println!("  {}", line("valid ", &scores));
+        }
+    }
     Ok(())
 }
