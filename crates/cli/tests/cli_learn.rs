@@ -266,8 +266,8 @@ fn train_cross_validate_eval_search_and_refusals() {
     assert_eq!(cli_ids.len(), 5);
     assert_eq!(ids(&served, &["clause", "id"]), cli_ids);
     // Queries naming a CUAD clause type read clauses' types with the same classifier in both
-    // (until session 36 the server read the review typer's, and such queries' first five
-    // differed from `search`'s).
+    // (when the server read the review typer's instead, such queries' first five differed from
+    // `search`'s).
     for query in [
         "Covenant Not To Sue",
         "third party IP infringement exception to cap on liability via indemnification carveout",

@@ -54,9 +54,9 @@ pub enum ReaderState {
 /// naming a type (`cargo test -p precedent-learn --test clause_types`), raising the threshold
 /// from 0 to 0.5 keeps 220 of the 232 clauses rated 3-5 stars read as the named type (225 at 0,
 /// 218 at 1.0) and reads 99 of the 21,165 one-star clauses as it (151 at 0, 57 at 1.0).
-/// 5-fold CV (fold seeds 42 / 1 / 2, BENCHMARKS.md, session 28): NDCG@5 79.8 / 80.3 / 79.7 ->
-/// 80.9 / 81.2 / 80.9; 1.0 scored the same NDCG@5. The tie is broken on the same training
-/// ratings: 0.5 demotes fewer of the clauses rated 3-5 stars (12 of 232, against 14 at 1.0), and
+/// In 5-fold CV over three fold seeds the rule raised NDCG@5 at every seed, and 1.0 scored the
+/// same as 0.5 (docs/experiments/ranking.md, "Query rules"). The tie is broken on the same
+/// training ratings: 0.5 demotes fewer of the clauses rated 3-5 stars (12 of 232, against 14 at 1.0), and
 /// a demoted good clause costs a lawyer more than a one-star clause left in place.
 pub const TYPE_LOGIT_THRESHOLD: f32 = 0.5;
 
@@ -203,8 +203,8 @@ impl ClauseTypeStage {
 }
 
 /// The name of the hybrid pipeline followed by the clause-type rule: the default of `search` and
-/// `serve` on libraries the learned ranker does not fit (ACORD, measured without any learning:
-/// hybrid 62.3 -> 64.1 NDCG@5 on the train queries, 59.8 -> 60.5 on valid; BENCHMARKS.md).
+/// `serve` on libraries the learned ranker does not fit (on ACORD, without any learning, it
+/// ranks better than hybrid on both the train and the valid queries: BENCHMARKS.md).
 pub const HYBRID_WITH_TYPES: &str = "hybrid+types";
 
 /// `base` followed by the clause-type rule over its top `depth` candidates (the CLI's

@@ -18,11 +18,11 @@
 //! clause of a query, serving ranks the hybrid retriever's top N, and only the top three
 //! (which the two lists share) shape the exemplar.
 //!
-//! Measured (BENCHMARKS.md, session 27; 5-fold CV by query, fold seeds 42 / 1 / 2): NDCG@5
-//! 79.6 -> 79.9, NDCG@10 83.9 -> 84.2, 4-star P@5 65.0 -> 67.7 on average; 5-star P@5 falls
-//! (61.4 -> 59.1). Both constants were set at seed 42 (top 3 of 3 / 5 / 10; the weight is half
-//! the median ratio of the spread of tree scores to the spread of cosines in a query's list, 13.5)
-//! and then checked at seeds 1 and 2.
+//! Why it stays: 5-fold CV by query over three fold seeds raised NDCG@5, NDCG@10 and 4-star
+//! P@5 with it, while 5-star P@5 fell a little (figures in docs/experiments/ranking.md, "Feedback
+//! from the ranking's own top three"). Both constants were set at one seed (top 3 of 3 / 5 / 10;
+//! the weight is half the median ratio of the spread of tree scores to the spread of cosines in
+//! a query's list, 13.5) and then checked at two more.
 
 use precedent_vectors::VectorIndex;
 

@@ -6,7 +6,7 @@
 //! type that lack it crowd the top. The condition is read out of the query here and checked
 //! against each clause separately, as [`crate::exclusion`] does for what must be absent.
 //!
-//! In ACORD's training ratings (2026-11-23): for "indemnification clauses that include hold
+//! In ACORD's training ratings: for "indemnification clauses that include hold
 //! harmless", none of the 19 two-star clauses (right type, not responsive) has hold-harmless
 //! language; for "indemnification covers indirect claims", all 13 clauses rated three stars or
 //! more say "indirect" and none of the 19 two-star clauses do.

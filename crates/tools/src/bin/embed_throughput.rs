@@ -2,7 +2,7 @@
 //! `scripts/models/bench_sentence_transformers.py` on the same texts.
 //!
 //! cargo run --release -p precedent-tools --bin embed_throughput -- \
-//!     --corpus /work/shared/data/acord/corpus.jsonl --limit 1000 [--model SPEC]
+//!     --corpus ../shared/data/acord/corpus.jsonl --limit 1000 [--model SPEC]
 //!     [--batch-size 64] [--max-batch-tokens 4096] [--policy truncate|chunk] [--overlap 32]
 
 use std::io::BufRead;
@@ -18,7 +18,7 @@ fn main() {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let mut corpus = String::from("/work/shared/data/acord/corpus.jsonl");
+    let mut corpus = String::from("../shared/data/acord/corpus.jsonl");
     let mut limit = 1000usize;
     let mut model = precedent_models::DEFAULT_MODEL.to_string();
     let mut opts = EmbedOptions::default();

@@ -4,8 +4,8 @@
 //!
 //! ```text
 //! cargo run --release -p precedent-tools --bin synth_library -- \
-//!     --cuad ../shared/data/cuad/full_contract_txt --out /work/bench-1m/lib-hnsw \
-//!     --artifacts /work/bench-1m --n 1000000 --embed 16000 --cache /work/bench-cache \
+//!     --cuad ../shared/data/cuad/full_contract_txt --out .precedent/bench-1m/lib-hnsw \
+//!     --artifacts .precedent/bench-1m --n 1000000 --embed 16000 --cache .precedent/bench-cache \
 //!     --kind hnsw [--sigma S] [--calibrate 256] [--embed-only]
 //!     [--recall-queries FILE]   # instead of building: recall of the built library's index
 //! ```
@@ -73,11 +73,11 @@ struct Args {
 fn parse_args() -> Result<Args> {
     let mut a = Args {
         cuad: PathBuf::from("../shared/data/cuad/full_contract_txt"),
-        out: PathBuf::from("/work/bench-1m/lib-hnsw"),
-        artifacts: PathBuf::from("/work/bench-1m"),
+        out: PathBuf::from(".precedent/bench-1m/lib-hnsw"),
+        artifacts: PathBuf::from(".precedent/bench-1m"),
         n: 1_000_000,
         embed: 16_000,
-        cache: PathBuf::from("/work/bench-cache"),
+        cache: PathBuf::from(".precedent/bench-cache"),
         kind: "hnsw".into(),
         sigma: None,
         calibrate: 256,
