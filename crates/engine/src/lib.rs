@@ -8,6 +8,7 @@
 //! - [`pipelines`]: the pipeline names and their grammar (`bm25`, `dense`, `hybrid`,
 //!   `hybrid-norm`, `learned`, `NAME+types`), how each is built from a [`PipelineContext`],
 //!   and which one a library gets by default ([`default_pipeline`]).
+//! - [`served_pipelines`]: the pipelines a served library offers, and its default one.
 //! - [`Rankers`]: the learned rankers a process loads once and shares, and which of them serves
 //!   a given library.
 //! - [`search`]: one search for every face: filters, deepening, a left-out source clause,
@@ -15,25 +16,40 @@
 //! - [`ClauseModels`]: the clause typer and classifiers review, ingest and classify read,
 //!   loaded (or trained and cached) once and shared.
 //! - [`review`]: a contract's CUAD clause types and where they are, and the checklist view.
+//! - [`review_view`]: a reviewed document as the API answers it (sections, findings with
+//!   their sections, checklist; or a terms-of-service review).
 //! - [`ingest`]: what a contract file becomes in a library (clauses, metadata, CUAD types).
+//! - [`hits`]: search hits as the API shows them (clause views, citations, highlights, why,
+//!   facets), and [`context`], a clause's surroundings in its source contract.
 //! - [`explain`]: why a clause matched a query, as a passage and plain reasons.
 //! - [`market`]: a clause type's common formulations in a library, and where a draft stands.
 //! - [`compare`]: word-level differences between a clause and a draft, and [`redline`], the
 //!   same as a Word document with tracked changes.
+//! - [`lazy`]: models loaded on their first use (review, classify), and where each one is.
+//! - [`keys`]: the API keys of a library (hashed tokens and roles), which `precedent keys`
+//!   writes and the server checks.
+//! - [`ratings`]: lawyers' star ratings, a durable log per library, and its export as qrels.
 //! - [`lazy_clause_type_reader`]: the CUAD clause-type reader the `+types` stage and the
 //!   learned ranker's clause-type rule use, trained (or read from its cache) on first use.
 
 mod clause_models;
 pub mod compare;
+pub mod context;
 pub mod docx;
 pub mod explain;
+pub mod hits;
 pub mod ingest;
+pub mod keys;
+pub mod lazy;
 pub mod market;
 pub mod pipelines;
 mod rankers;
+pub mod ratings;
 pub mod redline;
 pub mod review;
+pub mod review_view;
 pub mod search;
+pub mod served_pipelines;
 
 pub use clause_models::{legalbench_options, ClauseModels, MiniLmSentences};
 pub use pipelines::{
