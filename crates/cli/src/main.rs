@@ -547,15 +547,14 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         .then_some(&args.vectors);
     let library = match (&args.corpus, &args.index) {
         (Some(corpus), index) => {
-            let settings = want_vectors.map(VectorArgs::settings).transpose()?;
-            let plan =
-                want_vectors
-                    .zip(settings)
-                    .map(|(args, settings)| library_setup::VectorPlan {
-                        settings,
-                        cache: &args.cache,
-                    });
-            library_setup::corpus_library(corpus, index.as_deref(), plan.as_ref(), bars)?
+            let plan = || -> Result<library_setup::VectorPlan<'_>> {
+                Ok(library_setup::VectorPlan {
+                    settings: args.vectors.settings()?,
+                    cache: &args.vectors.cache,
+                })
+            };
+            let plan = want_vectors.map(|_| &plan as &dyn Fn() -> _);
+            library_setup::corpus_library(corpus, index.as_deref(), plan, bars)?
         }
         (None, Some(dir)) => {
             let library = Library::open(dir)?;

@@ -254,6 +254,12 @@ pub(crate) use ranker_cv::{read_all_qrels, read_wordings, RatedInputs};
 /// Reads the queries and ratings, opens (or builds) the library and embeds the queries
 /// ([`ranker_cv::load_rated`]).
 pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs> {
+    let vectors = || -> Result<VectorPlan<'_>> {
+        Ok(VectorPlan {
+            settings: source.vectors.settings()?,
+            cache: &source.vectors.cache,
+        })
+    };
     let rated = ranker_cv::RatedSource {
         corpus: &source.corpus,
         queries: &source.queries,
@@ -261,10 +267,9 @@ pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs>
         index: source.index.as_deref(),
         cuad: source.cuad.clone(),
         cuad_spans: source.cuad_spans,
-        vectors: VectorPlan {
-            settings: source.vectors.settings()?,
-            cache: &source.vectors.cache,
-        },
+        vectors: &vectors,
+        model: &source.vectors.model,
+        cache: &source.vectors.cache,
     };
     ranker_cv::load_rated(&rated, bars)
 }

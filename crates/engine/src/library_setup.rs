@@ -176,11 +176,12 @@ pub fn build_library(
 /// The library of a clause corpus for `eval` and `train`: the one at `index` (refused if it
 /// was built from something else, [`refuse_to_replace`]), else the cache under
 /// `.precedent/eval/` named by the corpus's fingerprint; reused when it matches, else built
-/// ([`open_or_build`]).
-pub fn corpus_library(
+/// ([`open_or_build`]). `vectors` says how clause vectors are wanted, asked once the corpus
+/// and the folder are known to be fine.
+pub fn corpus_library<'a>(
     corpus: &Path,
     index: Option<&Path>,
-    vectors: Option<&VectorPlan<'_>>,
+    vectors: Option<&dyn Fn() -> Result<VectorPlan<'a>>>,
     report: &dyn Report,
 ) -> Result<Library> {
     let fingerprint = fingerprint_file(corpus)?;
@@ -191,7 +192,8 @@ pub fn corpus_library(
         }
         None => std::path::PathBuf::from(".precedent/eval").join(&fingerprint),
     };
-    open_or_build(&index_dir, corpus, &fingerprint, vectors, report)
+    let plan = vectors.map(|plan| plan()).transpose()?;
+    open_or_build(&index_dir, corpus, &fingerprint, plan.as_ref(), report)
 }
 
 /// Reuses the library at `dir` if it was built from the same corpus content (and, when vectors

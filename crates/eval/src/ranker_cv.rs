@@ -37,8 +37,13 @@ pub struct RatedSource<'a> {
     pub cuad: Option<PathBuf>,
     /// Annotated spans per CUAD type averaged into its profile.
     pub cuad_spans: usize,
-    /// How the library's clause vectors are built when it is built here.
-    pub vectors: VectorPlan<'a>,
+    /// How the library's clause vectors are built when it is built here (asked once the
+    /// queries, ratings and corpus have been read).
+    pub vectors: &'a dyn Fn() -> Result<VectorPlan<'a>>,
+    /// The bi-encoder to embed queries with when the library records none.
+    pub model: &'a str,
+    /// Embedding cache directory.
+    pub cache: &'a Path,
 }
 
 /// What learning from ratings starts from: the library (with vectors), the rated queries and
@@ -60,7 +65,7 @@ pub fn load_rated(source: &RatedSource<'_>, report: &dyn Report) -> Result<Rated
     let library = Arc::new(library_setup::corpus_library(
         source.corpus,
         source.index,
-        Some(&source.vectors),
+        Some(source.vectors),
         report,
     )?);
     let mut rated = Vec::new();
@@ -84,7 +89,7 @@ pub fn load_rated(source: &RatedSource<'_>, report: &dyn Report) -> Result<Rated
     let spec = library
         .vectors_info()
         .map(|i| i.model_source.clone())
-        .unwrap_or_else(|| source.vectors.settings.model_source.clone());
+        .unwrap_or_else(|| source.model.to_owned());
     let embedder = library_setup::load_embedder(&spec)?;
     let texts: Vec<&str> = rated.iter().map(|q| q.text.as_str()).collect();
     let embeddings = embedder.embed(&texts)?;
@@ -92,7 +97,7 @@ pub fn load_rated(source: &RatedSource<'_>, report: &dyn Report) -> Result<Rated
         source.cuad.clone(),
         source.cuad_spans,
         &embedder,
-        source.vectors.cache,
+        source.cache,
         report,
     )?;
     let clause_types: Arc<dyn ClauseTypeReader> = lazy_clause_type_reader(
