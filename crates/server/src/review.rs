@@ -126,6 +126,7 @@ async fn read_upload(mut multipart: Multipart) -> Result<Upload, Problem> {
     ))
 }
 
+/// Keeps the most confident, non-overlapping spans of each category.
 #[utoipa::path(
     post, path = "/v1/review", tag = "review",
     request_body(content = String, description = "multipart/form-data with a `file` part (TXT, HTML, PDF or DOCX, at most 25 MiB)", content_type = "multipart/form-data"),
