@@ -10,18 +10,12 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use precedent_clause_types::clause_classifier::{
-    cross_validate_gate, cross_validate_with_unannotated, dev_report, listing_report,
-    unannotated_sentences, ClassifierOptions, ClauseClassifier,
+use precedent_cuad::legalbench::{tasks, Task};
+use precedent_eval::legalbench_run::{
+    self, override_thresholds, read_thresholds, score_rows, DevTask, Scorer, TaskOutcome,
 };
-use precedent_clause_types::legalbench::Thresholds;
-use precedent_clause_types::{ClauseTyper, N_CATEGORIES};
-use precedent_cuad::legalbench::{read_examples, tasks, Task};
-use precedent_cuad::CATEGORIES;
-use precedent_metrics::balanced_accuracy;
 
 use crate::review::TyperArgs;
-use precedent_engine::legalbench_options;
 
 /// Which model answers "is this clause of category X?".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -70,32 +64,6 @@ pub struct EvalLegalbenchArgs {
     pub typer: TyperArgs,
 }
 
-/// A loaded model with its per-category thresholds.
-enum Scorer {
-    Classifier(Box<ClauseClassifier>),
-    Typer(Box<ClauseTyper>),
-}
-
-impl Scorer {
-    /// Confidence in `category` of each of `texts` (the classifier embeds them in one batch).
-    fn confidences(&self, texts: &[&str], category: usize) -> Result<Vec<f32>> {
-        Ok(match self {
-            Scorer::Classifier(m) => m.batch_scores(texts)?.iter().map(|s| s[category]).collect(),
-            Scorer::Typer(t) => texts
-                .iter()
-                .map(|x| t.classify_scores(x)[category])
-                .collect(),
-        })
-    }
-}
-
-fn read_thresholds(path: &PathBuf) -> Result<Thresholds> {
-    serde_json::from_str(
-        &std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?,
-    )
-    .with_context(|| format!("parsing {}", path.display()))
-}
-
 pub fn run(args: EvalLegalbenchArgs) -> Result<()> {
     let tasks = tasks(&args.dir)?;
     let scores = match &args.dev_cuad {
@@ -112,74 +80,43 @@ pub fn run(args: EvalLegalbenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// Balanced accuracy per task on the folders' rows.
+/// Balanced accuracy per task on the folders' rows ([`score_rows`]).
 fn row_scores(args: &EvalLegalbenchArgs, tasks: &[Task]) -> Result<BTreeMap<String, f64>> {
-    let (scorer, mut thresholds) = match args.model {
-        LegalbenchModel::Classifier => {
-            let model = args
-                .typer
+    let scorer = match args.model {
+        LegalbenchModel::Classifier => Scorer::Classifier(Box::new(
+            args.typer
                 .models()
-                .load_legalbench_classifier(args.words_only)?;
-            let thresholds: [f32; N_CATEGORIES] = std::array::from_fn(|k| model.threshold(k));
-            (Scorer::Classifier(Box::new(model)), thresholds)
-        }
-        LegalbenchModel::Typer => {
-            let shipped = precedent_clause_types::legalbench::shipped_thresholds();
-            let thresholds: [f32; N_CATEGORIES] = std::array::from_fn(|k| shipped.get(k));
-            (
-                Scorer::Typer(Box::new(args.typer.models().load_first_stage()?)),
-                thresholds,
-            )
-        }
+                .load_legalbench_classifier(args.words_only)?,
+        )),
+        LegalbenchModel::Typer => Scorer::Typer(Box::new(args.typer.models().load_first_stage()?)),
     };
+    let mut thresholds = scorer.thresholds();
     if let Some(path) = &args.thresholds {
-        let given = read_thresholds(path)?;
-        for (k, t) in thresholds.iter_mut().enumerate() {
-            if let Some(&v) = given.thresholds.get(CATEGORIES[k]) {
-                *t = v;
-            }
-        }
+        override_thresholds(&mut thresholds, &read_thresholds(path)?);
     }
     let mut scores = BTreeMap::new();
-    for task in tasks {
-        let test = task.dir.join("test.tsv");
-        let file = if args.split == "test" && test.is_file() {
-            test
-        } else {
-            task.dir.join("train.tsv")
-        };
-        let examples = read_examples(&file)?;
-        let t = thresholds[task.category];
-        let texts: Vec<&str> = examples.iter().map(|e| e.text.as_str()).collect();
-        let confidences = scorer
-            .confidences(&texts, task.category)
-            .with_context(|| format!("scoring {}", file.display()))?;
-        let judged = examples
-            .iter()
-            .zip(confidences)
-            .map(|(e, c)| (e.label, c >= t));
-        let Some(ba) = balanced_accuracy(judged) else {
-            eprintln!("{}: no rows, skipped", file.display());
-            continue;
-        };
-        println!(
-            "{:<45} {:5.1}  ({} rows of {})",
-            task.name,
-            100.0 * ba,
-            examples.len(),
-            file.file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default()
-        );
-        scores.insert(task.name.clone(), ba);
+    for outcome in score_rows(&scorer, &thresholds, tasks, &args.split)? {
+        match outcome {
+            TaskOutcome::Scored {
+                name,
+                balanced_accuracy: ba,
+                rows,
+                file_name,
+            } => {
+                println!(
+                    "{name:<45} {:5.1}  ({rows} rows of {file_name})",
+                    100.0 * ba
+                );
+                scores.insert(name, ba);
+            }
+            TaskOutcome::Skipped { file } => eprintln!("{}: no rows, skipped", file.display()),
+        }
     }
     Ok(scores)
 }
 
-/// Unannotated sentences per contract scored beside the annotated spans (`--dev-cuad`).
-const UNANNOTATED_PER_CONTRACT: usize = 5;
-
-/// Development balanced accuracy per task by contract-level cross-validation on `cuad`.
+/// Development balanced accuracy per task by contract-level cross-validation on `cuad`
+/// ([`precedent_eval::legalbench_run::dev_scores`]).
 fn dev_scores(
     args: &EvalLegalbenchArgs,
     cuad: &std::path::Path,
@@ -192,54 +129,15 @@ fn dev_scores(
         bail!("--dev-cuad trains its own classifiers and thresholds per fold; drop --thresholds/--classifier");
     }
     let data = precedent_cuad::load(cuad)?;
-    let contracts: Vec<&_> = data
-        .contracts
-        .iter()
-        .take(args.limit.unwrap_or(usize::MAX))
-        .collect();
-    let (options, embedder) = legalbench_options(args.words_only);
-    if embedder.is_some() {
-        eprintln!(
-            "embedding the annotated spans of {} contracts with MiniLM, then {} folds",
-            contracts.len(),
-            args.folds
-        );
-    }
-    let started = std::time::Instant::now();
-    // A few sentences of each contract that no annotation covers: what `classify` says of
-    // clauses of no CUAD type (they do not enter LegalBench's figures).
-    let free = unannotated_sentences(&contracts, UNANNOTATED_PER_CONTRACT);
-    let (mut spans, mut free) = cross_validate_with_unannotated(
-        &contracts,
+    let dev = legalbench_run::dev_scores(
+        &data,
+        tasks,
         args.folds,
-        &options,
-        &[],
-        &free,
-        embedder,
-        |done, folds| {
-            eprintln!(
-                "fold {done}/{folds} done ({:.0} s)",
-                started.elapsed().as_secs_f64()
-            )
-        },
+        args.limit,
+        args.words_only,
+        &|line| eprintln!("{line}"),
     )?;
-    // The gate that learnt from unmatched sentences too, nested the same way.
-    cross_validate_gate(
-        &contracts,
-        args.folds,
-        &ClassifierOptions::for_second_stage(),
-        &mut spans,
-        &mut free,
-        |done, folds| {
-            eprintln!(
-                "gate fold {done}/{folds} done ({:.0} s)",
-                started.elapsed().as_secs_f64()
-            )
-        },
-    )?;
-    let report = dev_report(&spans, args.folds, &options);
-    // What a lawyer sees of the same held-out spans through `classify`.
-    let listing = listing_report(&spans, &free);
+    let listing = &dev.listing;
     let pct = |x: f64| 100.0 * x;
     println!(
         "as classify lists them ({} distinct held-out clauses): top type right {:.1}%; likely (0.5 and up, the type gate agreeing) precision {:.1}%, recall {:.1}%, {:.2} per clause; listed (own thresholds) precision {:.1}%, recall {:.1}%, {:.2} per clause",
@@ -258,7 +156,7 @@ fn dev_scores(
         pct(listing.likely.unannotated_with_likely),
         pct(listing.unannotated_with_listed)
     );
-    if let Some(without) = listing.likely_without_gate {
+    if let Some(without) = &listing.likely_without_gate {
         println!(
             "without the type gate: likely precision {:.1}%, recall {:.1}%, {:.2} per clause; {:.1}% of the sentences of no type get a likely type",
             pct(without.precision),
@@ -268,25 +166,24 @@ fn dev_scores(
         );
     }
     let mut scores = BTreeMap::new();
-    for task in tasks {
-        let category = CATEGORIES[task.category];
-        let (Some(&ba), Some(&positives)) =
-            (report.tasks.get(category), report.positives.get(category))
-        else {
-            eprintln!(
-                "{}: no annotated span in {}, skipped",
-                task.name,
-                cuad.display()
-            );
-            continue;
-        };
-        println!(
-            "{:<45} {:5.1}  ({positives} positive spans of {})",
-            task.name,
-            100.0 * ba,
-            spans.len()
-        );
-        scores.insert(task.name.clone(), ba);
+    for task in dev.tasks {
+        match task {
+            DevTask::Scored {
+                name,
+                balanced_accuracy: ba,
+                positives,
+            } => {
+                println!(
+                    "{name:<45} {:5.1}  ({positives} positive spans of {})",
+                    100.0 * ba,
+                    dev.spans
+                );
+                scores.insert(name, ba);
+            }
+            DevTask::Skipped { name } => {
+                eprintln!("{name}: no annotated span in {}, skipped", cuad.display())
+            }
+        }
     }
     Ok(scores)
 }

@@ -3,26 +3,24 @@
 //! optionally writes the predictions, and when FILE has labels prints LexGLUE's micro- and
 //! macro-F1 and the F1 of each column.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use precedent_unfair::cache::{
-    default_cache, find_data_dir, load_or_train, load_or_train_minilm, training_rows, TrainSplit,
+use precedent_unfair::cache::{default_cache, find_data_dir, load_or_train, TrainSplit};
+use precedent_unfair::classifiers::{
+    load_classifier, write_predictions, Classifier, ClassifierKind, ClassifierSource,
 };
 use precedent_unfair::data::{has_labels_column, read_csv_with};
 use precedent_unfair::metric::{column_name, score, Scores};
-use precedent_unfair::minilm::{Ensemble, MiniLmModel, MiniLmOptions};
-use precedent_unfair::model::Prediction;
-use precedent_unfair::{label_ids, LabelSet, ModelOptions, UnfairModel};
+use precedent_unfair::minilm::MiniLmOptions;
+use precedent_unfair::{LabelSet, ModelOptions, UnfairModel};
 
 /// Which classifier scores the rows (`--model`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ModelKind {
-    /// Per-label linear SVMs over TF-IDF and MiniLM sentence vectors (one to three minutes on
-    /// 2 cores the first time, most of it embedding the training sentences; then cached).
+    /// Per-label linear SVMs over TF-IDF (trained in seconds).
     Svm,
     /// all-MiniLM-L6-v2 fine-tuned with eight sigmoid outputs (10-30 minutes on 2 cores the
     /// first time, then cached).
@@ -79,8 +77,7 @@ impl UnfairArgs {
         }
     }
 
-    /// The cached model, or one trained now (minutes: the training sentences are embedded) and
-    /// cached.
+    /// The cached model, or one trained now (a few seconds) and cached.
     pub fn load(&self) -> Result<UnfairModel> {
         let dir = self.data_dir()?;
         load_or_train(
@@ -124,67 +121,31 @@ pub struct EvalUnfairTosArgs {
     pub model: UnfairArgs,
 }
 
-/// A loaded classifier of any kind.
-enum Loaded {
-    Svm(Box<UnfairModel>),
-    Minilm(Box<MiniLmModel>),
-    Ensemble(Box<Ensemble>),
-}
-
-impl Loaded {
-    fn predict_all(&self, texts: &[&str]) -> Result<Vec<Prediction>> {
-        match self {
-            Loaded::Svm(m) => m.predict_all(texts),
-            Loaded::Minilm(m) => m.predict_all(texts),
-            Loaded::Ensemble(m) => m.predict_all(texts),
-        }
-    }
-
-    /// Sentences the model (its neural part, for the ensemble) was fitted on.
-    fn trained_on(&self) -> usize {
-        match self {
-            Loaded::Svm(m) => m.trained_on,
-            Loaded::Minilm(m) => m.meta.held_start,
-            Loaded::Ensemble(m) => m.minilm.meta.held_start,
-        }
-    }
-
-    /// Seconds the MiniLM fine-tuning took when it was trained (cached or now).
-    fn fine_tune_seconds(&self) -> Option<f64> {
-        match self {
-            Loaded::Svm(_) => None,
-            Loaded::Minilm(m) => Some(m.meta.train_seconds),
-            Loaded::Ensemble(m) => Some(m.minilm.meta.train_seconds),
+impl From<ModelKind> for ClassifierKind {
+    fn from(kind: ModelKind) -> Self {
+        match kind {
+            ModelKind::Svm => ClassifierKind::Svm,
+            ModelKind::Minilm => ClassifierKind::Minilm,
+            ModelKind::Ensemble => ClassifierKind::Ensemble,
         }
     }
 }
 
-fn load_model(args: &EvalUnfairTosArgs) -> Result<Loaded> {
+/// The classifier `--model` names ([`load_classifier`]).
+fn load_model(args: &EvalUnfairTosArgs) -> Result<Classifier> {
+    let load_svm = || args.model.load();
     if args.kind == ModelKind::Svm {
-        return Ok(Loaded::Svm(Box::new(args.model.load()?)));
+        return Ok(Classifier::Svm(Box::new(load_svm()?)));
     }
-    let dir = args.model.data_dir()?;
-    let options = MiniLmOptions {
+    let source = ClassifierSource {
+        data_dir: &args.model.data_dir()?,
+        cache: &args.model.unfair_cache,
+        split: args.model.fit_on.into(),
         epochs: args.epochs,
-        ..MiniLmOptions::default()
     };
-    let split = args.model.fit_on.into();
-    let minilm = load_or_train_minilm(
-        &dir,
-        &args.model.unfair_cache,
-        split,
-        &options,
-        &mut |line| eprintln!("{line}"),
-    )
-    .with_context(|| format!("fine-tuning the MiniLM classifier from {}", dir.display()))?;
-    if args.kind == ModelKind::Minilm {
-        return Ok(Loaded::Minilm(Box::new(minilm)));
-    }
-    let svm = args.model.load()?;
-    let rows = training_rows(&dir, split)?;
-    let ensemble = Ensemble::fit(svm, minilm, &rows)
-        .with_context(|| format!("fitting the ensemble's thresholds on {}", dir.display()))?;
-    Ok(Loaded::Ensemble(Box::new(ensemble)))
+    load_classifier(args.kind.into(), &source, &load_svm, &mut |line| {
+        eprintln!("{line}")
+    })
 }
 
 fn print_scores(scores: &Scores) {
@@ -205,18 +166,6 @@ fn print_scores(scores: &Scores) {
             counts.fn_
         );
     }
-}
-
-fn write_predictions(path: &Path, predicted: &[LabelSet]) -> Result<()> {
-    let file =
-        std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
-    let mut out = std::io::BufWriter::new(file);
-    for (row, &set) in predicted.iter().enumerate() {
-        let line = serde_json::json!({ "row": row, "labels": label_ids(set) });
-        writeln!(out, "{line}").with_context(|| format!("writing {}", path.display()))?;
-    }
-    out.flush()
-        .with_context(|| format!("writing {}", path.display()))
 }
 
 pub fn run(mut args: EvalUnfairTosArgs) -> Result<()> {

@@ -24,11 +24,11 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
+use precedent_engine::library_setup;
 use precedent_eval::{EvalOptions, Protocol};
-use precedent_formats::CorpusDoc;
-use precedent_library::{BuildOptions, ClauseVectors, IndexKind, Library};
-use precedent_models::{CrossEncoder, Embedder, EmbeddingCache, LongTextPolicy, DEFAULT_MODEL};
-use precedent_rank::{embed_clauses, EmbedSettings, PipelineModels};
+use precedent_library::Library;
+use precedent_models::{Embedder, DEFAULT_MODEL};
+use precedent_rank::{EmbedSettings, PipelineModels};
 
 use crate::progress::Bars;
 
@@ -161,22 +161,7 @@ struct VectorArgs {
 
 impl VectorArgs {
     fn settings(&self) -> Result<EmbedSettings> {
-        let kind = match self.vector_index.as_str() {
-            "flat" => IndexKind::Flat,
-            "int8" => IndexKind::Int8,
-            "hnsw" => IndexKind::hnsw_default(),
-            other => bail!("unknown --vector-index {other:?} (flat, int8 or hnsw)"),
-        };
-        let policy = match self.long_text.as_str() {
-            "truncate" => LongTextPolicy::Truncate,
-            "chunk" => LongTextPolicy::ChunkMean { overlap_tokens: 32 },
-            other => bail!("unknown --long-text {other:?} (truncate or chunk)"),
-        };
-        Ok(EmbedSettings {
-            policy,
-            kind,
-            model_source: self.model.clone(),
-        })
+        library_setup::embed_settings(&self.model, &self.vector_index, &self.long_text)
     }
 }
 
@@ -343,50 +328,31 @@ fn main() {
 fn index(args: IndexArgs, bars: &Bars) -> Result<()> {
     let started = std::time::Instant::now();
     let docs = precedent_formats::read_corpus(&args.corpus)?;
+    let cache = &args.vectors.cache;
     if args.add {
-        let mut library = Library::open(&args.index)?;
-        // Held from before embedding: a second writer is refused before either does the work.
-        let _lock = Library::lock(&args.index)?;
-        let before = library.len();
-        // New clauses are embedded exactly as the library's existing ones were.
-        let vectors = match library.vectors_info() {
-            Some(info) => {
-                let settings = EmbedSettings {
-                    policy: policy_from_tag(&info.long_text)?,
-                    kind: info.kind,
-                    model_source: info.model_source.clone(),
-                };
-                Some(embed_docs(&docs, &settings, &args.vectors.cache, bars)?)
-            }
-            None => None,
-        };
-        library.add(&docs, vectors, bars)?;
+        let (before, after) = library_setup::add_to_library(&args.index, &docs, cache, bars)?;
         eprintln!(
             "added {} clauses to {} ({} → {}) in {:.1}s",
             docs.len(),
             args.index.display(),
             before,
-            library.len(),
+            after,
             started.elapsed().as_secs_f64()
         );
     } else {
-        let options = BuildOptions {
-            source_fingerprint: Some(fingerprint_file(&args.corpus)?),
-            ..BuildOptions::default()
+        let vectors = || -> Result<Option<EmbedSettings>> {
+            if args.vectors.no_vectors {
+                Ok(None)
+            } else {
+                Ok(Some(args.vectors.settings()?))
+            }
         };
-        let _lock = Library::lock(&args.index)?;
-        let vectors = if args.vectors.no_vectors {
-            None
-        } else {
-            let settings = args.vectors.settings()?;
-            Some(embed_docs(&docs, &settings, &args.vectors.cache, bars)?)
-        };
-        let with_vectors = vectors.is_some();
-        let library = Library::build(&args.index, &docs, &options, vectors, bars)?;
+        let library =
+            library_setup::build_library(&args.index, &args.corpus, &docs, &vectors, cache, bars)?;
         eprintln!(
             "indexed {} clauses{} into {} in {:.1}s",
             library.len(),
-            if with_vectors {
+            if !args.vectors.no_vectors {
                 " (BM25 + vectors)"
             } else {
                 " (BM25 only)"
@@ -399,90 +365,24 @@ fn index(args: IndexArgs, bars: &Bars) -> Result<()> {
 }
 
 fn load_embedder(spec: &str) -> Result<Embedder> {
-    Embedder::load(spec).with_context(|| {
-        format!(
-            "loading bi-encoder {spec:?} (run scripts/setup.sh, pass --model DIR, or --no-vectors)"
-        )
-    })
+    library_setup::load_embedder(spec)
 }
 
-/// Loads the model named by `settings` and embeds `docs` through the on-disk cache.
-fn embed_docs(
-    docs: &[CorpusDoc],
-    settings: &EmbedSettings,
-    cache_dir: &Path,
-    bars: &Bars,
-) -> Result<ClauseVectors> {
-    let cache = match EmbeddingCache::open(cache_dir) {
-        Ok(cache) => Some(cache),
-        Err(e) => {
-            eprintln!(
-                "warning: embedding cache {} unusable ({e}); embedding without it",
-                cache_dir.display()
-            );
-            None
-        }
-    };
-    let embedder = load_embedder(&settings.model_source)?;
-    let texts: Vec<String> = docs.iter().map(precedent_library::indexed_text).collect();
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    Ok(embed_clauses(
-        &embedder,
-        cache.as_ref(),
-        &refs,
-        settings,
-        bars,
-    )?)
-}
-
-/// Inverse of `LongTextPolicy::tag`, for libraries that recorded how they were embedded.
-fn policy_from_tag(tag: &str) -> Result<LongTextPolicy> {
-    if tag == LongTextPolicy::Truncate.tag() {
-        return Ok(LongTextPolicy::Truncate);
-    }
-    match tag.strip_prefix("chunkmean").map(str::parse) {
-        Some(Ok(overlap_tokens)) => Ok(LongTextPolicy::ChunkMean { overlap_tokens }),
-        _ => bail!("library records an unknown long-text policy {tag:?}"),
-    }
-}
-
-/// Loads the models a pipeline needs: the library's own bi-encoder (or `model`) for dense
-/// stages, and the cross-encoder when reranking is asked for.
+/// Loads the models a pipeline needs ([`library_setup::pipeline_models`]).
 fn pipeline_models(
     pipeline: &str,
     library: &Library,
     model: Option<&str>,
     rerank: &RerankArgs,
 ) -> Result<PipelineModels> {
-    let mut models = PipelineModels {
-        fusion_weights: rerank.weights,
-        ..PipelineModels::default()
+    let choice = library_setup::RerankChoice {
+        rerank: rerank.rerank.as_deref(),
+        rerank_model: rerank.rerank_model.as_deref(),
+        rerank_top: rerank.rerank_top,
+        weights: rerank.weights,
     };
-    if judge::needs_embedder(pipeline) {
-        let spec = match (model, library.vectors_info()) {
-            (Some(spec), _) => spec.to_owned(),
-            (None, Some(info)) => info.model_source.clone(),
-            (None, None) => bail!(
-                "pipeline {pipeline:?} needs clause vectors, but library {} has none: rebuild it with `precedent index` (without --no-vectors)",
-                library.root().display()
-            ),
-        };
-        models.embedder = Some(Arc::new(load_embedder(&spec)?));
-    }
-    match rerank.rerank.as_deref() {
-        None => {}
-        Some("cross-encoder") => {
-            let Some(dir) = rerank.rerank_model.as_deref() else {
-                bail!("--rerank cross-encoder needs --rerank-model DIR (a sentence-transformers CrossEncoder directory)");
-            };
-            let model = CrossEncoder::load(dir)
-                .with_context(|| format!("loading cross-encoder {dir:?}"))?;
-            models.cross_encoder = Some(Arc::new(model));
-            models.rerank_top = rerank.rerank_top;
-        }
-        Some(other) => bail!("unknown reranker {other:?} (known: cross-encoder)"),
-    }
-    Ok(models)
+    let needs_embedder = judge::needs_embedder(pipeline);
+    library_setup::pipeline_models(pipeline, needs_embedder, library, model, &choice)
 }
 
 fn search(args: SearchArgs) -> Result<()> {
@@ -533,59 +433,13 @@ fn search(args: SearchArgs) -> Result<()> {
         keep_duplicates: args.keep_duplicates,
     };
     let hits = precedent_engine::search::search(&library, &pipeline, &request)?.hits;
-    let mut results = Vec::with_capacity(hits.len());
-    for (i, found) in hits.iter().enumerate() {
-        let hit = &found.hit;
-        let clause = library.store().clause(hit.row)?;
-        let mut copies = Vec::with_capacity(found.copies.len());
-        for &row in &found.copies {
-            let copy = library.store().clause(row)?;
-            copies.push(serde_json::json!({
-                "id": copy.id,
-                "citation": precedent_contracts::library_docs::citation(&copy.metadata),
-            }));
-        }
-        // The clause's own text; the sections it refers to are context, listed apart.
-        let (own, references) =
-            precedent_contracts::library_docs::split_references(&clause.text, &clause.metadata);
-        let references: Vec<serde_json::Value> = references
-            .into_iter()
-            .map(|(section, text)| serde_json::json!({"section": section, "text": text}))
-            .collect();
-        results.push(serde_json::json!({
-            "rank": i + 1,
-            "id": clause.id,
-            "score": hit.score,
-            "title": clause.title,
-            "text": own,
-            "references": references,
-            "metadata": clause.metadata,
-            "stages": hit.stages,
-            "copies": copies,
-        }));
-    }
-    // Why each hit matched, as the API says it ([`precedent_engine::explain`]).
-    let owned: Vec<(String, String, serde_json::Value)> = results
+    // Each hit read and explained as the API reads it ([`precedent_engine::search_listing`]).
+    let listed =
+        precedent_engine::search_listing::list_hits(&library, &explainer, &args.query, &hits)?;
+    let results: Vec<serde_json::Value> = listed
         .iter()
-        .map(|r| {
-            (
-                r["id"].as_str().unwrap_or_default().to_owned(),
-                r["text"].as_str().unwrap_or_default().to_owned(),
-                r["metadata"].clone(),
-            )
-        })
-        .collect();
-    let clauses: Vec<(&str, &str, &serde_json::Value)> = owned
-        .iter()
-        .map(|(id, text, metadata)| (id.as_str(), text.as_str(), metadata))
-        .collect();
-    let explanations = explainer.explain_hits(&library, &args.query, &clauses);
-    for (result, why) in results.iter_mut().zip(&explanations) {
-        result["why"] = serde_json::json!({
-            "passage": why.passage.as_ref().map(|p| serde_json::json!({"start": p.start, "end": p.end})),
-            "reasons": why.reasons,
-        });
-    }
+        .map(serde_json::to_value)
+        .collect::<Result<_, _>>()?;
     if args.json {
         println!(
             "{}",
@@ -693,15 +547,14 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         .then_some(&args.vectors);
     let library = match (&args.corpus, &args.index) {
         (Some(corpus), index) => {
-            let fingerprint = fingerprint_file(corpus)?;
-            let index_dir = match index {
-                Some(dir) => {
-                    refuse_to_replace(dir, &fingerprint)?;
-                    dir.clone()
-                }
-                None => PathBuf::from(".precedent/eval").join(&fingerprint),
+            let plan = || -> Result<library_setup::VectorPlan<'_>> {
+                Ok(library_setup::VectorPlan {
+                    settings: args.vectors.settings()?,
+                    cache: &args.vectors.cache,
+                })
             };
-            open_or_build(&index_dir, corpus, &fingerprint, want_vectors, bars)?
+            let plan = want_vectors.map(|_| &plan as &dyn Fn() -> _);
+            library_setup::corpus_library(corpus, index.as_deref(), plan, bars)?
         }
         (None, Some(dir)) => {
             let library = Library::open(dir)?;
@@ -766,7 +619,7 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         if let Some(path) = &args.run_out {
             // One run file per wording: the same query ids rank differently in each.
             let path = if several {
-                wording_path(path, wording)
+                precedent_eval::wordings::wording_path(path, wording)
             } else {
                 path.clone()
             };
@@ -778,7 +631,10 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
     }
     let mean = precedent_metrics::MeanMetrics::mean_of(means.iter().map(|(_, m)| m));
     if several {
-        print!("{}", wording_summary(&means, &mean));
+        print!(
+            "{}",
+            precedent_eval::wordings::wording_summary(&means, &mean)
+        );
     }
     if let Some(judge) = &built.judge {
         judge::report_usage(judge.as_ref());
@@ -798,53 +654,6 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         eprintln!("summary written to {}", path.display());
     }
     Ok(())
-}
-
-/// `run.tsv` for the `medium` wording: `run.medium.tsv`.
-fn wording_path(path: &Path, wording: &str) -> PathBuf {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let name = match path.extension() {
-        Some(ext) => format!("{stem}.{wording}.{}", ext.to_string_lossy()),
-        None => format!("{stem}.{wording}"),
-    };
-    path.with_file_name(name)
-}
-
-/// Each wording's headline figures, their mean and the spread of NDCG@5 between wordings.
-fn wording_summary(
-    means: &[(String, precedent_metrics::MeanMetrics)],
-    mean: &precedent_metrics::MeanMetrics,
-) -> String {
-    let pct = |v: Option<f64>| v.map_or("      –".to_string(), |v| format!("{:>7.1}", 100.0 * v));
-    let mut out = format!(
-        "\n{:<24} {:>7} {:>7} {:>7}\n",
-        "wording", "NDCG@5", "NDCG@10", "4★P@5"
-    );
-    for (name, m) in means
-        .iter()
-        .map(|(w, m)| (w.as_str(), m))
-        .chain([("mean", mean)])
-    {
-        out.push_str(&format!(
-            "{:<24} {} {} {}\n",
-            name,
-            pct(Some(m.ndcg5)),
-            pct(Some(m.ndcg10)),
-            pct(m.p5_4star)
-        ));
-    }
-    let ndcg5: Vec<f64> = means.iter().map(|(_, m)| m.ndcg5).collect();
-    let spread = ndcg5.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-        - ndcg5.iter().copied().fold(f64::INFINITY, f64::min);
-    out.push_str(&format!(
-        "{:<24} {}\n",
-        "spread of NDCG@5",
-        pct(Some(spread))
-    ));
-    out
 }
 
 fn bench(args: BenchArgs) -> Result<()> {
@@ -868,152 +677,32 @@ fn bench(args: BenchArgs) -> Result<()> {
         &args.learned,
         &args.judge,
     )?;
-    let pipeline = built.pipeline;
-    // One warm-up pass so page cache and lazy loads do not count.
-    for q in &queries {
-        pipeline.search(&q.text, args.k)?;
-    }
-    let mut latencies = Vec::with_capacity(queries.len() * args.repeat);
-    let started = std::time::Instant::now();
-    for _ in 0..args.repeat.max(1) {
-        for q in &queries {
-            let t = std::time::Instant::now();
-            pipeline.search(&q.text, args.k)?;
-            latencies.push(t.elapsed().as_secs_f64() * 1e3);
-        }
-    }
-    let total = started.elapsed().as_secs_f64();
-    latencies.sort_by(|a, b| a.total_cmp(b));
-    let pct = |p: f64| latencies[((latencies.len() - 1) as f64 * p).round() as usize];
-    let report = serde_json::json!({
-        "pipeline": pipeline.name(),
-        "clauses": library.len(),
-        "queries": latencies.len(),
-        "k": args.k,
-        "open_ms": open_ms,
-        "qps": latencies.len() as f64 / total,
-        "p50_ms": pct(0.50),
-        "p99_ms": pct(0.99),
-        "max_ms": pct(1.0),
-    });
+    let report = precedent_eval::latency::measure(
+        &built.pipeline,
+        &queries,
+        args.k,
+        args.repeat,
+        library.len(),
+        open_ms,
+    )?;
     if args.json {
+        // Through a JSON value, as `bench --json` has always printed it.
+        let report = serde_json::to_value(&report)?;
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         println!(
             "{} over {} clauses, top {}: {} queries, {:.1} q/s (1 thread), p50 {:.3} ms, p99 {:.3} ms, open {:.0} ms",
-            pipeline.name(),
-            library.len(),
-            args.k,
-            latencies.len(),
-            latencies.len() as f64 / total,
-            pct(0.50),
-            pct(0.99),
-            open_ms
+            report.pipeline,
+            report.clauses,
+            report.k,
+            report.queries,
+            report.qps,
+            report.p50_ms,
+            report.p99_ms,
+            report.open_ms
         );
     }
     Ok(())
-}
-
-/// Refuses to let `eval`/`train --corpus C --index DIR` rebuild a library that was built from
-/// something else (another corpus, or contracts by `ingest`): the rebuild would replace it.
-fn refuse_to_replace(dir: &Path, fingerprint: &str) -> Result<()> {
-    if !Library::exists(dir) {
-        return Ok(());
-    }
-    let Ok(library) = Library::open(dir) else {
-        // Unreadable: open_or_build says so and rebuilds, as for a cache.
-        return Ok(());
-    };
-    if library.manifest().source_fingerprint.as_deref() != Some(fingerprint) {
-        bail!(
-            "{} holds a library built from something else (another corpus, or contracts by `ingest`), and would be replaced by one built from this corpus: give --index a new folder (eval: or leave out --corpus to score it as it is)",
-            dir.display()
-        );
-    }
-    Ok(())
-}
-
-/// Reuses the library at `dir` if it was built from the same corpus content (and, when vectors
-/// are wanted, has vectors from the same model and settings); rebuilds otherwise.
-fn open_or_build(
-    dir: &Path,
-    corpus: &Path,
-    fingerprint: &str,
-    vectors: Option<&VectorArgs>,
-    bars: &Bars,
-) -> Result<Library> {
-    let settings = vectors.map(VectorArgs::settings).transpose()?;
-    let reusable = |quiet: bool| -> Option<Library> {
-        if !Library::exists(dir) {
-            return None;
-        }
-        match Library::open(dir) {
-            Ok(library) => {
-                let same_source =
-                    library.manifest().source_fingerprint.as_deref() == Some(fingerprint);
-                let vectors_ok = match (&settings, library.vectors_info()) {
-                    (None, _) => true,
-                    (Some(s), Some(info)) => {
-                        info.model_source == s.model_source
-                            && info.long_text == s.policy.tag()
-                            && info.kind == s.kind
-                    }
-                    (Some(_), None) => false,
-                };
-                if same_source && vectors_ok {
-                    return Some(library);
-                }
-                if !quiet {
-                    eprintln!(
-                        "library {} does not match this corpus/model; rebuilding",
-                        dir.display()
-                    );
-                }
-            }
-            Err(e) if !quiet => eprintln!("library {} unusable ({e}); rebuilding", dir.display()),
-            Err(_) => {}
-        }
-        None
-    };
-    if let Some(library) = reusable(false) {
-        return Ok(library);
-    }
-    // Another process (a second eval in the same folder) may be building this cache right now:
-    // wait for it and reuse its library rather than build it twice.
-    let _lock = match Library::lock(dir) {
-        Err(precedent_library::LibraryError::Locked { .. }) => {
-            eprintln!(
-                "waiting for another process that is building {}",
-                dir.display()
-            );
-            Library::lock_waiting(dir)?
-        }
-        other => other?,
-    };
-    if let Some(library) = reusable(true) {
-        return Ok(library);
-    }
-    let docs = precedent_formats::read_corpus(corpus)?;
-    let options = BuildOptions {
-        source_fingerprint: Some(fingerprint.to_owned()),
-        ..BuildOptions::default()
-    };
-    let clause_vectors = match (vectors, &settings) {
-        (Some(args), Some(settings)) => Some(embed_docs(&docs, settings, &args.cache, bars)?),
-        _ => None,
-    };
-    Ok(Library::build(dir, &docs, &options, clause_vectors, bars)?)
-}
-
-/// FNV-1a of the file's bytes: a stable, dependency-free content fingerprint for cache keys.
-fn fingerprint_file(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(fingerprint_bytes(&bytes))
-}
-
-/// [`fingerprint_file`] of bytes already read.
-fn fingerprint_bytes(bytes: &[u8]) -> String {
-    precedent_engine::ingest::fingerprint(bytes)
 }
 
 fn preview(text: &str, max_chars: usize) -> String {

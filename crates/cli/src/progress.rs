@@ -27,6 +27,17 @@ impl Bars {
     }
 }
 
+/// Remarks of engine work: warnings always on stderr, status lines only when bars are drawn.
+impl precedent_engine::Report for Bars {
+    fn warn(&self, message: &str) {
+        eprintln!("{message}");
+    }
+
+    fn note(&self, message: &str) {
+        Bars::note(self, message);
+    }
+}
+
 impl Progress for Bars {
     fn start(&self, stage: &str, total: u64) {
         if !self.enabled {

@@ -8,9 +8,9 @@ use clap::{Args, ValueEnum};
 use precedent_clause_types::cache::{default_cache, default_classifier_cache};
 use precedent_clause_types::ClauseTyper;
 use precedent_contracts::meta::ContractMeta;
-use precedent_contracts::Format;
 use precedent_cuad::CATEGORIES;
 use precedent_engine::review::{checklist_rows, review_text, to_csv, ContractReview};
+use precedent_engine::review_table::{contract_files, matrix_row, party_list, META_COLUMNS};
 use precedent_engine::ClauseModels;
 use precedent_unfair::document::{looks_like_terms_of_service, TosReview};
 use precedent_unfair::UnfairModel;
@@ -243,70 +243,6 @@ fn describe(meta: &ContractMeta) -> Option<String> {
         parts.push(format!("governing law: {law}"));
     }
     (!parts.is_empty()).then(|| parts.join(" · "))
-}
-
-/// The first three party names, full names first ([`ContractMeta::parties`]' order).
-fn party_list(meta: &ContractMeta) -> String {
-    meta.parties
-        .iter()
-        .take(3)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// The metadata columns of `review --csv`, after the contract's path.
-const META_COLUMNS: [&str; 4] = ["title", "date", "governing_law", "parties"];
-
-/// A row of `review --csv`: the contract and its metadata ([`META_COLUMNS`]), then per CUAD
-/// category (in [`CATEGORIES`] order) the confidence of its most confident finding, empty when
-/// the category has none.
-fn matrix_row(review: &ContractReview) -> Vec<String> {
-    let mut best = [None::<f32>; CATEGORIES.len()];
-    for f in &review.findings {
-        if let Some(c) = precedent_cuad::category_index(f.category) {
-            best[c] = Some(best[c].map_or(f.confidence, |b: f32| b.max(f.confidence)));
-        }
-    }
-    let meta = review.metadata.clone().unwrap_or_default();
-    let parties = party_list(&meta);
-    [
-        review.contract.clone(),
-        meta.title.or(meta.document_type).unwrap_or_default(),
-        meta.date.unwrap_or_default(),
-        meta.governing_law.unwrap_or_default(),
-        parties,
-    ]
-    .into_iter()
-    .chain(
-        best.iter()
-            .map(|b| b.map(|c| format!("{c:.3}")).unwrap_or_default()),
-    )
-    .collect()
-}
-
-/// The files to review: files as given, folders expanded to the contract files under them.
-/// A folder without any contract file is an error, so a mistyped path is not a silent no-op.
-fn contract_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let found: Vec<PathBuf> = precedent_engine::ingest::walk(path)?
-                .into_iter()
-                .filter(|f| Format::from_path(f).is_some())
-                .collect();
-            if found.is_empty() {
-                bail!(
-                    "{}: no contract files (.txt, .htm/.html, .pdf, .docx) in this folder",
-                    path.display()
-                );
-            }
-            files.extend(found);
-        } else {
-            files.push(path.clone());
-        }
-    }
-    Ok(files)
 }
 
 pub fn run(args: ReviewArgs) -> Result<()> {

@@ -8,32 +8,65 @@
 //! - [`pipelines`]: the pipeline names and their grammar (`bm25`, `dense`, `hybrid`,
 //!   `hybrid-norm`, `learned`, `NAME+types`), how each is built from a [`PipelineContext`],
 //!   and which one a library gets by default ([`default_pipeline`]).
+//! - [`pipeline_choice`]: which pipeline and learned ranker a command ranks with, and the
+//!   pipeline built from that choice.
+//! - [`served_pipelines`]: the pipelines a served library offers, and its default one.
 //! - [`Rankers`]: the learned rankers a process loads once and shares, and which of them serves
 //!   a given library.
 //! - [`search`]: one search for every face: filters, deepening, a left-out source clause,
 //!   folded copies, and the candidates facets describe.
+//! - [`search_listing`]: the hits of a search as `precedent search` lists them.
 //! - [`ClauseModels`]: the clause typer and classifiers review, ingest and classify read,
 //!   loaded (or trained and cached) once and shared.
 //! - [`review`]: a contract's CUAD clause types and where they are, and the checklist view.
-//! - [`ingest`]: what a contract file becomes in a library (clauses, metadata, CUAD types).
+//! - [`review_table`]: the files a review covers, and the table of many contracts' reviews.
+//! - [`review_view`]: a reviewed document as the API answers it (sections, findings with
+//!   their sections, checklist; or a terms-of-service review).
+//! - [`ingest`]: what a contract file becomes in a library (clauses, metadata, CUAD types), and
+//!   [`ingest_run`], a folder committed to a library in resumable batches.
+//! - [`hits`]: search hits as the API shows them (clause views, citations, highlights, why,
+//!   facets), and [`context`], a clause's surroundings in its source contract.
 //! - [`explain`]: why a clause matched a query, as a passage and plain reasons.
 //! - [`market`]: a clause type's common formulations in a library, and where a draft stands.
 //! - [`compare`]: word-level differences between a clause and a draft, and [`redline`], the
 //!   same as a Word document with tracked changes.
+//! - [`library_setup`]: libraries built (or reused) from a clause corpus, clause vectors
+//!   embedded as a library's own, and the models a pipeline loads.
+//! - [`Report`]: how long work gives its progress and remarks to the face that runs it.
+//! - [`cross_encoder_training`]: fine-tuning a cross-encoder on ratings, and the refusal to
+//!   score a model on the queries it learnt from.
+//! - [`lazy`]: models loaded on their first use (review, classify), and where each one is.
+//! - [`keys`]: the API keys of a library (hashed tokens and roles), which `precedent keys`
+//!   writes and the server checks.
+//! - [`ratings`]: lawyers' star ratings, a durable log per library, and its export as qrels.
 //! - [`lazy_clause_type_reader`]: the CUAD clause-type reader the `+types` stage and the
 //!   learned ranker's clause-type rule use, trained (or read from its cache) on first use.
 
 mod clause_models;
 pub mod compare;
+pub mod context;
+pub mod cross_encoder_training;
 pub mod docx;
 pub mod explain;
+pub mod hits;
 pub mod ingest;
+pub mod ingest_run;
+pub mod keys;
+pub mod lazy;
+pub mod library_setup;
 pub mod market;
+pub mod pipeline_choice;
 pub mod pipelines;
 mod rankers;
+pub mod ratings;
 pub mod redline;
+mod report;
 pub mod review;
+pub mod review_table;
+pub mod review_view;
 pub mod search;
+pub mod search_listing;
+pub mod served_pipelines;
 
 pub use clause_models::{legalbench_options, ClauseModels, MiniLmSentences};
 pub use pipelines::{
@@ -41,6 +74,7 @@ pub use pipelines::{
     HYBRID_WITH_TYPES, LEARNED,
 };
 pub use rankers::{lazy_clause_type_reader, Rankers};
+pub use report::{Report, Silent};
 
 /// What the engine refuses, in words a user can act on.
 #[derive(Debug, thiserror::Error)]

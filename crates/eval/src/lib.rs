@@ -15,8 +15,14 @@
 
 pub mod clause_types;
 pub mod cuad;
+pub mod judge_cv;
+pub mod latency;
 pub mod legalbench;
+pub mod legalbench_run;
+pub mod library_qrels;
+pub mod ranker_cv;
 pub mod transfer;
+pub mod wordings;
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -2,9 +2,8 @@
 //! and the handlers. Handlers validate, authorize, then run engine work on the blocking pool
 //! behind a semaphore sized to the cores, so a burst of searches queues instead of thrashing.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -20,9 +19,16 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::{authorize, Caller};
 use crate::keys::Role;
 use crate::problem::Problem;
-use crate::ratings::{qrels_tsv, queries_jsonl, Rating};
+use crate::ratings::{export, new_rating, ExportError, Rating};
 use crate::state::LibraryService;
 use crate::AppState;
+// The hit and clause shapes are the engine's ([`precedent_engine::hits`]); the API answers with
+// them as they are.
+use precedent_engine::hits::ClauseMeta;
+pub use precedent_engine::hits::{
+    Citation, ClauseContext, ClauseType, ClauseView, Explanation, FacetValue, Facets,
+    ReferencedSection, SearchHit, Span, StageScoreView,
+};
 
 /// Longest query or pasted text accepted (characters); a whole contract belongs in /v1/review.
 pub const MAX_QUERY_CHARS: usize = 20_000;
@@ -67,226 +73,6 @@ pub(crate) fn checked_clause_type(
             Err(Problem::bad_request(format!("{field}: {e}")).with_suggestions(e.suggestions()))
         }
     }
-}
-
-/// A clause type found by the CUAD typer, with its confidence.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, ToSchema)]
-pub struct ClauseType {
-    pub category: String,
-    #[serde(default)]
-    pub confidence: Option<f64>,
-}
-
-/// The contract metadata an ingested clause carries (see the README's metadata keys). Every
-/// field is optional; a clause whose metadata does not parse is treated as having none.
-#[derive(Debug, Clone, Default, Deserialize)]
-struct ClauseMeta {
-    #[serde(default)]
-    contract: Option<String>,
-    #[serde(default)]
-    source_path: Option<String>,
-    #[serde(default)]
-    document_type: Option<String>,
-    #[serde(default)]
-    parties: Vec<String>,
-    #[serde(default)]
-    date: Option<String>,
-    #[serde(default)]
-    governing_law: Option<String>,
-    #[serde(default)]
-    section: Option<String>,
-    #[serde(default)]
-    heading: Option<String>,
-    #[serde(default)]
-    path: Vec<String>,
-    #[serde(default)]
-    start: Option<usize>,
-    #[serde(default)]
-    end: Option<usize>,
-    #[serde(default)]
-    clause_types: Vec<ClauseType>,
-}
-
-impl ClauseMeta {
-    fn from_value(value: &serde_json::Value) -> Self {
-        if value.is_object() {
-            serde_json::from_value(value.clone()).unwrap_or_default()
-        } else {
-            ClauseMeta::default()
-        }
-    }
-}
-
-/// Where a clause comes from, for citing it.
-#[derive(Debug, Clone, Default, Serialize, ToSchema)]
-pub struct Citation {
-    /// Human-readable citation, e.g. "Pelican Delivers License Agreement, § 9.1 Limitation of
-    /// Liability" or "ACORD clause a5a68dbd19".
-    pub text: String,
-    pub contract: Option<String>,
-    pub document_type: Option<String>,
-    pub parties: Vec<String>,
-    pub date: Option<String>,
-    pub governing_law: Option<String>,
-    /// The section as cited, with its parents: "16.B", "9.1(a)(ii)".
-    pub reference: Option<String>,
-    /// The clause's own number as written ("B" in section 16).
-    pub section: Option<String>,
-    pub heading: Option<String>,
-    pub path: Vec<String>,
-    /// The contract's file name ("NETGEAR_INGRAM_distributor.txt"), never the server's path to
-    /// it ([`contract_file_name`]).
-    pub source: Option<String>,
-    /// Character span of the clause in the source contract's text.
-    pub start: Option<usize>,
-    pub end: Option<usize>,
-}
-
-fn citation(
-    id: &str,
-    title: Option<&str>,
-    metadata: &serde_json::Value,
-    meta: &ClauseMeta,
-) -> Citation {
-    // The CLI's citation ([`precedent_contracts::library_docs::citation`]); a clause without
-    // contract metadata (ACORD's) is named by its title or id.
-    let text = precedent_contracts::library_docs::citation(metadata).unwrap_or_else(|| match title
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-    {
-        Some(t) => t.to_owned(),
-        None => format!("Clause {id}"),
-    });
-    Citation {
-        text,
-        contract: meta.contract.clone(),
-        document_type: meta.document_type.clone(),
-        parties: meta.parties.clone(),
-        date: meta.date.clone(),
-        governing_law: meta.governing_law.clone(),
-        reference: precedent_contracts::library_docs::section_reference(
-            &meta.path,
-            meta.section.as_deref(),
-        ),
-        section: meta.section.clone(),
-        heading: meta.heading.clone(),
-        path: meta.path.clone(),
-        source: meta.source_path.as_deref().and_then(contract_file_name),
-        start: meta.start,
-        end: meta.end,
-    }
-}
-
-/// The file name of a contract ingested from `source_path`: what the API shows of where a
-/// clause comes from. The server's own path to the file says how its disks are laid out, which
-/// is nobody's business but the operator's, so no response carries it.
-pub(crate) fn contract_file_name(source_path: &str) -> Option<String> {
-    std::path::Path::new(source_path)
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-}
-
-/// Metadata keys that stay inside the server: `source_path` is the server's path to the
-/// contract file (see [`contract_file_name`]).
-const PRIVATE_METADATA: [&str; 1] = ["source_path"];
-
-/// A clause's raw metadata as responses carry it, without [`PRIVATE_METADATA`].
-fn public_metadata(mut metadata: serde_json::Value) -> serde_json::Value {
-    if let serde_json::Value::Object(m) = &mut metadata {
-        for key in PRIVATE_METADATA {
-            m.remove(key);
-        }
-    }
-    metadata
-}
-
-/// A character span (Unicode scalar offsets) in a clause's text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-pub struct Span {
-    pub start: usize,
-    pub end: usize,
-}
-
-/// Why a hit matched, in plain words ([`precedent_engine::explain`]).
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Explanation {
-    /// The passage of the clause's text that answers the query (its best sentence), as
-    /// character offsets; absent when no query word occurs in the clause.
-    pub passage: Option<Span>,
-    /// Plain-language reasons, most telling first: the clause type asked for, the search words
-    /// it mentions, a rating by reviewers for a similar request.
-    pub reasons: Vec<String>,
-}
-
-/// One stage's view of a hit (which retriever found it, at which rank, with which score).
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct StageScoreView {
-    pub stage: String,
-    pub rank: usize,
-    pub score: f32,
-}
-
-/// A clause as the API shows it.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ClauseView {
-    pub id: String,
-    pub title: Option<String>,
-    /// The clause's own text: what is copied and cited.
-    pub text: String,
-    /// Sections the clause refers to ("except as set forth in Section 14.A"), whose text ingest
-    /// attached to it for search: context, shown apart under their numbers.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub references: Vec<ReferencedSection>,
-    pub citation: Citation,
-    /// CUAD clause types (empty for clauses without typing, such as ACORD's).
-    pub clause_types: Vec<ClauseType>,
-    /// The clause's raw metadata object, without the server's path to the contract file.
-    #[schema(value_type = Object)]
-    pub metadata: serde_json::Value,
-}
-
-/// A section a clause refers to, with the text ingest attached.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ReferencedSection {
-    /// The section's number as the clause cites it, e.g. "14.A".
-    pub section: String,
-    pub text: String,
-}
-
-/// A ranked clause.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct SearchHit {
-    pub rank: usize,
-    pub score: f32,
-    /// Per-stage provenance (bm25 / dense ranks and scores).
-    pub stages: Vec<StageScoreView>,
-    /// Where the query's terms occur in `clause.text`.
-    pub highlights: Vec<Span>,
-    /// Why it matched: the answering passage and plain reasons (the raw scores are `stages`).
-    pub why: Explanation,
-    pub clause: ClauseView,
-    /// Ids of lower-ranked clauses with the same words (case, punctuation and spacing aside),
-    /// folded into this hit instead of shown as hits of their own: the same boilerplate in
-    /// other contracts. Empty with `keep_duplicates`.
-    pub copies: Vec<String>,
-}
-
-/// How often a value occurs among the top candidates.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct FacetValue {
-    pub value: String,
-    pub count: usize,
-}
-
-/// Value counts among the top candidates (before filters), for narrowing a search.
-#[derive(Debug, Clone, Default, Serialize, ToSchema)]
-pub struct Facets {
-    /// How many candidates the counts cover.
-    pub candidates: usize,
-    pub clause_type: Vec<FacetValue>,
-    pub governing_law: Vec<FacetValue>,
-    pub document_type: Vec<FacetValue>,
-    pub party: Vec<FacetValue>,
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -424,19 +210,6 @@ pub struct ClauseResponse {
     pub context: Option<ClauseContext>,
 }
 
-/// The text around a clause in its source contract.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ClauseContext {
-    /// The contract's file name (not the server's path to it).
-    pub source: String,
-    pub before: String,
-    pub clause: String,
-    pub after: String,
-    /// Character span of `clause` in the contract's text.
-    pub start: usize,
-    pub end: usize,
-}
-
 #[derive(Debug, Clone, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ClauseParams {
@@ -564,87 +337,13 @@ fn engine_error(e: impl std::fmt::Display) -> Problem {
     Problem::internal(format!("search failed: {e}"))
 }
 
-/// Reads a clause by row and shapes it for the API.
+/// Reads a clause by row and shapes it for the API ([`precedent_engine::hits::clause_view`]).
 fn clause_view(service: &LibraryService, row: u32) -> Result<(ClauseView, ClauseMeta), Problem> {
-    let doc = service.library.store().clause(row).map_err(engine_error)?;
-    let meta = ClauseMeta::from_value(&doc.metadata);
-    let (own, references) =
-        precedent_contracts::library_docs::split_references(&doc.text, &doc.metadata);
-    let view = ClauseView {
-        citation: citation(&doc.id, doc.title.as_deref(), &doc.metadata, &meta),
-        clause_types: meta.clause_types.clone(),
-        text: own.to_owned(),
-        references: references
-            .into_iter()
-            .map(|(section, text)| ReferencedSection {
-                section,
-                text: text.to_owned(),
-            })
-            .collect(),
-        id: doc.id,
-        title: doc.title,
-        metadata: public_metadata(doc.metadata),
-    };
-    Ok((view, meta))
+    precedent_engine::hits::clause_view(&service.library, row).map_err(engine_error)
 }
 
-fn row_of(service: &LibraryService, id: &str) -> Result<u32, Problem> {
-    service.library.store().row(id).ok_or_else(|| {
-        Problem::not_found(format!("library {:?} has no clause {id:?}", service.name))
-    })
-}
-
-/// Spans of `text` (in characters) whose analysed term is one of `terms`.
-fn highlight_spans(service: &LibraryService, text: &str, terms: &[String]) -> Vec<Span> {
-    if terms.is_empty() {
-        return Vec::new();
-    }
-    let mut byte_spans = Vec::new();
-    service.analyzer.for_each_term(text, |t| {
-        if terms.contains(&t.text) {
-            byte_spans.push((t.start, t.end));
-        }
-    });
-    // Byte offsets -> character offsets in one pass.
-    let mut spans = Vec::with_capacity(byte_spans.len());
-    let mut chars_before = 0;
-    let mut last_byte = 0;
-    for (start, end) in byte_spans {
-        let (Some(head), Some(body)) = (text.get(last_byte..start), text.get(start..end)) else {
-            continue;
-        };
-        chars_before += head.chars().count();
-        let len = body.chars().count();
-        spans.push(Span {
-            start: chars_before,
-            end: chars_before + len,
-        });
-        chars_before += len;
-        last_byte = end;
-    }
-    spans
-}
-
-fn count_facet(counts: &mut BTreeMap<String, usize>, value: &str) {
-    let value = value.trim();
-    if !value.is_empty() {
-        *counts.entry(value.to_owned()).or_default() += 1;
-    }
-}
-
-fn facet_list(counts: BTreeMap<String, usize>) -> Vec<FacetValue> {
-    let mut list: Vec<FacetValue> = counts
-        .into_iter()
-        .map(|(value, count)| FacetValue { value, count })
-        .collect();
-    list.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value)));
-    list.truncate(25);
-    list
-}
-
-/// Ranks with the engine's one search ([`precedent_engine::search::search`]: filters,
-/// deepening, the left-out `similar` source, folded copies), then renders the page and counts
-/// facets over the top candidates.
+/// Ranks and renders the page ([`precedent_engine::hits::ranked_hits`]); an empty query, or one
+/// of no words, is the caller's mistake (400), anything else the server's.
 fn ranked_hits(
     service: &LibraryService,
     pipeline: &Pipeline,
@@ -658,103 +357,35 @@ fn ranked_hits(
         exclude: ranking.exclude,
         keep_duplicates: ranking.keep_duplicates,
     };
-    let page = precedent_engine::search::search(&service.library, pipeline, &request).map_err(
-        |e| match e {
-            precedent_engine::EngineError::Rank(precedent_rank::RankError::EmptyQuery) => {
-                Problem::bad_request("the query is empty")
-            }
-            precedent_engine::EngineError::Rank(precedent_rank::RankError::NoWords) => {
-                Problem::bad_request(format!(
-                    "{} has no words (only punctuation or symbols); type the words to look for",
-                    if ranking.exclude.is_some() {
-                        "the clause"
-                    } else {
-                        "the query"
-                    }
-                ))
-            }
-            other => engine_error(other),
-        },
-    )?;
-    let mut facet_counts: [BTreeMap<String, usize>; 4] = Default::default();
-    for &row in &page.facet_rows {
-        // Facets read the metadata alone; only the page's hits are rendered as views.
-        let doc = service.library.store().clause(row).map_err(engine_error)?;
-        let meta = ClauseMeta::from_value(&doc.metadata);
-        for t in &meta.clause_types {
-            count_facet(&mut facet_counts[0], &t.category);
+    precedent_engine::hits::ranked_hits(
+        &service.library,
+        &service.analyzer,
+        &service.explainer,
+        pipeline,
+        &request,
+    )
+    .map_err(|e| match e {
+        precedent_engine::EngineError::Rank(precedent_rank::RankError::EmptyQuery) => {
+            Problem::bad_request("the query is empty")
         }
-        count_facet(
-            &mut facet_counts[1],
-            meta.governing_law.as_deref().unwrap_or(""),
-        );
-        count_facet(
-            &mut facet_counts[2],
-            meta.document_type.as_deref().unwrap_or(""),
-        );
-        for p in &meta.parties {
-            count_facet(&mut facet_counts[3], p);
+        precedent_engine::EngineError::Rank(precedent_rank::RankError::NoWords) => {
+            Problem::bad_request(format!(
+                "{} has no words (only punctuation or symbols); type the words to look for",
+                if ranking.exclude.is_some() {
+                    "the clause"
+                } else {
+                    "the query"
+                }
+            ))
         }
-    }
-    let terms = service.library.lexical().query_terms(&ranking.query);
-    let mut views = Vec::with_capacity(page.hits.len());
-    for found in &page.hits {
-        views.push(clause_view(service, found.hit.row)?.0);
-    }
-    let clauses: Vec<(&str, &str, &serde_json::Value)> = views
-        .iter()
-        .map(|v| (v.id.as_str(), v.text.as_str(), &v.metadata))
-        .collect();
-    let explanations = service
-        .explainer
-        .explain_hits(&service.library, &ranking.query, &clauses);
-    let mut hits = Vec::with_capacity(page.hits.len());
-    for (i, ((found, view), why)) in page
-        .hits
-        .into_iter()
-        .zip(views)
-        .zip(explanations)
-        .enumerate()
-    {
-        let copies = found
-            .copies
-            .iter()
-            .filter_map(|&row| service.library.store().id(row).map(str::to_owned))
-            .collect();
-        hits.push(SearchHit {
-            rank: i + 1,
-            score: found.hit.score,
-            stages: found
-                .hit
-                .stages
-                .iter()
-                .map(|s| StageScoreView {
-                    stage: s.stage.clone(),
-                    rank: s.rank,
-                    score: s.score,
-                })
-                .collect(),
-            highlights: highlight_spans(service, &view.text, &terms),
-            why: Explanation {
-                passage: why.passage.map(|p| Span {
-                    start: p.start,
-                    end: p.end,
-                }),
-                reasons: why.reasons,
-            },
-            clause: view,
-            copies,
-        });
-    }
-    let [clause_type, governing_law, document_type, party] = facet_counts;
-    let facets = Facets {
-        candidates: page.facet_rows.len(),
-        clause_type: facet_list(clause_type),
-        governing_law: facet_list(governing_law),
-        document_type: facet_list(document_type),
-        party: facet_list(party),
-    };
-    Ok((hits, facets))
+        other => engine_error(other),
+    })
+}
+
+fn row_of(service: &LibraryService, id: &str) -> Result<u32, Problem> {
+    service.library.store().row(id).ok_or_else(|| {
+        Problem::not_found(format!("library {:?} has no clause {id:?}", service.name))
+    })
 }
 
 #[utoipa::path(
@@ -894,7 +525,7 @@ pub async fn clause(
     let svc = service.clone();
     let (view, context) = run_blocking(&state, move || {
         let (view, meta) = clause_view(&svc, row)?;
-        let context = crate::context::clause_context(
+        let context = precedent_engine::context::clause_context(
             meta.source_path.as_deref(),
             meta.start,
             meta.end,
@@ -1024,13 +655,6 @@ pub async fn compare(
     .into_response())
 }
 
-fn now_unix_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
-
 #[utoipa::path(
     post, path = "/v1/ratings", tag = "ratings",
     request_body = RatingRequest,
@@ -1050,20 +674,9 @@ pub async fn rate(
     let Caller { service, key } =
         authorize(&state, &headers, request.library.as_deref(), Role::Rate)?;
     check_text("query", &request.query)?;
-    if !(1..=5).contains(&request.stars) {
-        return Err(Problem::bad_request(format!(
-            "stars must be 1 to 5, got {}",
-            request.stars
-        )));
-    }
-    row_of(&service, &request.clause_id)?;
-    let rating = Rating {
-        query: crate::ratings::one_line(&request.query),
-        clause_id: request.clause_id,
-        stars: request.stars,
-        key_id: key.id,
-        time_unix_ms: now_unix_ms(),
-    };
+    let rating = new_rating(&request.query, request.clause_id, request.stars, key.id)
+        .map_err(Problem::bad_request)?;
+    row_of(&service, &rating.clause_id)?;
     let svc = service.clone();
     let stored = rating.clone();
     // Not behind the engine semaphore: an fsync is I/O, not CPU.
@@ -1104,28 +717,10 @@ pub async fn export_ratings(
         .await
         .map_err(|e| Problem::internal(e.to_string()))?
         .map_err(|e| Problem::internal(e.to_string()))?;
-    let (content_type, body) = match format.as_str() {
-        "qrels" => (
-            "text/tab-separated-values; charset=utf-8",
-            qrels_tsv(&ratings).map_err(|e| Problem::internal(e.to_string()))?,
-        ),
-        "queries" => ("application/x-ndjson", queries_jsonl(&ratings)),
-        "jsonl" => {
-            let mut out = String::new();
-            for r in &ratings {
-                out.push_str(
-                    &serde_json::to_string(r).map_err(|e| Problem::internal(e.to_string()))?,
-                );
-                out.push('\n');
-            }
-            ("application/x-ndjson", out)
-        }
-        other => {
-            return Err(Problem::bad_request(format!(
-                "unknown format {other:?} (qrels, queries or jsonl)"
-            )))
-        }
-    };
+    let (content_type, body) = export(&ratings, &format).map_err(|e| match e {
+        ExportError::UnknownFormat(_) => Problem::bad_request(e.to_string()),
+        ExportError::Writing(_) => Problem::internal(e.to_string()),
+    })?;
     Ok(([(header::CONTENT_TYPE, content_type)], body).into_response())
 }
 
@@ -1270,14 +865,5 @@ mod tests {
             .expect("blank")
             .is_empty());
         assert!(filter(serde_json::json!({"date_from": "2018-13-01"})).is_err());
-    }
-
-    #[test]
-    fn metadata_of_the_wrong_shape_is_ignored_not_fatal() {
-        let value = serde_json::json!({"parties": "not a list"});
-        let meta = ClauseMeta::from_value(&value);
-        assert!(meta.parties.is_empty());
-        let c = citation("a1", None, &value, &meta);
-        assert_eq!(c.text, "Clause a1");
     }
 }

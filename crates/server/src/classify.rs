@@ -117,7 +117,7 @@ pub async fn classify(
 ) -> Result<Json<ClassifyResponse>, Problem> {
     authorize(&state, &headers, None, Role::Read)?;
     check_request(&request)?;
-    let classifier = state.classifier.load().await?;
+    let classifier = crate::lazy::load(&state.classifier).await?;
     run_blocking(&state, move || {
         let texts: Vec<&str> = request.texts.iter().map(String::as_str).collect();
         let clauses = classifier

@@ -1,242 +1,55 @@
-//! Models that the server loads on their first request, not at start.
-//!
-//! Why: the clause typer behind `/v1/review` and the clause classifier behind `/v1/classify`
-//! take seconds to load and, the very first time, minutes to train. A server start should not
-//! pay that when nobody reviews or classifies, and searches must keep being served while it
-//! happens. Concurrent first requests wait for the one load; a failed load is remembered and
-//! answered as 503 with its reason (it would fail the same way again). `serve --preload` starts
-//! the loads at start instead, in the background, and `/healthz` tells where each one is.
+//! Models the server loads on their first request ([`precedent_engine::lazy`]), loaded off the
+//! async threads, and their load errors as HTTP answers: 501 when this server has no loader
+//! for the model, 503 when its load failed.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use axum::http::StatusCode;
+pub use precedent_engine::lazy::{LazyModel, LoadError, Loader, ModelState};
 
 use crate::problem::Problem;
 
-/// Loads a model; called once, on the first request that needs it.
-pub type Loader<T> = Arc<dyn Fn() -> Result<Arc<T>, String> + Send + Sync>;
-
-/// A model loaded on first use; `None` loader = the feature is not available in this server.
-pub struct LazyModel<T: ?Sized> {
-    /// What the model is, for messages: "the clause typer".
-    model: &'static str,
-    /// What needs it, for the 501 when there is no loader: "contract review".
-    feature: &'static str,
-    loader: Mutex<Option<Loader<T>>>,
-    loaded: OnceLock<Loaded<T>>,
-    /// A load has started (it may be running now).
-    started: AtomicBool,
-}
-
-/// How the one load ended.
-enum Loaded<T: ?Sized> {
-    Ready(Arc<T>),
-    Failed(String),
-    /// There was no loader.
-    Unavailable,
-}
-
-/// Where a [`LazyModel`] is, as `/healthz` reports it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case", tag = "state", content = "reason")]
-pub enum ModelState {
-    /// No request has needed it yet (and no preload asked for it).
-    NotLoaded,
-    /// Loading, or training for the first time.
-    Loading,
-    Ready,
-    /// The load failed; its requests answer 503 with this reason.
-    Failed(String),
-    /// This server has no loader for it; its requests answer 501.
-    Unavailable,
-}
-
-/// The clause-type reader of queries reports the same states as the models loaded here.
-impl From<precedent_learn::clause_types::ReaderState> for ModelState {
-    fn from(state: precedent_learn::clause_types::ReaderState) -> Self {
-        use precedent_learn::clause_types::ReaderState;
-        match state {
-            ReaderState::NotLoaded => ModelState::NotLoaded,
-            ReaderState::Loading => ModelState::Loading,
-            ReaderState::Ready => ModelState::Ready,
-            ReaderState::Failed(reason) => ModelState::Failed(reason),
+/// The problem a failed load answers with.
+fn problem(error: LoadError) -> Problem {
+    match error {
+        LoadError::Unavailable { .. } => Problem::not_implemented(error.to_string()),
+        LoadError::Failed { .. } => {
+            Problem::new(StatusCode::SERVICE_UNAVAILABLE, error.to_string())
         }
     }
 }
 
-impl<T: ?Sized + Send + Sync + 'static> LazyModel<T> {
-    pub fn new(model: &'static str, feature: &'static str, loader: Option<Loader<T>>) -> Self {
-        LazyModel {
-            model,
-            feature,
-            loader: Mutex::new(loader),
-            loaded: OnceLock::new(),
-            started: AtomicBool::new(false),
-        }
-    }
-
-    pub fn state(&self) -> ModelState {
-        match self.loaded.get() {
-            Some(Loaded::Ready(_)) => ModelState::Ready,
-            Some(Loaded::Unavailable) => ModelState::Unavailable,
-            Some(Loaded::Failed(e)) => ModelState::Failed(e.clone()),
-            None if self.started.load(Ordering::SeqCst) => ModelState::Loading,
-            None if self
-                .loader
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .is_none() =>
-            {
-                ModelState::Unavailable
-            }
-            None => ModelState::NotLoaded,
-        }
-    }
-
-    fn get(&self) -> Result<Arc<T>, Problem> {
-        let loaded = self.loaded.get_or_init(|| {
-            self.started.store(true, Ordering::SeqCst);
-            let loader = self.loader.lock().unwrap_or_else(|p| p.into_inner()).take();
-            let Some(load) = loader else {
-                return Loaded::Unavailable;
-            };
-            // A panicking loader is a failed load, not a model stuck "loading" forever.
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| load())) {
-                Ok(Ok(model)) => Loaded::Ready(model),
-                Ok(Err(e)) => Loaded::Failed(e),
-                Err(panic) => Loaded::Failed(format!(
-                    "loading panicked: {}",
-                    panic
-                        .downcast_ref::<String>()
-                        .map(String::as_str)
-                        .or_else(|| panic.downcast_ref::<&str>().copied())
-                        .unwrap_or("unknown panic")
-                )),
-            }
-        });
-        match loaded {
-            Loaded::Ready(model) => Ok(model.clone()),
-            Loaded::Unavailable => Err(Problem::not_implemented(format!(
-                "{} is not available in this server: it needs {} (start `precedent serve` from a build that has it)",
-                self.feature, self.model
-            ))),
-            Loaded::Failed(e) => Err(Problem::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                format!("{} could not be loaded: {e}", self.model),
-            )),
-        }
-    }
-
-    /// Starts loading the model on a thread of its own, now rather than on its first request.
-    pub fn preload(self: &Arc<Self>) {
-        let lazy = self.clone();
-        std::thread::spawn(move || {
-            if let Err(problem) = lazy.get() {
-                tracing::warn!("{}", problem.detail);
-            }
-        });
-    }
-
-    /// The model, loading it (off the async threads and outside the engine slots, so searches
-    /// are served meanwhile) if this is the first request that needs it.
-    pub async fn load(self: &Arc<Self>) -> Result<Arc<T>, Problem> {
-        let lazy = self.clone();
-        let model = self.model;
-        tokio::task::spawn_blocking(move || lazy.get())
-            .await
-            .map_err(|e| Problem::internal(format!("loading {model} failed: {e}")))?
-    }
+/// The model, loading it (off the async threads and outside the engine slots, so searches
+/// are served meanwhile) if this is the first request that needs it.
+pub async fn load<T: ?Sized + Send + Sync + 'static>(
+    lazy: &Arc<LazyModel<T>>,
+) -> Result<Arc<T>, Problem> {
+    let model = lazy.model();
+    let lazy = lazy.clone();
+    tokio::task::spawn_blocking(move || lazy.get().map_err(problem))
+        .await
+        .map_err(|e| Problem::internal(format!("loading {model} failed: {e}")))?
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     #[tokio::test]
-    async fn loads_once_and_remembers_a_failure() {
-        let calls = Arc::new(AtomicUsize::new(0));
-        let counted = calls.clone();
-        let ok: LazyModel<str> = LazyModel::new(
-            "the thing",
-            "doing it",
-            Some(Arc::new(move || {
-                counted.fetch_add(1, Ordering::SeqCst);
-                Ok(Arc::from("loaded"))
-            })),
-        );
-        let ok = Arc::new(ok);
-        assert_eq!(ok.state(), ModelState::NotLoaded);
-        for _ in 0..3 {
-            assert_eq!(&*ok.load().await.expect("loads"), "loaded");
-        }
-        assert_eq!(calls.load(Ordering::SeqCst), 1);
-        assert_eq!(ok.state(), ModelState::Ready);
-
+    async fn a_failed_load_is_503_and_a_missing_loader_501() {
         let failing: Arc<LazyModel<str>> = Arc::new(LazyModel::new(
             "the thing",
             "doing it",
             Some(Arc::new(|| Err("no weights".to_owned()))),
         ));
-        let problem = failing.load().await.expect_err("fails");
+        let problem = load(&failing).await.expect_err("fails");
         assert_eq!(problem.status_code(), StatusCode::SERVICE_UNAVAILABLE);
         assert!(problem
             .detail
             .contains("the thing could not be loaded: no weights"));
-        assert_eq!(
-            failing.load().await.expect_err("fails again").status_code(),
-            StatusCode::SERVICE_UNAVAILABLE
-        );
-
-        assert!(matches!(failing.state(), ModelState::Failed(e) if e == "no weights"));
-
         let absent: Arc<LazyModel<str>> = Arc::new(LazyModel::new("the thing", "doing it", None));
-        assert_eq!(absent.state(), ModelState::Unavailable);
-        let problem = absent.load().await.expect_err("absent");
+        let problem = load(&absent).await.expect_err("absent");
         assert_eq!(problem.status_code(), StatusCode::NOT_IMPLEMENTED);
         assert!(problem.detail.starts_with("doing it is not available"));
-    }
-
-    #[tokio::test]
-    async fn a_panicking_loader_is_a_failed_load() {
-        let lazy: Arc<LazyModel<str>> = Arc::new(LazyModel::new(
-            "the thing",
-            "doing it",
-            Some(Arc::new(|| panic!("weights out of range"))),
-        ));
-        let problem = lazy.load().await.expect_err("fails");
-        assert_eq!(problem.status_code(), StatusCode::SERVICE_UNAVAILABLE);
-        assert!(
-            problem.detail.contains("weights out of range"),
-            "{}",
-            problem.detail
-        );
-        assert!(matches!(lazy.state(), ModelState::Failed(_)));
-    }
-
-    #[test]
-    fn a_preload_runs_in_the_background_and_reports_loading() {
-        let (release, wait) = std::sync::mpsc::channel::<()>();
-        let wait = Mutex::new(wait);
-        let lazy: Arc<LazyModel<str>> = Arc::new(LazyModel::new(
-            "the thing",
-            "doing it",
-            Some(Arc::new(move || {
-                let _ = wait.lock().map(|w| w.recv());
-                Ok(Arc::from("loaded"))
-            })),
-        ));
-        lazy.preload();
-        let waited = std::time::Instant::now();
-        while lazy.state() != ModelState::Loading {
-            assert!(waited.elapsed().as_secs() < 10, "{:?}", lazy.state());
-            std::thread::yield_now();
-        }
-        release.send(()).expect("release the load");
-        while lazy.state() != ModelState::Ready {
-            assert!(waited.elapsed().as_secs() < 10, "{:?}", lazy.state());
-            std::thread::yield_now();
-        }
     }
 }

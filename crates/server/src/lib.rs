@@ -13,13 +13,10 @@
 pub mod api;
 mod auth;
 pub mod classify;
-mod context;
-pub mod keys;
 mod lazy;
 pub mod market;
 mod metrics;
 pub mod problem;
-pub mod ratings;
 pub mod review;
 pub mod state;
 mod web;
@@ -36,8 +33,10 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::OpenApi;
 
 pub use classify::{ClassifierLoader, TypeScore};
-pub use keys::{KeyRecord, KeyStore, Role};
+// Key and rating storage are the engine's; the server checks keys and takes ratings over HTTP.
 pub use lazy::{LazyModel, Loader, ModelState};
+pub use precedent_engine::keys::{self, KeyRecord, KeyStore, Role};
+pub use precedent_engine::ratings;
 pub use review::{Finding, ReviewKind, ReviewerLoader, TosLoader};
 pub use state::{LibrarySpec, ModelOptions};
 

@@ -16,10 +16,11 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use precedent_clause_types::ClauseTyper;
-use precedent_engine::review::{
-    checklist, checklist_rows, review_text, to_csv, ChecklistRow, PRESENT_AT, SPANS_PER_CATEGORY,
-};
-use precedent_unfair::document::{looks_like_terms_of_service, TosReview};
+use precedent_engine::review::to_csv;
+use precedent_engine::review_view;
+// The review's shapes are the engine's ([`precedent_engine::review_view`]).
+pub use precedent_engine::review_view::{Finding, ReviewResponse, SectionView};
+use precedent_unfair::document::looks_like_terms_of_service;
 use precedent_unfair::UnfairModel;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -30,20 +31,6 @@ use crate::keys::Role;
 use crate::lazy::{LazyModel, Loader};
 use crate::problem::Problem;
 use crate::AppState;
-
-/// A clause type found in a contract.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Finding {
-    /// CUAD category, e.g. "Governing Law".
-    pub category: String,
-    pub confidence: f32,
-    /// Character span in the contract text of the review.
-    pub start: usize,
-    pub end: usize,
-    pub text: String,
-    /// Number of the segmented clause the finding starts in, e.g. "9.1".
-    pub section: Option<String>,
-}
 
 /// Loads the clause typer; called once, on the first review request.
 pub type ReviewerLoader = Loader<ClauseTyper>;
@@ -104,57 +91,6 @@ pub struct ReviewQuery {
     #[serde(default)]
     pub format: ReviewFormat,
 }
-
-/// A segmented clause of the reviewed contract.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct SectionView {
-    pub number: Option<String>,
-    pub heading: Option<String>,
-    pub start: usize,
-    pub end: usize,
-}
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ReviewResponse {
-    /// The uploaded file's name.
-    pub contract: String,
-    /// What the contract says about itself (title, document type, parties, date, governing
-    /// law), read by pattern; a field not found is null.
-    pub metadata: precedent_contracts::meta::ContractMeta,
-    /// txt, html, pdf or docx.
-    pub format: String,
-    /// The text was recognised by OCR (a PDF without a text layer): it may differ from the scan.
-    pub ocr: bool,
-    /// The contract's text as read; finding and section spans are char offsets into it.
-    pub text: String,
-    pub sections: Vec<SectionView>,
-    /// Clause types found, most confident first; at most 3 non-overlapping spans per type,
-    /// confidence 0.5 and up. For terms of service: one finding per flagged sentence and
-    /// unfair-term type (category = the type's name), in document order.
-    pub findings: Vec<Finding>,
-    /// Contracts only: all 41 CUAD categories in `master_clauses.csv` order, each
-    /// {"category", "present", "band" (likely >= 0.5, possible >= 0.3, else unlikely),
-    /// "best_confidence" (null without a candidate), "spans": [{"start", "end", "section",
-    /// "confidence", "text"}]}, spans best first, no repeats; an absent category has none.
-    /// Empty for terms of service (see `unfair_terms.checklist`).
-    #[schema(value_type = Vec<Object>)]
-    pub checklist: Vec<ChecklistRow>,
-    /// "contract" or "tos": which review was made.
-    pub kind: &'static str,
-    /// Terms of service only: {"sentences", "flagged": [{"sentence", "start", "end", "text",
-    /// "types": [{"id", "name", "confidence"}]}], "checklist": [{"id", "name", "present",
-    /// "sentences", "best_confidence"}]} (all eight types, present or absent).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
-    pub unfair_terms: Option<TosReview>,
-}
-
-/// Findings below this confidence are not shown; a category is present in the checklist from
-/// the same confidence.
-const MIN_CONFIDENCE: f32 = PRESENT_AT;
-/// Candidates per category the typer proposes, from which the checklist keeps the confident,
-/// non-overlapping ones.
-const CANDIDATES_PER_CATEGORY: usize = 20;
 
 struct Upload {
     file_name: String,
@@ -251,46 +187,19 @@ pub async fn review(
         ));
     }
     if is_tos {
-        let model = state.tos.load().await?;
+        let model = crate::lazy::load(&state.tos).await?;
         return run_blocking(&state, move || {
-            let review = precedent_unfair::document::review(&model, &document.text)
+            let format = format.name();
+            let review = review_view::tos_review(&model, contract, format, document)
                 .map_err(|e| Problem::internal(format!("reviewing the terms of service: {e:#}")))?;
-            let findings = review
-                .flagged
-                .iter()
-                .flat_map(|f| {
-                    f.types.iter().map(|t| Finding {
-                        category: t.name.to_owned(),
-                        confidence: t.confidence,
-                        start: f.start,
-                        end: f.end,
-                        text: f.text.clone(),
-                        section: None,
-                    })
-                })
-                .collect();
-            Ok(Json(ReviewResponse {
-                contract,
-                metadata: precedent_contracts::meta::extract(&document.text),
-                format: format.name().to_owned(),
-                ocr: document.ocr,
-                sections: Vec::new(),
-                text: document.text,
-                findings,
-                checklist: Vec::new(),
-                kind: "tos",
-                unfair_terms: Some(review),
-            })
-            .into_response())
+            Ok(Json(review).into_response())
         })
         .await;
     }
     // Loading (or, the very first time, training) the typer can take a minute.
-    let typer = state.reviewer.load().await?;
+    let typer = crate::lazy::load(&state.reviewer).await?;
     run_blocking(&state, move || {
-        let clauses = precedent_contracts::segment(&document);
-        let mut review = review_text(&typer, &contract, &document.text, CANDIDATES_PER_CATEGORY);
-        let rows = checklist_rows(&review);
+        let (mut review, rows) = review_view::typed_review(&typer, &contract, &document.text);
         match query.format {
             ReviewFormat::Csv => return Ok(csv_attachment(&contract, to_csv(&rows))),
             ReviewFormat::Docx => {
@@ -307,53 +216,9 @@ pub async fn review(
             }
             ReviewFormat::Json => {}
         }
-        let mut findings: Vec<Finding> =
-            checklist(review.findings, MIN_CONFIDENCE, SPANS_PER_CATEGORY)
-                .into_iter()
-                .map(|f| Finding {
-                    category: f.category.to_owned(),
-                    confidence: f.confidence,
-                    start: f.start,
-                    end: f.end,
-                    text: f.text,
-                    section: f.section,
-                })
-                .collect();
-        for f in &mut findings {
-            if f.section.is_none() {
-                f.section = clauses
-                    .iter()
-                    .filter(|c| c.start <= f.start && f.start < c.end)
-                    .min_by_key(|c| c.end - c.start)
-                    .and_then(|c| {
-                        precedent_contracts::library_docs::section_reference(
-                            &c.path,
-                            c.number.as_deref(),
-                        )
-                    });
-            }
-        }
-        Ok(Json(ReviewResponse {
-            contract,
-            metadata: precedent_contracts::meta::extract(&document.text),
-            format: format.name().to_owned(),
-            ocr: document.ocr,
-            sections: clauses
-                .iter()
-                .map(|c| SectionView {
-                    number: c.number.clone(),
-                    heading: c.heading.clone(),
-                    start: c.start,
-                    end: c.end,
-                })
-                .collect(),
-            text: document.text,
-            findings,
-            checklist: rows,
-            kind: "contract",
-            unfair_terms: None,
-        })
-        .into_response())
+        let format = format.name();
+        let response = review_view::contract_review(review, rows, contract, format, document);
+        Ok(Json(response).into_response())
     })
     .await
 }
@@ -372,26 +237,8 @@ fn csv_attachment(contract: &str, csv: String) -> Response {
 /// A download named after the uploaded contract (`franchise.pdf`, `review.docx` →
 /// `franchise-review.docx`), with only safe characters in the name.
 fn attachment(contract: &str, suffix: &str, media_type: &'static str, body: Vec<u8>) -> Response {
-    let stem = std::path::Path::new(contract)
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let safe: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let name = if safe.is_empty() {
-        "contract".to_owned()
-    } else {
-        safe
-    };
-    let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{name}-{suffix}\""))
+    let name = review_view::attachment_name(contract, suffix);
+    let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
         .unwrap_or_else(|_| HeaderValue::from_static("attachment"));
     (
         [

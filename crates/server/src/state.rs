@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-use precedent_engine::{needs_embedder, PipelineContext, Rankers, HYBRID_WITH_TYPES, LEARNED};
+use precedent_engine::served_pipelines::{served_pipelines, ServedPipelines};
+use precedent_engine::{PipelineContext, Rankers};
 use precedent_library::Library;
 use precedent_models::{CrossEncoder, Embedder};
 use precedent_rank::Pipeline;
@@ -257,8 +258,6 @@ fn load_library(
         }
         _ => None,
     };
-    // Every pipeline the engine builds that this library can run, each also followed by the
-    // cross-encoder when one is loaded (`NAME+cross-encoder`).
     let context = PipelineContext {
         embedder: embedder.clone(),
         ranker: ranker.clone(),
@@ -267,51 +266,12 @@ fn load_library(
         rerank_top: options.rerank_top,
         ..PipelineContext::new(library.clone())
     };
-    let config = |e: precedent_engine::EngineError| {
-        ServeError::Config(format!("library {}: {e}", spec.dir.display()))
-    };
-    let mut pipelines = BTreeMap::new();
-    for name in precedent_engine::known_pipelines() {
-        let missing_embedder = needs_embedder(name) && embedder.is_none();
-        let missing_reader = name == HYBRID_WITH_TYPES && context.clause_types.is_none();
-        if missing_embedder || missing_reader {
-            continue;
-        }
-        if name == LEARNED {
-            let (Some(model), Some(embedder)) = (&ranker, &embedder) else {
-                continue;
-            };
-            if model.manifest.embedder_model_id != embedder.model_id() {
-                tracing::warn!(
-                    "library {}: no learned pipeline, its vectors are not from the bi-encoder the ranker was trained with ({})",
-                    spec.dir.display(),
-                    model.manifest.embedder_model_id
-                );
-                continue;
-            }
-        }
-        pipelines.insert(
-            name.to_owned(),
-            Arc::new(precedent_engine::build(name, &context).map_err(config)?),
-        );
-        if let Some(cross) = cross_encoder {
-            let reranked = PipelineContext {
-                cross_encoder: Some(cross.clone()),
-                ..context.clone()
-            };
-            pipelines.insert(
-                format!("{name}+cross-encoder"),
-                Arc::new(precedent_engine::build(name, &reranked).map_err(config)?),
-            );
-        }
-    }
-    let learned_fits = ranker_is_default && pipelines.contains_key(LEARNED);
-    let default_pipeline = precedent_engine::default_pipeline(
-        embedder.is_some(),
-        learned_fits,
-        pipelines.contains_key(HYBRID_WITH_TYPES),
-    )
-    .to_owned();
+    let dir = spec.dir.display().to_string();
+    let ServedPipelines {
+        pipelines,
+        default_pipeline,
+    } = served_pipelines(&context, ranker_is_default, cross_encoder, &dir)
+        .map_err(|e| ServeError::Config(format!("library {dir}: {e}")))?;
     let analyzer = Analyzer::new(library.manifest().analyzer.clone());
     let explainer = precedent_engine::explain::Explainer::new(ranker.clone(), embedder.clone());
     let (keys, ratings) = match previous {

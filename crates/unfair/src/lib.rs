@@ -16,6 +16,7 @@
 //! - [`cache`] trains it once from the shared data and keeps it under the project state dir.
 
 pub mod cache;
+pub mod classifiers;
 pub mod data;
 pub mod document;
 pub mod features;

@@ -11,7 +11,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use utoipa::ToSchema;
 
 /// The key file inside a library directory. Library commits only touch `gen-*` and `CURRENT`,
 /// so it survives rebuilds and `--add`.
@@ -19,9 +18,8 @@ pub const KEYS_FILE: &str = "keys.json";
 const TOKEN_PREFIX: &str = "prec_";
 
 /// What a key may do, each role including the ones before it.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// Search, read clauses, find similar clauses, compare, review uploads.

@@ -1,6 +1,6 @@
 //! A clause's surroundings in its source contract, for "expand to context".
 
-use crate::api::ClauseContext;
+use crate::hits::{contract_file_name, ClauseContext};
 
 /// The text around chars `start..end` of the contract at `source_path`, `chars` characters on
 /// each side. `None` when the clause carries no source span, the file is gone, or the span no
@@ -24,7 +24,7 @@ pub fn clause_context(
     let after_end = (end + chars).min(chars_of.len());
     let collect = |a: usize, b: usize| chars_of[a..b].iter().collect::<String>();
     Some(ClauseContext {
-        source: crate::api::contract_file_name(path).unwrap_or_default(),
+        source: contract_file_name(path).unwrap_or_default(),
         before: collect(before_start, start),
         clause: collect(start, end),
         after: collect(end, after_end),

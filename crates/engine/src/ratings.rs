@@ -13,12 +13,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 pub const RATINGS_FILE: &str = "ratings.jsonl";
 
 /// One rating as stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Rating {
     /// The query the lawyer searched for (it becomes the query id of the exported qrels).
     pub query: String,
@@ -219,6 +219,63 @@ pub fn queries_jsonl(ratings: &[Rating]) -> String {
         }
     }
     out
+}
+
+/// A lawyer's rating of a clause for a query, as it is stored: the query on one line
+/// ([`one_line`]), rated now by the key `key_id`. Refused unless 1 to 5 stars.
+pub fn new_rating(
+    query: &str,
+    clause_id: String,
+    stars: u8,
+    key_id: String,
+) -> Result<Rating, String> {
+    if !(1..=5).contains(&stars) {
+        return Err(format!("stars must be 1 to 5, got {stars}"));
+    }
+    let time_unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    Ok(Rating {
+        query: one_line(query),
+        clause_id,
+        stars,
+        key_id,
+        time_unix_ms,
+    })
+}
+
+/// Why ratings could not be exported.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The format asked for is none of the known ones (the caller's mistake).
+    #[error("unknown format {0:?} (qrels, queries or jsonl)")]
+    UnknownFormat(String),
+    #[error("{0}")]
+    Writing(String),
+}
+
+/// The ratings in an export format, with its media type: `qrels` (TSV, the latest rating per
+/// pair, [`qrels_tsv`]), `queries` (BEIR queries.jsonl, [`queries_jsonl`]) or `jsonl` (the raw
+/// log).
+pub fn export(ratings: &[Rating], format: &str) -> Result<(&'static str, String), ExportError> {
+    let writing = |e: &dyn std::fmt::Display| ExportError::Writing(e.to_string());
+    Ok(match format {
+        "qrels" => (
+            "text/tab-separated-values; charset=utf-8",
+            qrels_tsv(ratings).map_err(|e| writing(&e))?,
+        ),
+        "queries" => ("application/x-ndjson", queries_jsonl(ratings)),
+        "jsonl" => {
+            let mut out = String::new();
+            for r in ratings {
+                out.push_str(&serde_json::to_string(r).map_err(|e| writing(&e))?);
+                out.push('\n');
+            }
+            ("application/x-ndjson", out)
+        }
+        other => return Err(ExportError::UnknownFormat(other.to_owned())),
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,234 @@
+//! LegalBench's CUAD tasks scored the two ways `precedent eval-legalbench` offers: the task
+//! folders' rows answered by a model at its per-category thresholds, or the development figure
+//! of the single-clause classifier cross-validated on CUAD by contract.
+//!
+//! Why here: which rows are scored, at which thresholds, and how the development folds are
+//! run and read are the measurement; the CLI loads the model it is asked for and prints.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use precedent_clause_types::clause_classifier::{
+    cross_validate_gate, cross_validate_with_unannotated, dev_report, listing_report,
+    unannotated_sentences, ClassifierOptions, ClauseClassifier, ListingReport,
+};
+use precedent_clause_types::legalbench::Thresholds;
+use precedent_clause_types::{ClauseTyper, N_CATEGORIES};
+use precedent_cuad::legalbench::{read_examples, Task};
+use precedent_cuad::CATEGORIES;
+use precedent_metrics::balanced_accuracy;
+
+/// A loaded model that answers "is this clause of category X?".
+pub enum Scorer {
+    /// The single-clause classifier, at its own tuned thresholds.
+    Classifier(Box<ClauseClassifier>),
+    /// The contract typer's first stage, at the thresholds shipped for LegalBench.
+    Typer(Box<ClauseTyper>),
+}
+
+impl Scorer {
+    /// Confidence in `category` of each of `texts` (the classifier embeds them in one batch).
+    fn confidences(&self, texts: &[&str], category: usize) -> Result<Vec<f32>> {
+        Ok(match self {
+            Scorer::Classifier(m) => m.batch_scores(texts)?.iter().map(|s| s[category]).collect(),
+            Scorer::Typer(t) => texts
+                .iter()
+                .map(|x| t.classify_scores(x)[category])
+                .collect(),
+        })
+    }
+
+    /// The model's own threshold per category: the classifier's (tuned on out-of-fold scores
+    /// of its training spans), or for the typer the ones `eval-cuad` tuned on CUAD's
+    /// development set.
+    pub fn thresholds(&self) -> [f32; N_CATEGORIES] {
+        match self {
+            Scorer::Classifier(m) => std::array::from_fn(|k| m.threshold(k)),
+            Scorer::Typer(_) => {
+                let shipped = precedent_clause_types::legalbench::shipped_thresholds();
+                std::array::from_fn(|k| shipped.get(k))
+            }
+        }
+    }
+}
+
+/// Reads per-category thresholds (JSON `{"thresholds": {"<category>": t}}`).
+pub fn read_thresholds(path: &Path) -> Result<Thresholds> {
+    serde_json::from_str(
+        &std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?,
+    )
+    .with_context(|| format!("parsing {}", path.display()))
+}
+
+/// `thresholds` with the categories `given` names replaced.
+pub fn override_thresholds(thresholds: &mut [f32; N_CATEGORIES], given: &Thresholds) {
+    for (k, t) in thresholds.iter_mut().enumerate() {
+        if let Some(&v) = given.thresholds.get(CATEGORIES[k]) {
+            *t = v;
+        }
+    }
+}
+
+/// One task folder's figure on its rows.
+pub enum TaskOutcome {
+    Scored {
+        name: String,
+        balanced_accuracy: f64,
+        rows: usize,
+        /// The file scored (`test.tsv` or `train.tsv`).
+        file_name: String,
+    },
+    /// A file without rows.
+    Skipped { file: PathBuf },
+}
+
+/// Balanced accuracy per task on the folders' rows: `test.tsv` when `split` is `test` and the
+/// folder has one, else `train.tsv`.
+pub fn score_rows(
+    scorer: &Scorer,
+    thresholds: &[f32; N_CATEGORIES],
+    tasks: &[Task],
+    split: &str,
+) -> Result<Vec<TaskOutcome>> {
+    let mut out = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        let test = task.dir.join("test.tsv");
+        let file = if split == "test" && test.is_file() {
+            test
+        } else {
+            task.dir.join("train.tsv")
+        };
+        let examples = read_examples(&file)?;
+        let t = thresholds[task.category];
+        let texts: Vec<&str> = examples.iter().map(|e| e.text.as_str()).collect();
+        let confidences = scorer
+            .confidences(&texts, task.category)
+            .with_context(|| format!("scoring {}", file.display()))?;
+        let judged = examples
+            .iter()
+            .zip(confidences)
+            .map(|(e, c)| (e.label, c >= t));
+        let Some(ba) = balanced_accuracy(judged) else {
+            out.push(TaskOutcome::Skipped { file });
+            continue;
+        };
+        out.push(TaskOutcome::Scored {
+            name: task.name.clone(),
+            balanced_accuracy: ba,
+            rows: examples.len(),
+            file_name: file
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default()
+                .to_owned(),
+        });
+    }
+    Ok(out)
+}
+
+/// Unannotated sentences per contract scored beside the annotated spans (`--dev-cuad`).
+const UNANNOTATED_PER_CONTRACT: usize = 5;
+
+/// One task's development figure.
+pub enum DevTask {
+    Scored {
+        name: String,
+        balanced_accuracy: f64,
+        /// Annotated spans of the task's category.
+        positives: usize,
+    },
+    /// No annotated span of the task's category in the CUAD folder.
+    Skipped { name: String },
+}
+
+/// The development figures: what `classify` lists of the held-out spans, and each task's
+/// balanced accuracy.
+pub struct DevOutcome {
+    pub listing: ListingReport,
+    /// Held-out annotated spans.
+    pub spans: usize,
+    pub tasks: Vec<DevTask>,
+}
+
+/// Development balanced accuracy per task by contract-level cross-validation of the classifier
+/// on `data` (its first `limit` contracts): refit per fold, thresholds tuned inside the
+/// training folds, the type gate nested the same way. Progress lines go to `log`.
+pub fn dev_scores(
+    data: &precedent_cuad::CuadDataset,
+    tasks: &[Task],
+    folds: usize,
+    limit: Option<usize>,
+    words_only: bool,
+    log: &dyn Fn(&str),
+) -> Result<DevOutcome> {
+    let contracts: Vec<&_> = data
+        .contracts
+        .iter()
+        .take(limit.unwrap_or(usize::MAX))
+        .collect();
+    let (options, embedder) = precedent_engine::legalbench_options(words_only);
+    if embedder.is_some() {
+        log(&format!(
+            "embedding the annotated spans of {} contracts with MiniLM, then {} folds",
+            contracts.len(),
+            folds
+        ));
+    }
+    let started = std::time::Instant::now();
+    // A few sentences of each contract that no annotation covers: what `classify` says of
+    // clauses of no CUAD type (they do not enter LegalBench's figures).
+    let free = unannotated_sentences(&contracts, UNANNOTATED_PER_CONTRACT);
+    let (mut spans, mut free) = cross_validate_with_unannotated(
+        &contracts,
+        folds,
+        &options,
+        &[],
+        &free,
+        embedder,
+        |done, folds| {
+            log(&format!(
+                "fold {done}/{folds} done ({:.0} s)",
+                started.elapsed().as_secs_f64()
+            ))
+        },
+    )?;
+    // The gate that learnt from unmatched sentences too, nested the same way.
+    cross_validate_gate(
+        &contracts,
+        folds,
+        &ClassifierOptions::for_second_stage(),
+        &mut spans,
+        &mut free,
+        |done, folds| {
+            log(&format!(
+                "gate fold {done}/{folds} done ({:.0} s)",
+                started.elapsed().as_secs_f64()
+            ))
+        },
+    )?;
+    let report = dev_report(&spans, folds, &options);
+    // What a lawyer sees of the same held-out spans through `classify`.
+    let listing = listing_report(&spans, &free);
+    let mut scored = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        let category = CATEGORIES[task.category];
+        let (Some(&ba), Some(&positives)) =
+            (report.tasks.get(category), report.positives.get(category))
+        else {
+            scored.push(DevTask::Skipped {
+                name: task.name.clone(),
+            });
+            continue;
+        };
+        scored.push(DevTask::Scored {
+            name: task.name.clone(),
+            balanced_accuracy: ba,
+            positives,
+        });
+    }
+    Ok(DevOutcome {
+        listing,
+        spans: spans.len(),
+        tasks: scored,
+    })
+}

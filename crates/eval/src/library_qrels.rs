@@ -1,0 +1,109 @@
+//! Judgements made on a clause corpus (ACORD's hand-cut clauses) carried over to a library
+//! `ingest` cut from the contracts those clauses came from ([`crate::transfer`]), reading the
+//! library's clauses and their contracts as ingest read them: what `precedent map-qrels`
+//! computes before it writes and prints.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use precedent_formats::{CorpusDoc, Qrels};
+use precedent_library::Library;
+
+use crate::transfer::{transfer_judgements, SourceClause, Transferred};
+
+/// The judgements carried to a library, and how many of its contract files were read.
+pub struct LibraryJudgements {
+    pub transferred: Transferred,
+    /// Contract files the library's clauses were cut from.
+    pub contracts: usize,
+    /// Of those, the files that could not be read (changed or gone): their clauses get none.
+    pub unreadable: usize,
+}
+
+/// Carries `qrels` (over `corpus`'s clause ids) to the clauses of the library at `index`,
+/// placing each judged corpus clause in the contracts' text. A contract that cannot be read
+/// (gone, or changed since it was ingested) is reported to `warn` and gets no judgements.
+pub fn map_to_library(
+    corpus: &[CorpusDoc],
+    qrels: &Qrels,
+    index: &Path,
+    warn: &dyn Fn(&str),
+) -> Result<LibraryJudgements> {
+    let library = Library::open(index)?;
+    let store = library.store();
+
+    // The library's clauses by contract file, with their spans.
+    let mut files: Vec<(String, Option<String>)> = Vec::new();
+    let mut file_index: HashMap<String, usize> = HashMap::new();
+    let mut clauses: Vec<SourceClause> = Vec::with_capacity(store.len());
+    for row in 0..store.len() as u32 {
+        let clause = store.clause(row)?;
+        let meta = &clause.metadata;
+        let (Some(path), Some(start), Some(end)) = (
+            meta.get("source_path").and_then(|v| v.as_str()),
+            meta.get("start").and_then(|v| v.as_u64()),
+            meta.get("end").and_then(|v| v.as_u64()),
+        ) else {
+            continue;
+        };
+        let contract = *file_index.entry(path.to_owned()).or_insert_with(|| {
+            let fingerprint = meta
+                .get("source_fingerprint")
+                .and_then(|v| v.as_str())
+                .map(str::to_owned);
+            files.push((path.to_owned(), fingerprint));
+            files.len() - 1
+        });
+        clauses.push(SourceClause {
+            id: clause.id,
+            contract,
+            start: start as usize,
+            end: end as usize,
+        });
+    }
+    if clauses.is_empty() {
+        bail!(
+            "{} has no clause cut from a contract file (no source_path/start/end): build it with `precedent ingest DIR --index {}`",
+            index.display(),
+            index.display()
+        );
+    }
+
+    // Each contract's text as ingest read it (the spans are offsets into it).
+    let mut texts: Vec<String> = Vec::with_capacity(files.len());
+    let mut unreadable = 0usize;
+    for (path, fingerprint) in &files {
+        match contract_text(path, fingerprint.as_deref()) {
+            Ok(text) => texts.push(text),
+            Err(e) => {
+                warn(&format!("warning: {e:#}; its clauses get no judgements"));
+                unreadable += 1;
+                texts.push(String::new());
+            }
+        }
+    }
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let transferred = transfer_judgements(corpus, qrels, &refs, &clauses)
+        .context("placing the corpus's clauses in the contracts")?;
+    Ok(LibraryJudgements {
+        transferred,
+        contracts: files.len(),
+        unreadable,
+    })
+}
+
+/// A contract's text as ingest read it, refused when the file changed since (its spans would
+/// no longer fit).
+fn contract_text(path: &str, fingerprint: Option<&str>) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {path}"))?;
+    if let Some(expected) = fingerprint {
+        if precedent_engine::ingest::fingerprint(&bytes) != expected {
+            bail!("{path} changed since it was ingested; its spans no longer fit");
+        }
+    }
+    let path = Path::new(path);
+    let format = precedent_contracts::Format::from_path(path)
+        .with_context(|| format!("{}: not a contract format", path.display()))?;
+    Ok(precedent_contracts::read_bytes(path, format, &bytes)?.text)
+}

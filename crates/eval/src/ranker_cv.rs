@@ -1,0 +1,508 @@
+//! Learning the ranking stage from rating files, and cross-validating it: what `precedent
+//! train` and `precedent eval-judge` compute, apart from their flags and their printing.
+//!
+//! Why here: reading several wordings of the same queries, resolving and merging rating files,
+//! the CUAD type profiles, the variants a cross-validation scores (single stages, feature and
+//! rule ablations, the nested rule selection) and the scoring of each fold's model on a library
+//! cut from contracts are how the ranker is measured; a face only chooses and prints.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use precedent_engine::library_setup::{self, VectorPlan};
+use precedent_engine::pipeline_choice;
+use precedent_engine::{lazy_clause_type_reader, Report, HYBRID_WITH_TYPES, LEARNED};
+use precedent_formats::{Qrels, Query};
+use precedent_learn::cv::{cross_validate, CvReport, Variant};
+use precedent_learn::{
+    ClauseTypeReader, CuadTypeProfiles, LearnedModel, RatedQuery, TrainOptions, TrainingData,
+};
+use precedent_library::Library;
+use precedent_metrics::MeanMetrics;
+use precedent_models::Embedder;
+
+/// Where learning from ratings reads its inputs.
+pub struct RatedSource<'a> {
+    /// Clause corpus (BEIR corpus.jsonl) the ratings refer to.
+    pub corpus: &'a Path,
+    /// Query files, each one wording of the same queries.
+    pub queries: &'a [PathBuf],
+    /// Rating files, merged ([`read_all_qrels`]).
+    pub qrels: &'a [PathBuf],
+    /// Library to use; by default the one `precedent eval` builds under `.precedent/eval/`.
+    pub index: Option<&'a Path>,
+    /// CUAD folder for the CUAD clause-type evidence; default: found walking up from here.
+    pub cuad: Option<PathBuf>,
+    /// Annotated spans per CUAD type averaged into its profile.
+    pub cuad_spans: usize,
+    /// How the library's clause vectors are built when it is built here (asked once the
+    /// queries, ratings and corpus have been read).
+    pub vectors: &'a dyn Fn() -> Result<VectorPlan<'a>>,
+    /// The bi-encoder to embed queries with when the library records none.
+    pub model: &'a str,
+    /// Embedding cache directory.
+    pub cache: &'a Path,
+}
+
+/// What learning from ratings starts from: the library (with vectors), the rated queries and
+/// their embeddings, the library's bi-encoder, and the CUAD type profiles when CUAD is found.
+pub struct RatedInputs {
+    pub library: Arc<Library>,
+    pub rated: Vec<RatedQuery>,
+    pub embeddings: Vec<Vec<f32>>,
+    pub embedder: Embedder,
+    pub cuad_types: Option<CuadTypeProfiles>,
+    pub clause_types: Arc<dyn ClauseTypeReader>,
+}
+
+/// Reads the queries and rating files, opens (or builds) the library, resolves the ratings,
+/// embeds the queries with the library's model and builds the CUAD type profiles.
+pub fn load_rated(source: &RatedSource<'_>, report: &dyn Report) -> Result<RatedInputs> {
+    let wordings = read_wordings(source.queries)?;
+    let qrels = read_all_qrels(source.qrels)?;
+    let library = Arc::new(library_setup::corpus_library(
+        source.corpus,
+        source.index,
+        Some(source.vectors),
+        report,
+    )?);
+    let mut rated = Vec::new();
+    for (i, (wording, queries)) in wordings.iter().enumerate() {
+        let (resolved, warnings) = RatedQuery::resolve(&library, queries, &qrels)?;
+        // The same ratings resolve the same way for every wording: warn once.
+        if i == 0 {
+            for w in &warnings {
+                report.warn(&format!("warning: {w}"));
+            }
+        }
+        rated.extend(resolved.into_iter().map(|q| RatedQuery {
+            wording: if wordings.len() > 1 {
+                wording.clone()
+            } else {
+                String::new()
+            },
+            ..q
+        }));
+    }
+    let spec = library
+        .vectors_info()
+        .map(|i| i.model_source.clone())
+        .unwrap_or_else(|| source.model.to_owned());
+    let embedder = library_setup::load_embedder(&spec)?;
+    let texts: Vec<&str> = rated.iter().map(|q| q.text.as_str()).collect();
+    let embeddings = embedder.embed(&texts)?;
+    let cuad_types = cuad_type_profiles(
+        source.cuad.clone(),
+        source.cuad_spans,
+        &embedder,
+        source.cache,
+        report,
+    )?;
+    let clause_types: Arc<dyn ClauseTypeReader> = lazy_clause_type_reader(
+        source.cuad.clone(),
+        precedent_clause_types::cache::default_classifier_cache(),
+    );
+    Ok(RatedInputs {
+        library,
+        rated,
+        embeddings,
+        embedder,
+        cuad_types,
+        clause_types,
+    })
+}
+
+/// Reads query files, each one wording of the same queries ([`precedent_formats::wording_of`]).
+/// Two files of the same wording, or a file whose ids differ from the first file's, are
+/// refused: their figures could not be compared query for query.
+pub fn read_wordings(paths: &[PathBuf]) -> Result<Vec<(String, Vec<Query>)>> {
+    let mut wordings: Vec<(String, Vec<Query>)> = Vec::new();
+    for path in paths {
+        let queries = precedent_formats::read_queries(path)?;
+        let name = precedent_formats::wording_of(path, &queries);
+        if wordings.iter().any(|(w, _)| *w == name) {
+            bail!(
+                "{}: a second query file of the {name:?} wording; give each wording once",
+                path.display()
+            );
+        }
+        if let Some((first, first_queries)) = wordings.first() {
+            let ids = |qs: &[Query]| qs.iter().map(|q| q.id.clone()).collect::<BTreeSet<_>>();
+            if ids(&queries) != ids(first_queries) {
+                bail!(
+                    "{}: its query ids differ from those of the {first:?} wording; wordings of the same queries share ids",
+                    path.display()
+                );
+            }
+        }
+        wordings.push((name, queries));
+    }
+    Ok(wordings)
+}
+
+/// Query-rule names as given (`--without-rule`), with `all` standing for every query rule.
+pub fn expand_rules(rules: &[String]) -> Vec<String> {
+    if rules.iter().any(|r| r == "all") {
+        precedent_learn::features::QUERY_RULES
+            .iter()
+            .map(|r| r.to_string())
+            .collect()
+    } else {
+        rules.to_vec()
+    }
+}
+
+/// CUAD clause-type profiles from the annotated spans, embedded through the embedding cache
+/// (the second training costs nothing). `None` (with a warning) when no CUAD folder is found.
+fn cuad_type_profiles(
+    dir: Option<PathBuf>,
+    per_type: usize,
+    embedder: &Embedder,
+    cache_dir: &Path,
+    report: &dyn Report,
+) -> Result<Option<CuadTypeProfiles>> {
+    let Some(dir) = dir.or_else(precedent_clause_types::cache::find_cuad_dir) else {
+        report.warn(
+            "warning: no CUAD folder found (give --cuad DIR); the CUAD clause-type features will be zero",
+        );
+        return Ok(None);
+    };
+    let examples = precedent_learn::category::cuad_type_examples(&dir, per_type)?;
+    let texts: Vec<&str> = examples.iter().map(|(_, t)| t.as_str()).collect();
+    report.start("embedding CUAD type examples", texts.len() as u64);
+    let options = precedent_models::EmbedOptions::default();
+    let done = std::cell::Cell::new(0usize);
+    let progress = |n: usize| {
+        report.advance(n.saturating_sub(done.get()) as u64);
+        done.set(n.max(done.get()));
+    };
+    let vectors = match precedent_models::EmbeddingCache::open(cache_dir) {
+        Ok(cache) => cache.get_or_compute(embedder, &texts, &options, &progress)?,
+        Err(_) => embedder.embed_with(&texts, &options, &progress)?,
+    };
+    report.finish();
+    Ok(Some(CuadTypeProfiles::from_examples(
+        examples
+            .iter()
+            .zip(&vectors)
+            .map(|((name, _), v)| (*name, v.as_slice())),
+    )))
+}
+
+/// Reads and merges rating files; the same query in two files is refused (ambiguous labels).
+pub fn read_all_qrels(paths: &[PathBuf]) -> Result<Qrels> {
+    let mut merged = Qrels::new();
+    let mut seen: HashMap<String, PathBuf> = Default::default();
+    for path in paths {
+        let qrels = precedent_formats::read_qrels(path)?;
+        if qrels.num_judgements() == 0 {
+            bail!("{}: no ratings in this file", path.display());
+        }
+        for (query, judged) in qrels.iter() {
+            if let Some(first) = seen.insert(query.to_owned(), path.clone()) {
+                bail!(
+                    "query {query:?} is rated in both {} and {}",
+                    first.display(),
+                    path.display()
+                );
+            }
+            for (doc, label) in judged {
+                merged.insert(query, doc, *label);
+            }
+        }
+    }
+    Ok(merged)
+}
+
+pub use precedent_engine::cross_encoder_training::seen_queries;
+
+/// Refuses to score queries the learned model was trained on: its memory holds their ratings.
+pub fn check_no_overlap(model: &LearnedModel, qrels: &Qrels) -> Result<()> {
+    let overlap = seen_queries(model.memory.queries.iter().map(|q| q.id.as_str()), qrels);
+    if !overlap.is_empty() {
+        bail!(
+            "the learned model was trained on {} of the queries being evaluated (e.g. {:?}; trained on {}): train without them, e.g. `precedent train --qrels train.tsv --out DIR` then `precedent eval --model-dir DIR --qrels valid.tsv`, or use `precedent train --cv 5` for cross-validated figures",
+            overlap.len(),
+            overlap[0],
+            model.manifest.trained_on.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// What a cross-validation of the ranker scores.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CvPlan {
+    /// Folds by query.
+    pub folds: usize,
+    /// Also single stages and the ablation of every feature group (and of every rule).
+    pub ablation: bool,
+    /// Also the model without any query rule and without each rule in turn.
+    pub rule_ablation: bool,
+    /// The rule selection estimated honestly, by an inner cross-validation in each outer fold.
+    pub nested_rules: bool,
+}
+
+/// A cross-validation's report, and what the rule protocols chose.
+pub struct CvOutcome {
+    pub report: CvReport,
+    /// With [`CvPlan::nested_rules`]: the rules each outer fold's inner CV switched off.
+    pub fold_rules_off: Option<Vec<Vec<String>>>,
+    /// With an ablation: the rules the protocol switches off on this report.
+    pub rules_off: Option<Vec<String>>,
+}
+
+/// The variants `plan` scores: hybrid alone and the full model, the rule ablation on request,
+/// or the whole ablation study; every learned variant leaves out `without`, and the full
+/// model's name says so.
+pub fn cv_variants(plan: &CvPlan, without: &[String]) -> Vec<Variant> {
+    let variants = if plan.ablation {
+        Variant::ablation_study()
+    } else {
+        let mut variants = vec![
+            Variant::Feature {
+                name: "hybrid rrf alone".into(),
+                column: 5,
+            },
+            Variant::full(),
+        ];
+        if plan.rule_ablation {
+            variants.extend(Variant::rule_ablation());
+        }
+        variants
+    };
+    variants
+        .into_iter()
+        .map(|v| match v {
+            Variant::Learned {
+                name,
+                dropped,
+                feedback,
+                rules_off,
+            } if !without.is_empty() && dropped.is_empty() && feedback => Variant::Learned {
+                name: name.replace("all features", &format!("without {}", without.join(", "))),
+                dropped,
+                feedback,
+                rules_off,
+            },
+            v => v,
+        })
+        .collect()
+}
+
+/// Cross-validates the learned ranker by query as `plan` asks ([`cv_variants`], or the nested
+/// rule selection), with the rule protocol's choice when an ablation was scored.
+pub fn cross_validate_ranker(
+    library: &Arc<Library>,
+    data: &TrainingData<'_>,
+    plan: &CvPlan,
+    options: &TrainOptions,
+    report: &dyn Report,
+) -> Result<CvOutcome> {
+    let (cv, fold_rules_off) = if plan.nested_rules {
+        let (cv, off) = precedent_learn::cv::cross_validate_nested(
+            library,
+            data,
+            plan.folds,
+            options,
+            |msg| report.note(msg),
+        )?;
+        (cv, Some(off))
+    } else {
+        let variants = cv_variants(plan, &options.without);
+        let cv = cross_validate(library, data, plan.folds, options, &variants, |msg| {
+            report.note(msg)
+        })?;
+        (cv, None)
+    };
+    let rules_off = (plan.rule_ablation || plan.ablation)
+        .then(|| precedent_learn::cv::rules_to_switch_off(&cv));
+    Ok(CvOutcome {
+        report: cv,
+        fold_rules_off,
+        rules_off,
+    })
+}
+
+/// Each fold's model scored on a library cut from contracts, next to hybrid+types.
+pub struct LibraryCv {
+    /// Clauses in the library.
+    pub clauses: usize,
+    /// Held-out queries scored.
+    pub queries: usize,
+    /// `(ranking, mean metrics)`: hybrid+types, then the learned ranker's folds.
+    pub rows: Vec<(String, MeanMetrics)>,
+}
+
+/// `train --cv K --cv-library LIB`: each fold's model (trained on the rated library, as `--cv`
+/// trains it) ranks LIB's whole clause set for the fold's held-out queries, scored with LIB's
+/// judgements (`map-qrels`, condensed protocol); hybrid+types ranks the same queries. Says how a
+/// ranker trained on hand-cut clauses does on a library cut from contracts.
+#[allow(clippy::too_many_arguments)]
+pub fn cross_validate_on_library(
+    library: &Arc<Library>,
+    data: &TrainingData<'_>,
+    embedder: &Arc<Embedder>,
+    folds: usize,
+    options: &TrainOptions,
+    target_dir: &Path,
+    qrels_path: &Path,
+    report: &dyn Report,
+) -> Result<LibraryCv> {
+    let target = Arc::new(Library::open(target_dir)?);
+    if target.vectors_info().is_none() {
+        bail!(
+            "{} has no clause vectors: ingest it without --no-vectors",
+            target_dir.display()
+        );
+    }
+    let qrels = precedent_formats::read_qrels(qrels_path)?;
+    let rated = data.rated;
+    // Scored in the first wording given (the library's judgements are per query id).
+    let first_wording = rated.first().map(|q| q.wording.clone()).unwrap_or_default();
+    let queries: Vec<Query> = rated
+        .iter()
+        .filter(|q| q.wording == first_wording)
+        .map(|q| Query {
+            id: q.id.clone(),
+            text: q.text.clone(),
+            category: q.category.clone(),
+            split: None,
+            metadata: serde_json::Value::Null,
+        })
+        .collect();
+    // Folds by query id, as `train --cv` draws them (every wording of a query in one fold).
+    let ids = precedent_learn::cv::distinct_ids(rated);
+    let fold_of = precedent_learn::cv::assign_folds(&ids, folds, options.seed);
+    let subset = |keep: &dyn Fn(&str) -> bool| -> Qrels {
+        let mut out = Qrels::new();
+        for (query, judged) in qrels.iter().filter(|(q, _)| keep(q)) {
+            for (doc, &label) in judged {
+                out.insert(query, doc, label);
+            }
+        }
+        out
+    };
+    let eval_options = crate::EvalOptions::default();
+    let clause_types = data.clause_types.cloned();
+    let mut learned: Vec<crate::QueryResult> = Vec::new();
+    for fold in 0..folds {
+        report.note(&format!(
+            "fold {}/{folds}: training, then ranking {}",
+            fold + 1,
+            target_dir.display()
+        ));
+        let train_idx: Vec<usize> = (0..rated.len())
+            .filter(|&i| fold_of.get(&rated[i].id) != Some(&fold))
+            .collect();
+        let fold_rated: Vec<RatedQuery> = train_idx.iter().map(|&i| rated[i].clone()).collect();
+        let fold_embeddings: Vec<Vec<f32>> = train_idx
+            .iter()
+            .map(|&i| data.embeddings[i].clone())
+            .collect();
+        let fold_data = TrainingData {
+            rated: &fold_rated,
+            embeddings: &fold_embeddings,
+            ..*data
+        };
+        let model = precedent_learn::train(
+            library,
+            &fold_data,
+            embedder.model_id(),
+            Vec::new(),
+            options,
+            |_, _| {},
+        )?;
+        let pipeline = precedent_learn::learned_pipeline(
+            target.clone(),
+            embedder.clone(),
+            Arc::new(model),
+            500,
+            None,
+            clause_types.clone(),
+        )?;
+        let held_out = subset(&|q| fold_of.get(q) == Some(&fold));
+        if held_out.num_queries() == 0 {
+            continue;
+        }
+        let evaluation = crate::evaluate(
+            &pipeline,
+            &target,
+            &queries,
+            &held_out,
+            &eval_options,
+            &precedent_library::NoProgress,
+        )?;
+        learned.extend(evaluation.per_query);
+    }
+    let scored: HashSet<&str> = learned.iter().map(|r| r.query_id.as_str()).collect();
+    let baseline_pipeline = precedent_learn::clause_types::with_clause_types(
+        precedent_rank::build_pipeline(
+            "hybrid",
+            target.clone(),
+            &precedent_rank::PipelineModels {
+                embedder: Some(embedder.clone()),
+                ..Default::default()
+            },
+        )?,
+        target.clone(),
+        clause_types.context("hybrid+types needs the CUAD clause-type reader")?,
+        500,
+    );
+    let baseline = crate::evaluate(
+        &baseline_pipeline,
+        &target,
+        &queries,
+        &subset(&|q| scored.contains(q)),
+        &eval_options,
+        &precedent_library::NoProgress,
+    )?;
+    let learned_mean = MeanMetrics::of(learned.iter().map(|r| &r.metrics));
+    let learned_name = match options.without.as_slice() {
+        [] => format!("learned, {folds}-fold CV by query"),
+        groups => format!(
+            "learned without {}, {folds}-fold CV by query",
+            groups.join(", ")
+        ),
+    };
+    Ok(LibraryCv {
+        clauses: target.len(),
+        queries: learned.len(),
+        rows: vec![
+            (HYBRID_WITH_TYPES.to_string(), baseline.overall),
+            (learned_name, learned_mean),
+        ],
+    })
+}
+
+/// `eval`'s default pipeline over `library`, and the note that says why: the one `search`
+/// would choose ([`pipeline_choice::default_ranking`]), except that a learned ranker trained on
+/// the queries being scored gives way to `hybrid+types`.
+pub fn default_eval_ranking(
+    library: &Library,
+    model_dir: Option<&Path>,
+    qrels: &Qrels,
+) -> Result<(&'static str, String)> {
+    let name = pipeline_choice::default_ranking(library, model_dir)?;
+    if name == "bm25" {
+        let note = format!(
+            "note: {} has no clause vectors, so the default pipeline here is bm25",
+            library.root().display()
+        );
+        return Ok((name, note));
+    }
+    if name != LEARNED {
+        let note = "note: no learned ranker was trained for this library, so the default pipeline here is hybrid+types";
+        return Ok((name, note.to_owned()));
+    }
+    let (ranker, _) = pipeline_choice::ranker_for(library, model_dir)?;
+    match ranker.map(|model| check_no_overlap(&model, qrels)) {
+        Some(Ok(())) => Ok((LEARNED, String::new())),
+        _ => Ok((
+            HYBRID_WITH_TYPES,
+            "note: the learned ranker was trained on these queries, so the default pipeline here is hybrid+types; use `precedent train --cv 5` for cross-validated learned figures, or a model trained without them (--model-dir)".to_owned(),
+        )),
+    }
+}
