@@ -10,7 +10,6 @@
 //! [`cache`] trains and caches them when a model file is missing. The cross-validated
 //! evaluations of all this are `precedent_eval`'s `cuad` and `legalbench` harnesses.
 
-pub mod boost;
 pub mod cache;
 pub mod candidates;
 pub mod clause_classifier;

@@ -25,6 +25,7 @@ use crate::metric::{score, Scores};
 use crate::normalise::normalise;
 use crate::svm::{LinearSvm, SvmOptions};
 use crate::{LabelSet, N_LABELS};
+use precedent_ml::sigmoid;
 
 /// Bumped whenever training changes what a saved model means (cache keys include it).
 pub const MODEL_VERSION: u32 = 1;
@@ -89,11 +90,7 @@ pub struct UnfairModel {
     pub trained_on: usize,
 }
 
-/// The fold (0..folds) of each of `n` rows: `folds` contiguous blocks of near-equal size.
-pub fn block_folds(n: usize, folds: usize) -> Vec<usize> {
-    let folds = folds.max(1);
-    (0..n).map(|i| i * folds / n.max(1)).collect()
-}
+pub use precedent_ml::block_folds;
 
 /// Vectorizer and eight SVMs fitted on normalised `texts`.
 fn fit_svms(
@@ -189,7 +186,7 @@ pub fn platt(scored: &[(f32, bool)]) -> (f32, f32) {
         for &(m, p) in scored {
             let m = f64::from(m);
             let t = if p { hi } else { lo };
-            let q = 1.0 / (1.0 + (-(a * m + b)).exp());
+            let q = sigmoid(a * m + b);
             let d = q - t;
             let w = q * (1.0 - q);
             g_a += d * m;
@@ -325,7 +322,7 @@ impl UnfairModel {
         let margins = self.margins(&normalise(text));
         let confidence = std::array::from_fn(|k| {
             let c = &self.calibration[k];
-            1.0 / (1.0 + (-(c.a * margins[k] + c.b)).exp())
+            sigmoid(c.a * margins[k] + c.b)
         });
         Prediction {
             labels: decide(&margins, &self.calibration),

@@ -1,6 +1,7 @@
 //! Gradient-boosted regression trees with the log-loss objective, or a pairwise (RankNet) loss
-//! within groups ([`Boosted::train_grouped`]), for the second stage's non-linear part
-//! ([`crate::stack`]).
+//! within groups ([`Boosted::train_grouped`]): the non-linear part of the clause typer's second
+//! stage and of its novelty step (`precedent_clause_types::stack`, `::novelty`), whose shipped
+//! files (`models/clause-typer/second_stage*.json`) hold these trees in this serialized form.
 //!
 //! Why not the `gbdt` crate the learned ranker uses: its exact split search sorts and copies every
 //! feature column at every node, which on the second stage's ~300k training rows per fold costs
@@ -9,7 +10,7 @@
 //! leaf values (as in XGBoost) keeps the output a calibrated probability, which CUAD's pooled
 //! curve across categories needs.
 
-use precedent_ml::sigmoid;
+use crate::sigmoid;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
