@@ -39,7 +39,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use precedent_metrics::balanced_accuracy;
-use precedent_ml::{fit_logistic, shuffled, sigmoid, Example, Sgd};
+use precedent_ml::{fit_logistic, group_folds, round_robin_fold, shuffled, sigmoid, Example, Sgd};
 use precedent_text::{Analyzer, AnalyzerConfig, StopWords};
 
 use crate::candidates::{candidates, Candidate, Kind};
@@ -630,18 +630,6 @@ fn tune_thresholds(examples: &[&LabelledClause], scores: &[[f32; N_CATEGORIES]])
         .collect()
 }
 
-/// Fold of each distinct group: groups in order of first appearance, round-robin.
-fn group_folds(examples: &[&LabelledClause], folds: usize) -> Vec<usize> {
-    let mut fold_of_group: HashMap<usize, usize> = HashMap::new();
-    examples
-        .iter()
-        .map(|e| {
-            let next = fold_of_group.len();
-            *fold_of_group.entry(e.group).or_insert(next % folds)
-        })
-        .collect()
-}
-
 impl ClauseClassifier {
     /// Trains on `examples`, with thresholds tuned on out-of-fold scores of an internal
     /// `options.threshold_folds`-fold cross-validation by group. Deterministic for given data
@@ -694,7 +682,7 @@ impl ClauseClassifier {
         let groups: std::collections::HashSet<usize> = examples.iter().map(|e| e.group).collect();
         let folds = options.threshold_folds.min(groups.len());
         if folds >= 2 {
-            let fold = group_folds(examples, folds);
+            let fold = group_folds(examples.iter().map(|e| e.group), folds);
             let mut scores = vec![[0f32; N_CATEGORIES]; examples.len()];
             for f in 0..folds {
                 let keep: Vec<usize> = (0..examples.len()).filter(|&i| fold[i] != f).collect();
@@ -1196,7 +1184,7 @@ pub fn cross_validate_with_unannotated(
     for f in 0..folds {
         let train: Vec<&LabelledClause> = examples
             .iter()
-            .filter(|e| e.group % folds != f)
+            .filter(|e| round_robin_fold(e.group, folds) != f)
             .chain(extra)
             .collect();
         let view = embedded.as_ref().map(|(v, e)| v.view_data(&train, &***e));
@@ -1213,7 +1201,7 @@ pub fn cross_validate_with_unannotated(
         let held_out: Vec<(usize, usize, String, u64)> = contracts
             .iter()
             .enumerate()
-            .filter(|(ci, _)| ci % folds == f)
+            .filter(|&(ci, _)| round_robin_fold(ci, folds) == f)
             .flat_map(|(ci, c)| {
                 let mut labels: HashMap<String, u64> = HashMap::new();
                 for a in &c.annotations {
@@ -1242,7 +1230,7 @@ pub fn cross_validate_with_unannotated(
         free.par_extend(
             unannotated
                 .par_iter()
-                .filter(|(ci, _)| ci % folds == f)
+                .filter(|(ci, _)| round_robin_fold(*ci, folds) == f)
                 .map(|(contract, text)| HeldOutUnannotated {
                     contract: *contract,
                     scores: model.logits_with(text, vector(text)).map(sigmoid),
@@ -1281,17 +1269,19 @@ pub fn cross_validate_gate(
     );
     let examples = training_examples(contracts, options);
     for f in 0..folds {
-        let train: Vec<&LabelledClause> =
-            examples.iter().filter(|e| e.group % folds != f).collect();
+        let train: Vec<&LabelledClause> = examples
+            .iter()
+            .filter(|e| round_robin_fold(e.group, folds) != f)
+            .collect();
         let model =
             ClauseClassifier::train_refs(&train, options, &format!("gate without fold {f}"), None)?;
         spans
             .par_iter_mut()
-            .filter(|s| s.contract % folds == f)
+            .filter(|s| round_robin_fold(s.contract, folds) == f)
             .for_each(|s| s.gate = Some(model.logits(&s.text).map(sigmoid)));
         unannotated
             .par_iter_mut()
-            .filter(|u| u.contract % folds == f)
+            .filter(|u| round_robin_fold(u.contract, folds) == f)
             .for_each(|u| u.gate = Some(model.logits(&u.text).map(sigmoid)));
         progress(f + 1, folds);
     }

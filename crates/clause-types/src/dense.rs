@@ -12,11 +12,9 @@
 //! the sentence it sits in (pieces, dates).
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::path::Path;
 
-use anyhow::{bail, ensure, Context, Result};
-use precedent_ml::shuffled;
+use anyhow::{ensure, Result};
+use precedent_ml::{shuffled, sigmoid};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -63,28 +61,14 @@ pub struct SentenceVectors {
     pub vectors: Vec<f32>,
 }
 
-/// Sentence vectors of a corpus of contracts, as cached on disk.
+/// Sentence vectors of a corpus of contracts (`precedent_eval` caches them on disk for the
+/// cross-validations).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SentenceCache {
     pub dim: usize,
     /// Model window the sentences were truncated to (special tokens included).
     pub max_tokens: usize,
     pub contracts: Vec<SentenceVectors>,
-}
-
-const MAGIC: &[u8; 8] = b"CUADSEMB";
-const CACHE_VERSION: u32 = 1;
-
-fn read_u64(r: &mut impl Read) -> Result<u64> {
-    let mut b = [0u8; 8];
-    r.read_exact(&mut b)?;
-    Ok(u64::from_le_bytes(b))
-}
-
-fn read_u32(r: &mut impl Read) -> Result<u32> {
-    let mut b = [0u8; 4];
-    r.read_exact(&mut b)?;
-    Ok(u32::from_le_bytes(b))
 }
 
 /// Sentence vectors of a corpus of contracts (`(text, candidates)` each), every distinct sentence
@@ -159,89 +143,6 @@ pub fn embed_in_chunks(
     Ok(vectors)
 }
 
-impl SentenceCache {
-    /// Writes the cache through a temporary file renamed over `path` (a crash mid-write leaves
-    /// the previous cache, or none, never a truncated one).
-    pub fn save(&self, path: &Path) -> Result<()> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        let tmp = path.with_extension("tmp");
-        self.write(&tmp)
-            .with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
-        Ok(())
-    }
-
-    fn write(&self, path: &Path) -> Result<()> {
-        let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
-        out.write_all(MAGIC)?;
-        out.write_all(&CACHE_VERSION.to_le_bytes())?;
-        out.write_all(&(self.dim as u32).to_le_bytes())?;
-        out.write_all(&(self.max_tokens as u32).to_le_bytes())?;
-        out.write_all(&(self.contracts.len() as u64).to_le_bytes())?;
-        for c in &self.contracts {
-            out.write_all(&(c.candidates as u64).to_le_bytes())?;
-            out.write_all(&(c.indices.len() as u64).to_le_bytes())?;
-            for i in &c.indices {
-                out.write_all(&i.to_le_bytes())?;
-            }
-            for v in &c.vectors {
-                out.write_all(&v.to_le_bytes())?;
-            }
-        }
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        Ok(())
-    }
-
-    pub fn load(path: &Path) -> Result<Self> {
-        let mut r = std::io::BufReader::new(
-            std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?,
-        );
-        let mut magic = [0u8; 8];
-        r.read_exact(&mut magic)?;
-        if &magic != MAGIC || read_u32(&mut r)? != CACHE_VERSION {
-            bail!(
-                "{} is not a sentence-vector cache of this version",
-                path.display()
-            );
-        }
-        let dim = read_u32(&mut r)? as usize;
-        let max_tokens = read_u32(&mut r)? as usize;
-        let n = read_u64(&mut r)? as usize;
-        let mut contracts = Vec::with_capacity(n);
-        for _ in 0..n {
-            let candidates = read_u64(&mut r)? as usize;
-            let m = read_u64(&mut r)? as usize;
-            let mut idx = vec![0u8; m * 4];
-            r.read_exact(&mut idx)?;
-            let mut vec_bytes = vec![0u8; m * dim * 4];
-            r.read_exact(&mut vec_bytes)?;
-            let indices: Vec<u32> = idx
-                .chunks_exact(4)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
-            if indices.iter().any(|&i| i as usize >= candidates) {
-                bail!("{}: candidate index out of range", path.display());
-            }
-            let vectors = vec_bytes
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
-            contracts.push(SentenceVectors {
-                candidates,
-                indices,
-                vectors,
-            });
-        }
-        Ok(SentenceCache {
-            dim,
-            max_tokens,
-            contracts,
-        })
-    }
-}
-
 fn normalize(v: &mut [f32]) {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if n > 0.0 {
@@ -308,22 +209,6 @@ pub fn candidate_vectors(
             normalize(v);
         });
     out
-}
-
-/// [`candidate_vectors`] from cached sentence vectors, refusing vectors that were made for
-/// another candidate set (an older cache, another contract).
-pub fn cached_candidate_vectors(
-    candidates: &[Candidate],
-    sentences: &SentenceVectors,
-    dim: usize,
-) -> Result<Vec<f32>> {
-    ensure!(
-        sentences.candidates == candidates.len(),
-        "sentence vectors made for {} candidates, the contract has {}",
-        sentences.candidates,
-        candidates.len()
-    );
-    Ok(candidate_vectors(candidates, sentences, dim))
 }
 
 /// The sentence candidates whose text a contract's vectors are made of.
@@ -445,7 +330,7 @@ impl DenseClassifier {
                         for (j, k) in (from..to).enumerate() {
                             let w = &mut weights[j * dim..(j + 1) * dim];
                             let z = bias[j] + dot(w, &x);
-                            let p = 1.0 / (1.0 + (-z).exp());
+                            let p = sigmoid(z);
                             let g = if y >> k & 1 == 1 {
                                 (p - 1.0) * options.positive_weight
                             } else {
@@ -568,23 +453,6 @@ mod tests {
         assert_eq!(&v[8..10], &[0.0, 0.0]);
     }
 
-    #[test]
-    fn cache_round_trips() {
-        let c = SentenceCache {
-            dim: 2,
-            max_tokens: 128,
-            contracts: vec![SentenceVectors {
-                candidates: 3,
-                indices: vec![0, 2],
-                vectors: vec![0.5, -0.5, 1.0, 0.0],
-            }],
-        };
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("c.bin");
-        c.save(&path).expect("save");
-        assert_eq!(SentenceCache::load(&path).expect("load"), c);
-    }
-
     /// Embeds a text as the counts of a few letters (enough to check the plumbing).
     struct Letters;
 
@@ -625,7 +493,7 @@ mod tests {
     }
 
     #[test]
-    fn a_corpus_embeds_each_distinct_sentence_once_and_caches() {
+    fn a_corpus_embeds_each_distinct_sentence_once() {
         /// Counts the texts it is asked to embed.
         struct Counting(std::sync::atomic::AtomicUsize);
         impl SentenceEmbedder for Counting {
@@ -663,11 +531,6 @@ mod tests {
         // The same vectors as one contract embedded on its own.
         let alone = embed_contract(b, &cb, &Letters).expect("embed");
         assert_eq!(cache.contracts[1], alone);
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("sub/sentences.bin");
-        cache.save(&path).expect("save");
-        assert_eq!(SentenceCache::load(&path).expect("load"), cache);
-        assert!(!path.with_extension("tmp").exists());
     }
 
     #[test]

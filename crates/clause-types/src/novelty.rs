@@ -20,7 +20,7 @@
 //! practice repeats still score low, since a line whose names all appear above looks like the
 //! false positives that do the same.
 //!
-//! On top of the logistic regression sit boosted regression trees ([`crate::boost`], log loss,
+//! On top of the logistic regression sit boosted regression trees ([`precedent_ml::boost`], log loss,
 //! boosted from the linear logit) over the same values plus the category, the prediction's kind
 //! and its length. Why: the linear step gives each category one slope per value, while what a
 //! prediction ranked 6th adds depends on the category and the kind together (a second date in an
@@ -39,9 +39,9 @@ use std::collections::HashSet;
 use precedent_ml::{fit_logistic, shuffled, sigmoid, Example, Sgd};
 use serde::{Deserialize, Serialize};
 
-use crate::boost::{BoostOptions, Boosted};
 use crate::candidates::Candidate;
 use crate::typer::N_CATEGORIES;
+use precedent_ml::boost::{BoostOptions, Boosted};
 
 /// Features per category and in the shared block (see [`features`]).
 const PER: usize = 10;

@@ -13,7 +13,7 @@
 //! kind (interacting with its logit), its length, its margin over its best other category, and how
 //! many candidates of the contract the first stage calls positive.
 //!
-//! On top of that linear stage sit boosted regression trees ([`crate::boost`], log loss, boosted
+//! On top of that linear stage sit boosted regression trees ([`precedent_ml::boost`], log loss, boosted
 //! from the linear logit so they fit its residual and the output stays a calibrated probability)
 //! over each question's best candidates (the top 20 by the first stage or by the classifier; the
 //! rest keep the linear confidence). Why: most false positives left at 80% recall are in
@@ -47,12 +47,12 @@ use precedent_ml::{fit_logistic, shuffled, sigmoid, Example, Sgd};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::boost::{BoostOptions, Boosted};
 use crate::candidates::{Candidate, Kind};
 use crate::dense::DenseClassifier;
 use crate::novelty::Novelty;
 use crate::sections::Sections;
 use crate::typer::N_CATEGORIES;
+use precedent_ml::boost::{BoostOptions, Boosted};
 
 /// Bumped when the features change, or the first stage it reads (older weight files are
 /// refused): 7 is fitted on `TYPER_VERSION` 3 (date and document-name candidates, labels by
@@ -556,7 +556,8 @@ pub struct TreeStage {
     pub from_linear: bool,
     /// The novelty step is fitted on second-stage scores of the training contracts; trees score
     /// their own training rows far more confidently than new ones, so with `n > 1` those scores
-    /// come from `n`-fold cross-fitted second stages instead (0 or 1: in-sample).
+    /// come from `n`-fold cross-fitted second stages instead (0 or 1: in-sample; the
+    /// cross-fitting is `precedent_eval::cuad::novelty_training_scores`).
     #[serde(default)]
     pub novelty_folds: usize,
     /// Weight `w` of a second set of trees fitted with a pairwise (RankNet) loss within each
@@ -757,44 +758,6 @@ impl SecondStage {
             stage.trees = Some(stage.train_trees(inputs, tree_stage));
         }
         stage
-    }
-
-    /// Second-stage scores of the training `inputs` for fitting the novelty step: in-sample from
-    /// `self`, or, with trees and `novelty_folds > 1`, from stages cross-fitted on the other
-    /// folds of `inputs` (see [`TreeStage::novelty_folds`]).
-    pub fn training_scores(&self, inputs: &[StackInput]) -> Vec<Vec<[f32; N_CATEGORIES]>> {
-        let folds = self.trees.as_ref().map_or(0, |t| t.stage.novelty_folds);
-        if folds < 2 {
-            return inputs
-                .par_iter()
-                .map(|i| self.apply_dense(i.candidates, i.logits, i.clause, i.sections, i.dense))
-                .collect();
-        }
-        let mut out = vec![Vec::new(); inputs.len()];
-        for f in 0..folds {
-            let train: Vec<StackInput> = inputs
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| j % folds != f)
-                .map(|(_, &i)| i)
-                .collect();
-            let stage = SecondStage::train(&train, &self.options, &self.data);
-            let scored: Vec<(usize, Vec<[f32; N_CATEGORIES]>)> = inputs
-                .par_iter()
-                .enumerate()
-                .filter(|(j, _)| j % folds == f)
-                .map(|(j, i)| {
-                    (
-                        j,
-                        stage.apply_dense(i.candidates, i.logits, i.clause, i.sections, i.dense),
-                    )
-                })
-                .collect();
-            for (j, s) in scored {
-                out[j] = s;
-            }
-        }
-        out
     }
 
     /// The linear stage's logit of candidate `i` for category `k`.

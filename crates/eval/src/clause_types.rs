@@ -10,8 +10,12 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use precedent_clause_types::stack::StackOptions;
-use precedent_clause_types::type_thresholds::{self, GridCounts};
+use precedent_clause_types::type_thresholds;
+
+pub mod threshold_grid;
 use precedent_clause_types::{TrainOptions, N_CATEGORIES};
+use precedent_ml::round_robin_fold;
+use threshold_grid::GridCounts;
 
 fn pct(x: f64) -> String {
     format!("{:5.1}", 100.0 * x)
@@ -64,7 +68,7 @@ pub fn clause_type_cv(
     for (ci, (scores, truth)) in per_contract.iter().enumerate() {
         for (clause, bits) in scores.iter().zip(truth) {
             for k in 0..N_CATEGORIES {
-                fold_counts[ci % folds][k].add(clause[k], (bits >> k) & 1 == 1);
+                fold_counts[round_robin_fold(ci, folds)][k].add(clause[k], (bits >> k) & 1 == 1);
             }
         }
     }
@@ -147,7 +151,7 @@ pub fn clause_type_cv(
             }
         }
         if let Some(t) = training_all.choose() {
-            global_choices.push(type_thresholds::GRID[t]);
+            global_choices.push(threshold_grid::GRID[t]);
             for k in (0..N_CATEGORIES).filter(|&k| stored(k)) {
                 global_tp += fold_counts[held_out][k].true_positives[t];
                 global_fp += fold_counts[held_out][k].false_positives[t];
@@ -171,7 +175,7 @@ pub fn clause_type_cv(
         let (p, r) = (ratio(tps, tps + fps), ratio(tps, all_gold));
         println!(
             "rule {name:<12}: best F1 with precision >= {}, each fold's chosen on the other folds: precision {} recall {} F1 {} types/clause {:.2}",
-            type_thresholds::MIN_PRECISION,
+            threshold_grid::MIN_PRECISION,
             pct(p),
             pct(r),
             pct(f1_of(p, r)),
@@ -184,7 +188,7 @@ pub fn clause_type_cv(
     }
     println!("global thresholds chosen per fold: {global_choices:?}");
     let grid_index = |threshold: f32| {
-        type_thresholds::GRID
+        threshold_grid::GRID
             .iter()
             .position(|&t| (t - threshold).abs() < 1e-6)
     };
@@ -342,7 +346,7 @@ fn clause_scores_cv(
         second_stage,
         |fold, typer| {
             for (ci, contract_clauses) in clauses.iter().enumerate() {
-                if ci % folds == fold {
+                if round_robin_fold(ci, folds) == fold {
                     uncovered[ci] = contract_clauses
                         .par_iter()
                         .map(|clause| typer.classify_scores(&clause.text))

@@ -15,7 +15,8 @@
 use std::time::Instant;
 
 use anyhow::Context;
-use precedent_ml::sigmoid;
+use precedent_ml::{round_robin_fold, sigmoid};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use precedent_metrics::spans::{Matching, PrCurve, Question};
@@ -24,8 +25,10 @@ use precedent_clause_types::clause_classifier::{
     training_examples, ClassifierOptions, ClauseClassifier, LabelledClause,
 };
 use precedent_clause_types::dense::{
-    cached_candidate_vectors, DenseClassifier, DenseOptions, SentenceCache, SentenceEmbedder,
+    DenseClassifier, DenseOptions, SentenceCache, SentenceEmbedder,
 };
+
+pub mod sentence_cache;
 use precedent_clause_types::novelty::{Novelty, NoveltyOptions};
 use precedent_clause_types::selection::{
     choose, choose_with_novelty, train_novelty, Chosen, Selection,
@@ -34,6 +37,7 @@ use precedent_clause_types::stack::{DenseView, SecondStage, StackInput, StackOpt
 use precedent_clause_types::typer::{prepare, ClauseTyper, Prepared, TrainOptions, N_CATEGORIES};
 use precedent_cuad::categories::{substring_ok, CATEGORIES};
 use precedent_cuad::dataset::{CuadContract, CuadDataset};
+use sentence_cache::cached_candidate_vectors;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CvOptions {
@@ -165,7 +169,7 @@ pub fn stacked_novelty_variants(
     selections: &[Selection],
     novelties: &[Option<&NoveltyOptions>],
 ) -> (Vec<Vec<PerContract<Chosen>>>, Vec<ContractScores>) {
-    let fold_of = |i: usize| i % folds;
+    let fold_of = |i: usize| round_robin_fold(i, folds);
     let mut chosen =
         vec![vec![vec![Vec::new(); prepared.len()]; selections.len()]; novelties.len()];
     let mut scores = vec![Vec::new(); prepared.len()];
@@ -190,7 +194,7 @@ pub fn stacked_novelty_variants(
         let train_scores = novelties
             .iter()
             .any(Option::is_some)
-            .then(|| stage.training_scores(&inputs));
+            .then(|| novelty_training_scores(&stage, &inputs));
         let training_contracts: Vec<&CuadContract> =
             training.iter().map(|&ci| contracts[ci]).collect();
         let training_prepared: Vec<&Prepared> = training.iter().map(|&ci| &prepared[ci]).collect();
@@ -238,6 +242,46 @@ pub fn stacked_novelty_variants(
         }
     }
     (chosen, scores)
+}
+
+/// Second-stage scores of the training `inputs` for fitting the novelty step: in-sample from
+/// `stage`, or, with trees and
+/// [`TreeStage::novelty_folds`](precedent_clause_types::stack::TreeStage::novelty_folds) > 1, from stages cross-fitted on
+/// the other folds of `inputs` (trees score their own training rows far more confidently than
+/// new ones, and the novelty step should learn from scores like the ones it will re-rank).
+pub fn novelty_training_scores(stage: &SecondStage, inputs: &[StackInput]) -> Vec<ContractScores> {
+    let folds = stage.trees.as_ref().map_or(0, |t| t.stage.novelty_folds);
+    if folds < 2 {
+        return inputs
+            .par_iter()
+            .map(|i| stage.apply_dense(i.candidates, i.logits, i.clause, i.sections, i.dense))
+            .collect();
+    }
+    let mut out = vec![Vec::new(); inputs.len()];
+    for f in 0..folds {
+        let train: Vec<StackInput> = inputs
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| round_robin_fold(j, folds) != f)
+            .map(|(_, &i)| i)
+            .collect();
+        let fitted = SecondStage::train(&train, &stage.options, &stage.data);
+        let scored: Vec<(usize, ContractScores)> = inputs
+            .par_iter()
+            .enumerate()
+            .filter(|&(j, _)| round_robin_fold(j, folds) == f)
+            .map(|(j, i)| {
+                (
+                    j,
+                    fitted.apply_dense(i.candidates, i.logits, i.clause, i.sections, i.dense),
+                )
+            })
+            .collect();
+        for (j, s) in scored {
+            out[j] = s;
+        }
+    }
+    out
 }
 
 impl Default for CvOptions {
@@ -344,7 +388,7 @@ pub fn fold_logits(
     on_outer: impl FnMut(usize, &ClauseTyper),
     progress: impl FnMut(usize, usize),
 ) -> (FoldLogits, f64) {
-    let fold_of = |i: usize| i % folds;
+    let fold_of = |i: usize| round_robin_fold(i, folds);
     let mut seconds = 0.0;
     let fit = |excluded: &[usize]| {
         let train: Vec<&Prepared> = prepared
@@ -394,7 +438,7 @@ pub fn fold_clause_logits(
     let fit = |excluded: &[usize]| {
         let train: Vec<LabelledClause> = examples
             .iter()
-            .filter(|e| !excluded.contains(&(e.group % folds)))
+            .filter(|e| !excluded.contains(&round_robin_fold(e.group, folds)))
             .cloned()
             .collect();
         let model =
@@ -436,7 +480,7 @@ pub fn fold_dense_logits(
             .iter()
             .zip(vectors)
             .enumerate()
-            .filter(|(ci, _)| !excluded.contains(&(ci % folds)))
+            .filter(|&(ci, _)| !excluded.contains(&round_robin_fold(ci, folds)))
             .map(|(_, (p, v))| (v.as_slice(), p.bits.as_slice()))
             .collect();
         DenseClassifier::train(&train, dim, options)
@@ -487,7 +531,7 @@ fn nest<M>(
     mut on_outer: impl FnMut(usize, &M),
     mut progress: impl FnMut(usize, usize),
 ) -> FoldLogits {
-    let fold_of = |i: usize| i % folds;
+    let fold_of = |i: usize| round_robin_fold(i, folds);
     let total = folds + if nested { folds * (folds - 1) / 2 } else { 0 };
     let mut done = 0;
     let mut logits = FoldLogits {
@@ -531,7 +575,7 @@ pub fn stacked_scores(
     folds: usize,
     options: &StackOptions,
 ) -> Vec<Vec<[f32; N_CATEGORIES]>> {
-    let fold_of = |i: usize| i % folds;
+    let fold_of = |i: usize| round_robin_fold(i, folds);
     let mut out = vec![Vec::new(); prepared.len()];
     for f in 0..folds {
         let inputs: Vec<StackInput> = prepared
@@ -620,7 +664,7 @@ pub fn cross_validate(
     let folds = options
         .folds
         .max(if options.second_stage.is_some() { 3 } else { 2 });
-    let fold_of = |i: usize| i % folds;
+    let fold_of = |i: usize| round_robin_fold(i, folds);
     let nested = options.second_stage.is_some();
     let first_stage_fits = folds + if nested { folds * (folds - 1) / 2 } else { 0 };
     // The clause classifiers nest exactly as the first stages do, and so do the dense ones.
@@ -746,7 +790,7 @@ pub fn cross_validate(
                 ));
             }
             if let Some(novelty) = &options.novelty {
-                let all_scores = all.training_scores(&inputs);
+                let all_scores = novelty_training_scores(&all, &inputs);
                 let prepared: Vec<&Prepared> = prepared.iter().collect();
                 all.novelty = Some(train_novelty(
                     &contracts,
@@ -817,7 +861,7 @@ pub fn sentence_vectors(dir: &std::path::Path, data: &CuadDataset) -> anyhow::Re
         precedent_paths::state_path("cache/cuad-sentences").join(format!("sentences-{key}.bin"));
     let cached = path
         .is_file()
-        .then(|| SentenceCache::load(&path))
+        .then(|| sentence_cache::load(&path))
         .and_then(|r| {
             r.map_err(|e| eprintln!("ignoring {}: {e:#}", path.display()))
                 .ok()
@@ -851,7 +895,7 @@ pub fn sentence_vectors(dir: &std::path::Path, data: &CuadDataset) -> anyhow::Re
                     )
                 },
             )?;
-            s.save(&path)?;
+            sentence_cache::save(&s, &path)?;
             eprintln!("sentence vectors cached in {}", path.display());
             s
         }

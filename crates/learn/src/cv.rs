@@ -207,23 +207,11 @@ type FoldScores = Vec<Vec<(usize, Vec<f32>)>>;
 pub fn assign_folds(ids: &[&str], folds: usize, seed: u64) -> HashMap<String, usize> {
     let mut sorted: Vec<&str> = ids.to_vec();
     sorted.sort_unstable();
-    // SplitMix64: tiny, seeded, stable across platforms and crate versions.
-    let mut state = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    for i in (1..sorted.len()).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        sorted.swap(i, j);
-    }
+    precedent_ml::SplitMix(seed).shuffle(&mut sorted);
     sorted
         .into_iter()
         .enumerate()
-        .map(|(i, id)| (id.to_owned(), i % folds.max(1)))
+        .map(|(i, id)| (id.to_owned(), precedent_ml::round_robin_fold(i, folds)))
         .collect()
 }
 

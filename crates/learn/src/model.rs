@@ -253,7 +253,7 @@ fn lambdas(labels: &[Vec<i32>], scores: &[f32]) -> (Vec<f32>, Vec<f32>) {
                     let delta = ((group[i] - group[j]) as f32
                         * (discount(rank[i]) - discount(rank[j])).abs())
                         / idcg;
-                    let rho = 1.0 / (1.0 + (SIGMA * (s[i] - s[j])).exp());
+                    let rho = precedent_ml::sigmoid(-(SIGMA * (s[i] - s[j])));
                     let lambda = SIGMA * rho * delta;
                     let h = SIGMA * SIGMA * rho * (1.0 - rho) * delta;
                     grad[offset + i] += lambda;

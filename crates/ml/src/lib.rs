@@ -1,33 +1,114 @@
-//! The machine-learning primitives Precedent's models share.
+//! The machine-learning primitives Precedent's models share, one implementation each.
 //!
-//! The clause typer, the single-clause classifier, the typer's second stage and its novelty step
-//! are all logistic regressions over sparse features, trained the same way: AdaGrad SGD in a
-//! fixed, seeded example order, so that a model is a deterministic function of its data and
-//! options (a cached model can be checked against the data it claims to come from). They share
-//! one implementation here, so that a fix or a speed-up reaches every model at once.
+//! - [`sigmoid`], the logistic function.
+//! - [`SplitMix`] and [`shuffled`]: the seeded generator and permutation behind every training
+//!   order and every shuffled fold assignment, the same on every machine.
+//! - Fold assignment ([`round_robin_fold`], [`group_folds`], [`block_folds`]): which rows a
+//!   cross-validation holds out together.
+//! - [`fit_logistic`]: logistic regression over sparse features by AdaGrad SGD. The clause
+//!   typer, the single-clause classifier, the typer's second stage and its novelty step are all
+//!   trained this way, in a fixed, seeded example order, so that a model is a deterministic
+//!   function of its data and options (a cached model can be checked against the data it claims
+//!   to come from).
+//! - [`boost`]: gradient-boosted regression trees (log loss or pairwise loss, histogram splits),
+//!   the non-linear part of the typer's second stage and novelty step.
+//!
+//! One place for each, so that a fix or a speed-up reaches every model at once.
 
-/// The logistic function.
-pub fn sigmoid(z: f32) -> f32 {
-    1.0 / (1.0 + (-z).exp())
+pub mod boost;
+
+/// The logistic function, in the precision of its argument (the models score in `f32`; Platt
+/// scaling fits in `f64`).
+pub fn sigmoid<T: Real>(z: T) -> T {
+    let one = T::from(1.0);
+    one / (one + (-z).exp())
 }
 
-/// A fixed permutation of `0..n` for a seed (splitmix64, Fisher-Yates): the training order of
-/// every SGD-trained model, the same on every machine.
-pub fn shuffled(n: usize, seed: u64) -> Vec<u32> {
-    let mut state = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
+/// The floating-point types [`sigmoid`] takes.
+pub trait Real:
+    Copy
+    + From<f32>
+    + std::ops::Neg<Output = Self>
+    + std::ops::Add<Output = Self>
+    + std::ops::Div<Output = Self>
+{
+    fn exp(self) -> Self;
+}
+
+impl Real for f32 {
+    fn exp(self) -> f32 {
+        f32::exp(self)
+    }
+}
+
+impl Real for f64 {
+    fn exp(self) -> f64 {
+        f64::exp(self)
+    }
+}
+
+/// SplitMix64: a tiny seeded generator, stable across platforms and crate versions, for
+/// reproducible training orders, batches and fold assignments.
+#[derive(Debug, Clone)]
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
-    };
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    for i in (1..n).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        order.swap(i, j);
     }
+
+    /// Shuffles `items` in place (Fisher-Yates from the end).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = (self.next_u64() % (i as u64 + 1)) as usize;
+            items.swap(i, j);
+        }
+    }
+}
+
+/// A fixed permutation of `0..n` for a seed ([`SplitMix::shuffle`]): the training order of
+/// every SGD-trained model, the same on every machine.
+pub fn shuffled(n: usize, seed: u64) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    SplitMix(seed).shuffle(&mut order);
     order
+}
+
+/// The fold of the `index`-th item dealt round-robin into `folds` folds (0 folds: one). The
+/// CUAD cross-validations deal contracts this way in dataset order, so that every harness
+/// holds out the same contracts together.
+pub fn round_robin_fold(index: usize, folds: usize) -> usize {
+    index % folds.max(1)
+}
+
+/// The fold of each item by its group: groups dealt round-robin in order of first appearance,
+/// so that the items of one group (the spans of one contract) are held out together.
+pub fn group_folds<G: std::hash::Hash + Eq>(
+    groups: impl IntoIterator<Item = G>,
+    folds: usize,
+) -> Vec<usize> {
+    let mut fold_of_group: std::collections::HashMap<G, usize> = std::collections::HashMap::new();
+    groups
+        .into_iter()
+        .map(|g| {
+            let next = fold_of_group.len();
+            *fold_of_group
+                .entry(g)
+                .or_insert_with(|| round_robin_fold(next, folds))
+        })
+        .collect()
+}
+
+/// The fold (0..folds) of each of `n` rows: `folds` contiguous blocks of near-equal size, for
+/// rows whose neighbours are near-copies of each other (sentences of one document).
+pub fn block_folds(n: usize, folds: usize) -> Vec<usize> {
+    let folds = folds.max(1);
+    (0..n).map(|i| i * folds / n.max(1)).collect()
 }
 
 /// Options of [`fit_logistic`].
@@ -120,13 +201,37 @@ mod tests {
         assert_eq!(a, shuffled(100, 7));
         assert_ne!(a, shuffled(100, 8));
         assert!(shuffled(0, 1).is_empty());
+        // Pinned: every model trained in this order (and the learned ranker's folds) depends on
+        // these exact draws.
+        assert_eq!(shuffled(10, 7), vec![8, 1, 5, 9, 0, 4, 3, 2, 6, 7]);
+    }
+
+    #[test]
+    fn folds_deal_items_groups_and_blocks() {
+        let dealt: Vec<usize> = (0..7).map(|i| round_robin_fold(i, 3)).collect();
+        assert_eq!(dealt, vec![0, 1, 2, 0, 1, 2, 0]);
+        assert_eq!(round_robin_fold(5, 0), 0);
+        // Groups in order of first appearance: 10 -> 0, 4 -> 1, 7 -> 0 (two folds).
+        assert_eq!(
+            group_folds([10, 10, 4, 7, 4, 10], 2),
+            vec![0, 0, 1, 0, 1, 0]
+        );
+        assert_eq!(block_folds(5, 2), vec![0, 0, 0, 1, 1]);
+        assert!(block_folds(0, 3).is_empty());
+        let mut items = ['a', 'b', 'c', 'd'];
+        SplitMix(3).shuffle(&mut items);
+        let mut sorted = items;
+        sorted.sort_unstable();
+        assert_eq!(sorted, ['a', 'b', 'c', 'd']);
     }
 
     #[test]
     fn sigmoid_is_the_logistic_function() {
         assert_eq!(sigmoid(0.0), 0.5);
-        assert!((sigmoid(2.0) + sigmoid(-2.0) - 1.0).abs() < 1e-6);
+        assert!((sigmoid(2.0f32) + sigmoid(-2.0f32) - 1.0).abs() < 1e-6);
         assert!(sigmoid(40.0) > 0.999_999);
+        assert_eq!(sigmoid(1.5f32), 1.0 / (1.0 + (-1.5f32).exp()));
+        assert_eq!(sigmoid(-0.25f64), 1.0 / (1.0 + 0.25f64.exp()));
     }
 
     /// Feature 0 says "positive", feature 1 "negative"; feature 2 is always on.

@@ -24,6 +24,7 @@ use crate::data::Example;
 use crate::model::{best_threshold, calibrate, decide, Calibration, Prediction};
 use crate::normalise::normalise;
 use crate::{LabelSet, UnfairModel, N_LABELS};
+use precedent_ml::{sigmoid, SplitMix};
 
 /// Bumped whenever training changes what a saved MiniLM model means (cache keys include it).
 pub const MINILM_VERSION: u32 = 1;
@@ -112,10 +113,6 @@ fn logits_array(row: &[f32]) -> Result<[f32; N_LABELS]> {
         bail!("the classifier gave {} logits, not {N_LABELS}", row.len());
     }
     Ok(std::array::from_fn(|k| row[k]))
-}
-
-fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
 }
 
 /// Platt probability of score `x` under `c`.
@@ -440,26 +437,6 @@ impl Ensemble {
 /// Cache folder of a MiniLM model (inside the UNFAIR-ToS cache directory).
 pub fn cache_folder(cache_dir: &Path, key: &str) -> PathBuf {
     cache_dir.join(format!("unfair-tos-minilm-v{MINILM_VERSION}-{key}"))
-}
-
-/// SplitMix64, for shuffling batches reproducibly.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = (self.next() % (i as u64 + 1)) as usize;
-            items.swap(i, j);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ use crate::metric::{score, Scores};
 use crate::normalise::normalise;
 use crate::svm::{LinearSvm, SvmOptions};
 use crate::{LabelSet, N_LABELS};
+use precedent_ml::sigmoid;
 use precedent_models::Embedder;
 
 /// Bumped whenever training changes what a saved model means (cache keys include it).
@@ -121,11 +122,7 @@ impl std::fmt::Debug for UnfairModel {
     }
 }
 
-/// The fold (0..folds) of each of `n` rows: `folds` contiguous blocks of near-equal size.
-pub fn block_folds(n: usize, folds: usize) -> Vec<usize> {
-    let folds = folds.max(1);
-    (0..n).map(|i| i * folds / n.max(1)).collect()
-}
+pub use precedent_ml::block_folds;
 
 /// Sentence vectors of the rows, one per text in the same order: the caller embeds them
 /// (training and evaluation embed each sentence once for all folds). `None` when the model
@@ -306,7 +303,7 @@ pub fn platt(scored: &[(f32, bool)]) -> (f32, f32) {
         for &(m, p) in scored {
             let m = f64::from(m);
             let t = if p { hi } else { lo };
-            let q = 1.0 / (1.0 + (-(a * m + b)).exp());
+            let q = sigmoid(a * m + b);
             let d = q - t;
             let w = q * (1.0 - q);
             g_a += d * m;
@@ -508,7 +505,7 @@ impl UnfairModel {
         let margins = self.margins(&normalise(text), vector);
         let confidence = std::array::from_fn(|k| {
             let c = &self.calibration[k];
-            1.0 / (1.0 + (-(c.a * margins[k] + c.b)).exp())
+            sigmoid(c.a * margins[k] + c.b)
         });
         Prediction {
             labels: decide(&margins, &self.calibration),

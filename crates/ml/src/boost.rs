@@ -1,15 +1,17 @@
 //! Gradient-boosted regression trees with the log-loss objective, or a pairwise (RankNet) loss
-//! within groups ([`Boosted::train_grouped`]), for the second stage's non-linear part
-//! ([`crate::stack`]).
+//! within groups ([`Boosted::train_grouped`]): the non-linear part of the clause typer's second
+//! stage and of its novelty step (`precedent_clause_types::stack`, `::novelty`), whose shipped
+//! files (`models/clause-typer/second_stage*.json`) hold these trees in this serialized form.
 //!
 //! Why not the `gbdt` crate the learned ranker uses: its exact split search sorts and copies every
-//! feature column at every node, which on the second stage's ~300k training rows per fold costs
-//! seconds per tree on two cores. Histogram splits (features quantised once into at most 255 bins)
-//! make a tree a few passes over `u8` columns, and the log-loss Newton step with an L2 penalty on
-//! leaf values (as in XGBoost) keeps the output a calibrated probability, which CUAD's pooled
-//! curve across categories needs.
+//! feature column at every node, which made fitting the second stage's trees of one CV fold (the
+//! same rows, targets and depth) an order of magnitude slower than these (measured in
+//! docs/experiments/cuad-typer.md, "One GBDT"). Histogram splits
+//! (features quantised once into at most 255 bins) make a tree a few passes over `u8` columns,
+//! and the log-loss Newton step with an L2 penalty on leaf values (as in XGBoost) keeps the
+//! output a calibrated probability, which CUAD's pooled curve across categories needs.
 
-use precedent_ml::sigmoid;
+use crate::sigmoid;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
