@@ -43,23 +43,18 @@
 //!   learned ranker's clause-type rule use, trained (or read from its cache) on first use.
 
 mod clause_models;
-pub mod compare;
 pub mod context;
 pub mod cross_encoder_training;
-pub mod docx;
 pub mod explain;
 pub mod hits;
 pub mod ingest;
 pub mod ingest_run;
-pub mod keys;
 pub mod lazy;
 pub mod library_setup;
 pub mod market;
 pub mod pipeline_choice;
 pub mod pipelines;
 mod rankers;
-pub mod ratings;
-pub mod redline;
 mod report;
 pub mod review;
 pub mod review_table;
@@ -73,6 +68,8 @@ pub use pipelines::{
     build, default_pipeline, is_known, known_pipelines, needs_embedder, PipelineContext,
     HYBRID_WITH_TYPES, LEARNED,
 };
+pub use precedent_accounts::{keys, ratings};
+pub use precedent_redline::{compare, docx, redline};
 pub use rankers::{lazy_clause_type_reader, Rankers};
 pub use report::{Report, Silent};
 

@@ -1,6 +1,6 @@
 //! A minimal Word document (DOCX) writer: the package parts Word and LibreOffice need, and a
 //! body built from paragraphs, headings, tables and raw runs. The redline ([`crate::redline`])
-//! and the review report ([`crate::review::report_docx`]) are written with it.
+//! and the engine's review report (`precedent_engine::review::report_docx`) are written with it.
 
 use std::io::{Cursor, Write};
 
