@@ -173,6 +173,35 @@ pub struct Explanation {
     pub reasons: Vec<String>,
 }
 
+impl From<crate::explain::Explanation> for Explanation {
+    fn from(why: crate::explain::Explanation) -> Self {
+        Explanation {
+            passage: why.passage.map(|p| Span {
+                start: p.start,
+                end: p.end,
+            }),
+            reasons: why.reasons,
+        }
+    }
+}
+
+/// A clause's own text and the sections it refers to, which ingest attached to it for search:
+/// every face shows the references apart, as context, under their numbers.
+pub fn own_text_and_references<'a>(
+    text: &'a str,
+    metadata: &serde_json::Value,
+) -> (&'a str, Vec<ReferencedSection>) {
+    let (own, references) = precedent_contracts::library_docs::split_references(text, metadata);
+    let references = references
+        .into_iter()
+        .map(|(section, text)| ReferencedSection {
+            section,
+            text: text.to_owned(),
+        })
+        .collect();
+    (own, references)
+}
+
 /// One stage's view of a hit (which retriever found it, at which rank, with which score).
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -268,19 +297,12 @@ pub struct ClauseContext {
 pub fn clause_view(library: &Library, row: u32) -> Result<(ClauseView, ClauseMeta), LibraryError> {
     let doc = library.store().clause(row)?;
     let meta = ClauseMeta::from_value(&doc.metadata);
-    let (own, references) =
-        precedent_contracts::library_docs::split_references(&doc.text, &doc.metadata);
+    let (own, references) = own_text_and_references(&doc.text, &doc.metadata);
     let view = ClauseView {
         citation: citation(&doc.id, doc.title.as_deref(), &doc.metadata, &meta),
         clause_types: meta.clause_types.clone(),
         text: own.to_owned(),
-        references: references
-            .into_iter()
-            .map(|(section, text)| ReferencedSection {
-                section,
-                text: text.to_owned(),
-            })
-            .collect(),
+        references,
         id: doc.id,
         title: doc.title,
         metadata: public_metadata(doc.metadata),
@@ -404,13 +426,7 @@ pub fn ranked_hits(
                 })
                 .collect(),
             highlights: highlight_spans(analyzer, &view.text, &terms),
-            why: Explanation {
-                passage: why.passage.map(|p| Span {
-                    start: p.start,
-                    end: p.end,
-                }),
-                reasons: why.reasons,
-            },
+            why: why.into(),
             clause: view,
             copies,
         });

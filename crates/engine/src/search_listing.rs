@@ -10,7 +10,7 @@ use precedent_rank::StageScore;
 use serde::Serialize;
 
 use crate::explain::Explainer;
-use crate::hits::{ReferencedSection, Span};
+use crate::hits::{own_text_and_references, Explanation, ReferencedSection};
 use crate::search::PageHit;
 use crate::EngineError;
 
@@ -30,7 +30,8 @@ pub struct ListedHit {
     pub stages: Vec<StageScore>,
     /// Lower-ranked clauses with the same words, folded into this hit.
     pub copies: Vec<ListedCopy>,
-    pub why: ListedWhy,
+    /// Why it matched, as the API says it.
+    pub why: Explanation,
 }
 
 /// A copy folded into a hit, with its citation when its metadata gives one.
@@ -38,13 +39,6 @@ pub struct ListedHit {
 pub struct ListedCopy {
     pub id: String,
     pub citation: Option<String>,
-}
-
-/// Why a hit matched ([`crate::explain`]): the answering passage and plain reasons.
-#[derive(Debug, Clone, Serialize)]
-pub struct ListedWhy {
-    pub passage: Option<Span>,
-    pub reasons: Vec<String>,
 }
 
 /// Reads the clauses of `hits` (and their copies) and explains each, as the API does.
@@ -66,16 +60,7 @@ pub fn list_hits(
                 id: copy.id,
             });
         }
-        // The clause's own text; the sections it refers to are context, listed apart.
-        let (own, references) =
-            precedent_contracts::library_docs::split_references(&clause.text, &clause.metadata);
-        let references = references
-            .into_iter()
-            .map(|(section, text)| ReferencedSection {
-                section,
-                text: text.to_owned(),
-            })
-            .collect();
+        let (own, references) = own_text_and_references(&clause.text, &clause.metadata);
         listed.push(ListedHit {
             rank: i + 1,
             text: own.to_owned(),
@@ -86,7 +71,7 @@ pub fn list_hits(
             metadata: clause.metadata,
             stages: hit.stages.clone(),
             copies,
-            why: ListedWhy {
+            why: Explanation {
                 passage: None,
                 reasons: Vec::new(),
             },
@@ -99,13 +84,7 @@ pub fn list_hits(
         .collect();
     let explanations = explainer.explain_hits(library, query, &clauses);
     for (hit, why) in listed.iter_mut().zip(explanations) {
-        hit.why = ListedWhy {
-            passage: why.passage.map(|p| Span {
-                start: p.start,
-                end: p.end,
-            }),
-            reasons: why.reasons,
-        };
+        hit.why = why.into();
     }
     Ok(listed)
 }
