@@ -27,6 +27,15 @@ pub struct BoostOptions {
     pub min_child_hessian: f32,
     /// At most this many bins per feature (<= 255).
     pub max_bins: usize,
+    /// A split must leave at least this many rows on each side (0: no such limit). For
+    /// gradients whose hessians do not count rows (LambdaMART's shrink with the NDCG change of
+    /// a pair), a leaf-size guard in rows that `min_child_hessian` cannot express.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub min_child_rows: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Default for BoostOptions {
@@ -38,6 +47,7 @@ impl Default for BoostOptions {
             l2: 1.0,
             min_child_hessian: 1.0,
             max_bins: 64,
+            min_child_rows: 0,
         }
     }
 }
@@ -156,21 +166,6 @@ impl Boosted {
                 .collect()
         });
         let n = rows.len();
-        let dim = rows.first().map_or(0, Vec::len);
-        let max_bins = options.max_bins.clamp(2, 255);
-        let cuts: Vec<Vec<f32>> = (0..dim)
-            .into_par_iter()
-            .map(|f| cut_points(rows, f, max_bins))
-            .collect();
-        let bins: Vec<Vec<u8>> = cuts
-            .par_iter()
-            .enumerate()
-            .map(|(f, c)| {
-                rows.iter()
-                    .map(|r| c.partition_point(|&cut| cut < r[f]) as u8)
-                    .collect()
-            })
-            .collect();
         let positives = labels.iter().filter(|&&y| y).count() as f32;
         let base = if offsets.is_some() {
             0.0
@@ -178,15 +173,7 @@ impl Boosted {
             let p = ((positives + 1.0) / (n as f32 + 2.0)).clamp(1e-6, 1.0 - 1e-6);
             (p / (1.0 - p)).ln()
         };
-        let mut margin: Vec<f32> = match offsets {
-            Some(o) => o.iter().map(|&z| z + base).collect(),
-            None => vec![base; n],
-        };
-        let mut trees = Vec::with_capacity(options.trees);
-        let mut grad = vec![0f32; n];
-        let mut hess = vec![0f32; n];
-        let mut position = vec![0u32; n];
-        for _ in 0..options.trees {
+        Self::train_with_gradients(rows, offsets, base, options, |margin, grad, hess| {
             if groups.is_some() {
                 grad.iter_mut().for_each(|g| *g = 0.0);
                 hess.iter_mut().for_each(|h| *h = 1e-6);
@@ -203,12 +190,56 @@ impl Boosted {
                     }
                 }
             } else {
-                for i in 0..n {
+                for i in 0..margin.len() {
                     let p = sigmoid(margin[i]);
                     grad[i] = p - if labels[i] { 1.0 } else { 0.0 };
                     hess[i] = (p * (1.0 - p)).max(1e-6);
                 }
             }
+        })
+    }
+
+    /// Newton boosting of any twice-differentiable loss the caller supplies: before each tree,
+    /// `gradients(margin, grad, hess)` is handed every row's current margin (`base` + the row's
+    /// offset, `None`: zero, + the trees so far) and fills each row's first and second
+    /// derivative of the loss with respect to its margin (the descent direction is `-grad`; a
+    /// hessian must be positive, e.g. floored at 1e-6). Each tree is grown on those by
+    /// [`grow`]'s histogram splits, leaf value `-learning_rate * G / (H + l2)`. The log-loss
+    /// and pairwise losses of [`Self::train_grouped`] are two such closures; LambdaMART (the
+    /// learned ranker, `precedent_learn::Ranker`) is another. Deterministic if `gradients` is.
+    pub fn train_with_gradients(
+        rows: &[Vec<f32>],
+        offsets: Option<&[f32]>,
+        base: f32,
+        options: &BoostOptions,
+        mut gradients: impl FnMut(&[f32], &mut [f32], &mut [f32]),
+    ) -> Self {
+        let n = rows.len();
+        let dim = rows.first().map_or(0, Vec::len);
+        let max_bins = options.max_bins.clamp(2, 255);
+        let cuts: Vec<Vec<f32>> = (0..dim)
+            .into_par_iter()
+            .map(|f| cut_points(rows, f, max_bins))
+            .collect();
+        let bins: Vec<Vec<u8>> = cuts
+            .par_iter()
+            .enumerate()
+            .map(|(f, c)| {
+                rows.iter()
+                    .map(|r| c.partition_point(|&cut| cut < r[f]) as u8)
+                    .collect()
+            })
+            .collect();
+        let mut margin: Vec<f32> = match offsets {
+            Some(o) => o.iter().map(|&z| z + base).collect(),
+            None => vec![base; n],
+        };
+        let mut trees = Vec::with_capacity(options.trees);
+        let mut grad = vec![0f32; n];
+        let mut hess = vec![0f32; n];
+        let mut position = vec![0u32; n];
+        for _ in 0..options.trees {
+            gradients(&margin, &mut grad, &mut hess);
             position.iter_mut().for_each(|p| *p = 0);
             let tree = grow(&bins, &cuts, &grad, &hess, &mut position, options);
             for (m, &leaf) in margin.iter_mut().zip(&position) {
@@ -267,6 +298,7 @@ fn grow(
             (g + a as f64, h + b as f64)
         });
     let l2 = f64::from(options.l2);
+    let min_rows = options.min_child_rows;
     let leaf_value = |g: f64, h: f64| (-(g / (h + l2)) * f64::from(options.learning_rate)) as f32;
     let mut nodes = vec![Node {
         feature: 0,
@@ -296,12 +328,17 @@ fn grow(
                     let nb = cuts[f].len() + 1;
                     let mut hg = vec![0f64; m * nb];
                     let mut hh = vec![0f64; m * nb];
+                    // Rows per bin, only when a split must leave a number of rows each side.
+                    let mut hc = vec![0usize; if min_rows > 0 { m * nb } else { 0 }];
                     for (i, &b) in column.iter().enumerate() {
                         let j = local[position[i] as usize];
                         if j != u32::MAX {
                             let at = j as usize * nb + b as usize;
                             hg[at] += grad[i] as f64;
                             hh[at] += hess[i] as f64;
+                            if min_rows > 0 {
+                                hc[at] += 1;
+                            }
                         }
                     }
                     (0..m)
@@ -309,14 +346,24 @@ fn grow(
                             let (_, g, h) = frontier[j];
                             let parent = g * g / (h + l2);
                             let (mut gl, mut hl) = (0f64, 0f64);
+                            let rows: usize = hc.get(j * nb..(j + 1) * nb).map_or(0, |c| c.iter().sum());
+                            let mut rows_left = 0usize;
                             let mut best = (0f64, usize::MAX);
                             for b in 0..nb - 1 {
                                 gl += hg[j * nb + b];
                                 hl += hh[j * nb + b];
+                                if min_rows > 0 {
+                                    rows_left += hc[j * nb + b];
+                                }
                                 let (gr, hr) = (g - gl, h - hl);
                                 let min = f64::from(options.min_child_hessian);
                                 if hl < min || hr < min {
                                     continue;
+                                }
+                                if min_rows > 0 {
+                                    if rows_left < min_rows || rows - rows_left < min_rows {
+                                        continue;
+                                    }
                                 }
                                 let gain = gl * gl / (hl + l2) + gr * gr / (hr + l2) - parent;
                                 if gain > best.0 {
@@ -425,6 +472,87 @@ mod tests {
         broken.trees[0].nodes[1].left = 1;
         broken.trees[0].nodes[1].right = 1;
         assert!(broken.validate(3).is_err());
+    }
+
+    /// The caller-supplied gradients of the log loss give the very trees `train` gives (it is
+    /// the same loop), and a row floor on the children is kept.
+    #[test]
+    fn supplied_gradients_reproduce_the_log_loss_and_respect_a_row_floor() {
+        let rows: Vec<Vec<f32>> = (0..600)
+            .map(|i| vec![(i % 13) as f32, ((i * 7) % 11) as f32 / 3.0])
+            .collect();
+        let labels: Vec<bool> = (0..600).map(|i| (i % 13) > 8 || i % 17 == 0).collect();
+        let options = BoostOptions {
+            trees: 20,
+            ..BoostOptions::default()
+        };
+        let trained = Boosted::train(&rows, &labels, None, &options);
+        let supplied = Boosted::train_with_gradients(
+            &rows,
+            None,
+            trained.base,
+            &options,
+            |margin, grad, hess| {
+                for i in 0..margin.len() {
+                    let p = sigmoid(margin[i]);
+                    grad[i] = p - if labels[i] { 1.0 } else { 0.0 };
+                    hess[i] = (p * (1.0 - p)).max(1e-6);
+                }
+            },
+        );
+        assert_eq!(supplied, trained);
+
+        // Squared error with a floor of 100 rows per child: every leaf holds at least 100 rows.
+        let floor = BoostOptions {
+            trees: 3,
+            min_child_hessian: 0.0,
+            min_child_rows: 100,
+            l2: 0.0,
+            ..BoostOptions::default()
+        };
+        let target: Vec<f32> = rows.iter().map(|r| r[0] * r[1]).collect();
+        let model = Boosted::train_with_gradients(&rows, None, 0.0, &floor, |m, g, h| {
+            for i in 0..m.len() {
+                g[i] = m[i] - target[i];
+                h[i] = 1.0;
+            }
+        });
+        for tree in &model.trees {
+            assert!(tree.nodes.len() > 1, "the trees split");
+            let mut per_leaf = std::collections::HashMap::<usize, usize>::new();
+            for r in &rows {
+                let mut n = 0usize;
+                while tree.nodes[n].left != 0 {
+                    let node = tree.nodes[n];
+                    n = if r[node.feature as usize] <= node.threshold {
+                        node.left
+                    } else {
+                        node.right
+                    } as usize;
+                }
+                *per_leaf.entry(n).or_default() += 1;
+            }
+            assert!(per_leaf.values().all(|&c| c >= 100), "{per_leaf:?}");
+        }
+        // Without the floor, smaller leaves appear on the same data.
+        let free = BoostOptions {
+            min_child_rows: 0,
+            ..floor
+        };
+        let unfloored = Boosted::train_with_gradients(&rows, None, 0.0, &free, |m, g, h| {
+            for i in 0..m.len() {
+                g[i] = m[i] - target[i];
+                h[i] = 1.0;
+            }
+        });
+        assert!(unfloored.trees[0].nodes.len() > model.trees[0].nodes.len());
+        // Options written without a row floor read back as before.
+        let json = serde_json::to_string(&BoostOptions::default()).unwrap();
+        assert!(!json.contains("min_child_rows"), "{json}");
+        assert_eq!(
+            serde_json::from_str::<BoostOptions>(&json).unwrap(),
+            BoostOptions::default()
+        );
     }
 
     /// The pairwise trees learn only what orders a group's rows: a feature that only marks
