@@ -9,7 +9,7 @@ use precedent_engine::library_setup::VectorPlan;
 use precedent_engine::pipeline_choice::{self, LearnedChoice};
 use precedent_eval::ranker_cv::{self, CvPlan};
 use precedent_formats::Qrels;
-use precedent_learn::{Learner, LearnedModel, RankObjective, TrainOptions, TrainingData};
+use precedent_learn::{LearnedModel, Learner, RankObjective, TrainOptions, TrainingData};
 use precedent_library::{Library, Progress};
 
 use crate::{load_embedder, Bars, VectorArgs};

@@ -36,8 +36,8 @@ pub use clause_types::ClauseTypeReader;
 pub use features::{FeatureExtractor, FEATURE_NAMES};
 pub use memory::{RatedQuery, RatingMemory};
 pub use model::{
-    default_contracts_model_dir, default_model_dir, train, LearnedModel, ModelManifest,
-    Learner, RankObjective, Ranker, TrainOptions, TrainingData, MIN_LIBRARY_FIT, MODEL_FORMAT,
+    default_contracts_model_dir, default_model_dir, train, LearnedModel, Learner, ModelManifest,
+    RankObjective, Ranker, TrainOptions, TrainingData, MIN_LIBRARY_FIT, MODEL_FORMAT,
     MODEL_FORMAT_VERSION, SHIPPED_CONTRACTS_MODEL_DIR, SHIPPED_MODEL_DIR,
 };
 pub use reranker::{learned_pipeline, LearnedReranker};

@@ -242,7 +242,10 @@ impl<'de> Deserialize<'de> for Ranker {
         let trees = if value.get("boosted").is_some() {
             let file: BoostFile = serde_json::from_value(value).map_err(D::Error::custom)?;
             if file.learner != Learner::Boost.name() {
-                return Err(D::Error::custom(format!("unknown learner {:?}", file.learner)));
+                return Err(D::Error::custom(format!(
+                    "unknown learner {:?}",
+                    file.learner
+                )));
             }
             file.boosted
                 .validate(NUM_FEATURES)
@@ -812,7 +815,8 @@ mod tests {
 
     #[test]
     fn ranker_learns_an_ordering_and_survives_a_round_trip() {
-        // The label is carried by feature 3 (noisy elsewhere): the ranker must order by it.
+        // The label is carried by feature 3 (noisy elsewhere): the ranker must order by it,
+        // with either learner.
         let groups: Vec<Vec<([f32; NUM_FEATURES], i32)>> = (0..20i32)
             .map(|g| {
                 (0..30i32)
@@ -826,21 +830,39 @@ mod tests {
                     .collect()
             })
             .collect();
-        let options = TrainOptions {
-            trees: 30,
-            min_leaf: 5,
-            ..TrainOptions::default()
-        };
-        let ranker = Ranker::fit(&groups, &options).expect("fit");
-        let test: Vec<[f32; NUM_FEATURES]> = groups[0].iter().map(|(f, _)| *f).collect();
-        let scores = ranker.predict(&test);
-        let best = (0..test.len())
-            .max_by(|&a, &b| scores[a].total_cmp(&scores[b]))
-            .expect("rows");
-        assert_eq!(groups[0][best].1, 4, "{scores:?}");
-        let json = serde_json::to_string(&ranker).expect("serialize");
-        let back: Ranker = serde_json::from_str(&json).expect("deserialize");
-        assert_eq!(back.predict(&test), scores);
+        for learner in [Learner::Boost, Learner::Gbdt] {
+            let options = TrainOptions {
+                trees: 30,
+                min_leaf: 5,
+                learner,
+                ..TrainOptions::default()
+            };
+            let ranker = Ranker::fit(&groups, &options).expect("fit");
+            assert_eq!(ranker.learner(), learner);
+            let test: Vec<[f32; NUM_FEATURES]> = groups[0].iter().map(|(f, _)| *f).collect();
+            let scores = ranker.predict(&test);
+            let best = (0..test.len())
+                .max_by(|&a, &b| scores[a].total_cmp(&scores[b]))
+                .expect("rows");
+            assert_eq!(groups[0][best].1, 4, "{learner:?}: {scores:?}");
+            let json = serde_json::to_string(&ranker).expect("serialize");
+            let back: Ranker = serde_json::from_str(&json).expect("deserialize");
+            assert_eq!(back.learner(), learner);
+            assert_eq!(back.predict(&test), scores);
+        }
+    }
+
+    #[test]
+    fn a_malformed_ranker_file_is_an_error_not_a_panic() {
+        for text in [
+            r#"{"learner":"boost","boosted":{"dim":3,"base":0.0,"trees":[]}}"#,
+            r#"{"learner":"forest","boosted":{"dim":24,"base":0.0,"trees":[]}}"#,
+            r#"{"learner":"boost","boosted":{"dim":24,"base":0.0,"trees":[{"nodes":[[99,0.5,1,2,0.0],[0,0,0,0,1.0],[0,0,0,0,2.0]]}]}}"#,
+            r#"{"learning_rate":0.1}"#,
+            r#"[1, 2]"#,
+        ] {
+            assert!(serde_json::from_str::<Ranker>(text).is_err(), "{text}");
+        }
     }
 
     #[test]

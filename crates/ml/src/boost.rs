@@ -346,7 +346,8 @@ fn grow(
                             let (_, g, h) = frontier[j];
                             let parent = g * g / (h + l2);
                             let (mut gl, mut hl) = (0f64, 0f64);
-                            let rows: usize = hc.get(j * nb..(j + 1) * nb).map_or(0, |c| c.iter().sum());
+                            let rows: usize =
+                                hc.get(j * nb..(j + 1) * nb).map_or(0, |c| c.iter().sum());
                             let mut rows_left = 0usize;
                             let mut best = (0f64, usize::MAX);
                             for b in 0..nb - 1 {
@@ -438,6 +439,14 @@ fn grow(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Digests of [`log_loss_and_pairwise_fits_are_unchanged`]'s fits, taken with the loop as
+    /// it was before [`Boosted::train_with_gradients`].
+    const EXPECTED_DIGESTS: [u64; 3] = [
+        18146786819600880243,
+        7948600316870196069,
+        2233643635287929495,
+    ];
 
     /// An XOR of two features, which no linear model separates, is learnt, and the probabilities
     /// stay calibrated on a noisy label.
@@ -581,5 +590,47 @@ mod tests {
         assert_eq!(answer, pairwise.margin(&[1.0, 1.0, 1.0]));
         let gap = log_loss.margin(&[1.0, 0.0, 1.0]) - log_loss.margin(&[1.0, 1.0, 1.0]);
         assert!(gap > 2.0, "log-loss trees read the unanswered mark: {gap}");
+    }
+
+    /// Fits of the log-loss and pairwise paths on fixed data, digested: the digests were taken
+    /// before the loop was shared with [`Boosted::train_with_gradients`], so a change here is a
+    /// change of the shipped typer's training, not a refactoring.
+    #[test]
+    fn log_loss_and_pairwise_fits_are_unchanged() {
+        let rows: Vec<Vec<f32>> = (0..3000u32)
+            .map(|i| {
+                vec![
+                    (i % 17) as f32 / 4.0,
+                    ((i * 31) % 101) as f32,
+                    ((i * 7) % 5) as f32 - 2.0,
+                    (i as f32).sqrt(),
+                ]
+            })
+            .collect();
+        let labels: Vec<bool> = (0..3000u32)
+            .map(|i| (i % 17 > 10) != (i % 23 == 0) || ((i * 31) % 101) < 7)
+            .collect();
+        let groups: Vec<u32> = (0..3000u32).map(|i| i / 12).collect();
+        let offsets: Vec<f32> = (0..3000u32).map(|i| ((i % 9) as f32 - 4.0) / 8.0).collect();
+        let options = BoostOptions {
+            trees: 40,
+            ..BoostOptions::default()
+        };
+        let fits = [
+            Boosted::train(&rows, &labels, None, &options),
+            Boosted::train(&rows, &labels, Some(&offsets), &options),
+            Boosted::train_grouped(&rows, &labels, None, Some(&groups), &options),
+        ];
+        let digests: Vec<u64> = fits
+            .iter()
+            .map(|m| {
+                // FNV-1a over the serialized trees: exact to the last bit of every leaf.
+                let json = serde_json::to_string(m).unwrap();
+                json.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+                    (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
+                })
+            })
+            .collect();
+        assert_eq!(digests, EXPECTED_DIGESTS);
     }
 }
