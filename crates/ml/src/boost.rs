@@ -1,5 +1,6 @@
 //! Gradient-boosted regression trees with the log-loss objective, or a pairwise (RankNet) loss
-//! within groups ([`Boosted::train_grouped`]): the non-linear part of the clause typer's second
+//! within groups ([`Boosted::train_grouped`]), or any loss whose gradients the caller supplies
+//! ([`Boosted::train_with_gradients`]): the non-linear part of the clause typer's second
 //! stage and of its novelty step (`precedent_clause_types::stack`, `::novelty`), whose shipped
 //! files (`models/clause-typer/second_stage*.json`) hold these trees in this serialized form.
 //!
@@ -10,6 +11,12 @@
 //! (features quantised once into at most 255 bins) make a tree a few passes over `u8` columns,
 //! and the log-loss Newton step with an L2 penalty on leaf values (as in XGBoost) keeps the
 //! output a calibrated probability, which CUAD's pooled curve across categories needs.
+//!
+//! Why the learned ranker still uses the `gbdt` crate: its LambdaMART was fitted with these
+//! trees too (`train --learner boost`, the same gradients and hyper-parameters) and ranked
+//! ACORD 0.6 NDCG@5 below the `gbdt` trees in the 5-fold cross-validation at two seeds, over the
+//! 0.5 a single learner was allowed to lose, although it fitted about four times faster
+//! (docs/experiments/ranking.md, "One GBDT").
 
 use crate::sigmoid;
 use rayon::prelude::*;
