@@ -190,7 +190,7 @@ impl std::str::FromStr for RankObjective {
 /// The default is [`Learner::Gbdt`]: measured with ACORD's 5-fold cross-validation (seeds 42
 /// and 1, three wordings), the `gbdt` trees rank 0.6 NDCG@5 higher (74.1 against 73.5 at both
 /// seeds), more than the 0.5 fixed beforehand as the price of keeping one tree learner; the
-/// histogram trees fit about four times faster (docs/experiments/ranking.md, "One GBDT").
+/// histogram trees fit at least four times faster (docs/experiments/ranking.md, "One GBDT").
 /// `train --learner boost` keeps the comparison one flag away, e.g. when the features change.
 pub struct Ranker {
     trees: RankerTrees,

@@ -15,7 +15,7 @@
 //! Why the learned ranker still uses the `gbdt` crate: its LambdaMART was fitted with these
 //! trees too (`train --learner boost`, the same gradients and hyper-parameters) and ranked
 //! ACORD 0.6 NDCG@5 below the `gbdt` trees in the 5-fold cross-validation at two seeds, over the
-//! 0.5 a single learner was allowed to lose, although it fitted about four times faster
+//! 0.5 a single learner was allowed to lose, although it fitted at least four times faster
 //! (docs/experiments/ranking.md, "One GBDT").
 
 use crate::sigmoid;
@@ -368,10 +368,10 @@ fn grow(
                                 if hl < min || hr < min {
                                     continue;
                                 }
-                                if min_rows > 0 {
-                                    if rows_left < min_rows || rows - rows_left < min_rows {
-                                        continue;
-                                    }
+                                if min_rows > 0
+                                    && (rows_left < min_rows || rows - rows_left < min_rows)
+                                {
+                                    continue;
                                 }
                                 let gain = gl * gl / (hl + l2) + gr * gr / (hr + l2) - parent;
                                 if gain > best.0 {
