@@ -9,7 +9,7 @@ use precedent_engine::library_setup::VectorPlan;
 use precedent_engine::pipeline_choice::{self, LearnedChoice};
 use precedent_eval::ranker_cv::{self, CvPlan};
 use precedent_formats::Qrels;
-use precedent_learn::{LearnedModel, RankObjective, TrainOptions, TrainingData};
+use precedent_learn::{LearnedModel, Learner, RankObjective, TrainOptions, TrainingData};
 use precedent_library::{Library, Progress};
 
 use crate::{load_embedder, Bars, VectorArgs};
@@ -51,6 +51,10 @@ pub struct TrainArgs {
     /// Ranking objective: lambdarank (LambdaMART) or squared (pointwise, for comparison).
     #[arg(long, default_value = "lambdarank")]
     objective: RankObjective,
+    /// Tree learner of the ranker: boost (precedent-ml's histogram trees) or gbdt (the gbdt
+    /// crate's exact-split trees).
+    #[arg(long, default_value = "gbdt")]
+    learner: Learner,
     #[arg(long, default_value_t = 42)]
     seed: u64,
     /// Leave a feature group out (repeatable): bm25, jargon-expansion, dense, phrases+coverage,
@@ -124,6 +128,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
     } = load_rated(&args.rated, bars)?;
     let options = TrainOptions {
         objective: args.objective,
+        learner: args.learner,
         trees: args.trees,
         max_depth: args.depth,
         learning_rate: args.learning_rate,

@@ -11,8 +11,8 @@
 //!   vote on the query's category and lend their ratings of each candidate clause.
 //! - [`features`]: per query-clause pair, lexical (BM25, expanded BM25, coverage, phrases),
 //!   dense (cosine), fused and rating-memory evidence.
-//! - [`Ranker`]: LambdaMART, boosted regression trees (grown by the `gbdt` crate) trained on
-//!   LambdaRank gradients per query.
+//! - [`Ranker`]: LambdaMART, boosted regression trees (grown by the `gbdt` crate, or by
+//!   `precedent_ml::boost` with `--learner boost`) trained on LambdaRank gradients per query.
 //! - [`feedback`]: after the trees, candidates resembling the ranking's own top three move up.
 //!
 //! Honesty rule: anything fitted from ratings is refit inside each cross-validation fold
@@ -36,7 +36,7 @@ pub use clause_types::ClauseTypeReader;
 pub use features::{FeatureExtractor, FEATURE_NAMES};
 pub use memory::{RatedQuery, RatingMemory};
 pub use model::{
-    default_contracts_model_dir, default_model_dir, train, LearnedModel, ModelManifest,
+    default_contracts_model_dir, default_model_dir, train, LearnedModel, Learner, ModelManifest,
     RankObjective, Ranker, TrainOptions, TrainingData, MIN_LIBRARY_FIT, MODEL_FORMAT,
     MODEL_FORMAT_VERSION, SHIPPED_CONTRACTS_MODEL_DIR, SHIPPED_MODEL_DIR,
 };
