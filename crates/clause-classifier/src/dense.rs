@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::candidates::{Candidate, Kind};
-use crate::typer::N_CATEGORIES;
+use crate::N_CATEGORIES;
 
 /// The token window sentences are embedded with, special tokens included: the window the shipped
 /// dense second stage was fitted with (4.6% of CUAD's sentences are longer and cut).
