@@ -40,7 +40,7 @@ use precedent_ml::{fit_logistic, shuffled, sigmoid, Example, Sgd};
 use serde::{Deserialize, Serialize};
 
 use crate::candidates::Candidate;
-use crate::typer::N_CATEGORIES;
+use crate::N_CATEGORIES;
 use precedent_ml::boost::{BoostOptions, Boosted};
 
 /// Features per category and in the shared block (see [`features`]).
@@ -132,7 +132,7 @@ fn tree_row(q: &Ranked, j: usize, x: &[(u32, f32)]) -> Vec<f32> {
     // The category's own block holds the PER values in order; the bias is the first.
     row.extend(x.iter().take(PER).skip(1).map(|&(_, v)| v));
     let c = &q.candidates[q.chosen[j]];
-    row.push(crate::stack::kind_index(c.kind) as f32);
+    row.push(c.kind.index() as f32);
     let words = q
         .text
         .get(c.span.clone())

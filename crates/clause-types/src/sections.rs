@@ -13,7 +13,7 @@ use precedent_text::{Analyzer, AnalyzerConfig, StopWords};
 use regex::Regex;
 
 use crate::candidates::{Candidate, Kind};
-use crate::typer::N_CATEGORIES;
+use crate::N_CATEGORIES;
 
 /// Per category, the words a heading about it uses, from the category's name and CUAD's
 /// description of it (not from which words help). Each entry is one word group: alternatives

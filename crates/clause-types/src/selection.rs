@@ -6,8 +6,9 @@ use serde::Serialize;
 
 use precedent_metrics::spans::Question;
 
+use crate::contract::Prepared;
 use crate::novelty::{Novelty, NoveltyOptions, Ranked};
-use crate::typer::{Prepared, N_CATEGORIES};
+use crate::N_CATEGORIES;
 use precedent_cuad::categories::substring_ok;
 use precedent_cuad::dataset::CuadContract;
 

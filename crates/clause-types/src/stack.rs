@@ -51,7 +51,7 @@ use crate::candidates::{Candidate, Kind};
 use crate::dense::DenseClassifier;
 use crate::novelty::Novelty;
 use crate::sections::Sections;
-use crate::typer::N_CATEGORIES;
+use crate::N_CATEGORIES;
 use precedent_ml::boost::{BoostOptions, Boosted};
 
 /// Bumped when the features change, or the first stage it reads (older weight files are
@@ -80,18 +80,6 @@ const TRAIN_TOP: u32 = 100;
 
 /// Logits are clipped to this range before scaling (a saturated sigmoid carries no more signal).
 const LOGIT_CLIP: f32 = 20.0;
-
-pub(crate) fn kind_index(kind: Kind) -> usize {
-    match kind {
-        Kind::Sentence => 0,
-        Kind::Piece => 1,
-        Kind::Window2 => 2,
-        Kind::Window3 => 3,
-        Kind::Paragraph => 4,
-        Kind::Date => 5,
-        Kind::Title => 6,
-    }
-}
 
 /// What the first stage says about one contract as a whole: per category, each candidate's rank
 /// and the best logits; per candidate, its best two categories.
@@ -269,7 +257,7 @@ impl<'a> ContractView<'a> {
     ) -> Self {
         let sections = sections.filter(|s| s.section.len() == candidates.len());
         let mut order: Vec<usize> = (0..candidates.len()).collect();
-        order.sort_by_key(|&i| (kind_index(candidates[i].kind), candidates[i].span.start, i));
+        order.sort_by_key(|&i| (candidates[i].kind.index(), candidates[i].span.start, i));
         let mut neighbours = vec![(None, None); candidates.len()];
         for w in order.windows(2) {
             if candidates[w[0]].kind == candidates[w[1]].kind {
@@ -344,7 +332,7 @@ impl<'a> ContractView<'a> {
                 .enumerate()
                 .map(|(j, &v)| (profile + j as u32, v / 4.0)),
         );
-        let kind = kind_index(self.candidates[i].kind) as u32;
+        let kind = self.candidates[i].kind.index() as u32;
         out.push((profile + N_CATEGORIES as u32 + kind, 1.0));
         let clause_base = profile + (N_CATEGORIES + KINDS) as u32;
         let clause = self.clause.as_ref().map(|c| {
@@ -421,7 +409,7 @@ impl ContractView<'_> {
             self.best[k],
             (1.0 + self.ranks[i][k] as f32).ln(),
             self.best[k] - self.second[k],
-            kind_index(self.candidates[i].kind) as f32,
+            self.candidates[i].kind.index() as f32,
             (1.0 + self.candidates[i].span.len() as f32).ln(),
             z - other,
             (1.0 + self.positives[k]).ln(),

@@ -20,14 +20,13 @@ use crate::candidates::{candidates, Candidate, Kind};
 use crate::clause_classifier::ClauseClassifier;
 use crate::dense::{candidate_vectors, embed_contract, SentenceEmbedder};
 use crate::features::{candidate_features, Featurizer, SparseVec, DIM};
-use crate::labels::label;
 use crate::sections::Sections;
 use crate::selection::{choose_with_novelty, Chosen, Selection};
 use crate::stack::SecondStage;
 use precedent_cuad::categories::CATEGORIES;
-use precedent_cuad::dataset::CuadContract;
 
-pub const N_CATEGORIES: usize = CATEGORIES.len();
+pub use crate::contract::{prepare, Prepared};
+pub use precedent_clause_classifier::N_CATEGORIES;
 
 /// Bumped whenever candidates, features or training change, so cached models are not reused.
 pub const TYPER_VERSION: u32 = 3;
@@ -96,38 +95,6 @@ pub struct ClauseTyper {
     /// The word-only second stage, kept beside a dense one for a contract whose sentences
     /// cannot be embedded (the review goes on, as it would without MiniLM).
     word_stage: Option<SecondStage>,
-}
-
-/// Candidates, features and labels of one contract.
-pub struct Prepared {
-    pub candidates: Vec<Candidate>,
-    pub features: Vec<SparseVec>,
-    pub bits: Vec<u64>,
-    /// Section headings and which category they name, for the second stage.
-    pub sections: Sections,
-}
-
-/// Generates and labels the candidates of each contract (in parallel).
-pub fn prepare(contracts: &[&CuadContract]) -> Vec<Prepared> {
-    let featurizer = Featurizer::default();
-    contracts
-        .par_iter()
-        .map(|c| {
-            let candidates = candidates(&c.text);
-            let bits = label(c, &candidates).candidate_bits;
-            let features = candidates
-                .iter()
-                .map(|cand| candidate_features(&featurizer, &c.text, cand))
-                .collect();
-            let sections = Sections::of(&c.text, &candidates);
-            Prepared {
-                candidates,
-                features,
-                bits,
-                sections,
-            }
-        })
-        .collect()
 }
 
 impl std::fmt::Debug for ClauseTyper {

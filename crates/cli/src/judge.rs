@@ -5,25 +5,17 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use precedent_eval::judge_cv::{judge_cv, JudgeCvPlan};
-use precedent_judge::{
-    Judge, JudgeMode, JudgeReranker, JudgementCache, LocalJudge, LocalOptions, OpenAiConfig,
-    OpenAiJudge, DEFAULT_JUDGE_TOP,
+use precedent_judge::pipelines::{
+    judge_backend, usage_line, JudgeSettings, BASE_PIPELINE, DEFAULT_JUDGE_WEIGHT, JUDGE_PIPELINES,
 };
+use precedent_judge::{Judge, JudgeMode, DEFAULT_JUDGE_TOP};
 use precedent_learn::{LearnedModel, TrainingData};
 use precedent_library::Library;
 
 use crate::{train, Bars};
-
-/// Pipelines that end with a judge, and the judge backend each uses.
-const JUDGE_PIPELINES: &[(&str, &str)] = &[("learned+judge", "judge"), ("learned+llm", "llm")];
-
-/// Judge weight used when `--judge-weight` is not given. 0 keeps the learned order: the 5-fold
-/// cross-validation of `eval-judge` over ACORD train + valid found no weight at which the local
-/// SmolLM2-135M judge helps (BENCHMARKS.md); pass a weight to use a stronger judge.
-pub const DEFAULT_JUDGE_WEIGHT: f32 = 0.0;
 
 #[derive(Args, Clone)]
 pub struct JudgeArgs {
@@ -55,49 +47,17 @@ pub struct JudgeArgs {
 }
 
 impl JudgeArgs {
-    /// Loads the judge of a backend: `judge` (local GGUF) or `llm` (OpenAI-compatible, from the
-    /// environment).
-    pub fn load(&self, backend: &str) -> Result<Arc<dyn Judge>> {
-        let cache = if self.no_judge_cache {
-            None
-        } else {
-            Some(Arc::new(JudgementCache::open(&self.judge_cache)?))
-        };
-        Ok(match backend {
-            "judge" => {
-                let path = precedent_judge::local::locate(self.judge_model.as_deref())?;
-                let options = LocalOptions {
-                    max_clause_tokens: self.judge_max_clause_tokens,
-                    ..LocalOptions::default()
-                };
-                let judge = LocalJudge::load(&path, options, cache)
-                    .with_context(|| format!("loading the local judge {}", path.display()))?;
-                tracing::info!("local judge {}", path.display());
-                Arc::new(judge)
-            }
-            "llm" => Arc::new(OpenAiJudge::new(OpenAiConfig::from_env()?, cache)),
-            other => bail!(
-                "unknown judge backend {other:?} (judge = local GGUF, llm = OpenAI-compatible)"
-            ),
-        })
-    }
-
-    fn check(&self) -> Result<()> {
-        if !self.judge_weight.is_finite() || self.judge_weight < 0.0 {
-            bail!("--judge-weight must be a non-negative number");
+    /// The judge's settings ([`JudgeSettings`]).
+    fn settings(&self) -> JudgeSettings {
+        JudgeSettings {
+            top: self.judge_top,
+            mode: self.judge_mode,
+            weight: self.judge_weight,
+            model: self.judge_model.clone(),
+            max_clause_tokens: self.judge_max_clause_tokens,
+            cache: (!self.no_judge_cache).then(|| self.judge_cache.clone()),
         }
-        if self.judge_top == 0 {
-            bail!("--judge-top must be at least 1");
-        }
-        Ok(())
     }
-}
-
-fn judge_backend(name: &str) -> Option<&'static str> {
-    JUDGE_PIPELINES
-        .iter()
-        .find(|(p, _)| *p == name)
-        .map(|(_, b)| *b)
 }
 
 /// Pipelines the CLI knows, judges included.
@@ -136,18 +96,13 @@ pub fn make_pipeline(
             judge: None,
         });
     };
-    judge_args.check()?;
-    let (pipeline, learned) = train::make_pipeline("learned", library.clone(), models, learned)?;
-    let judge = judge_args.load(backend)?;
-    let stage = JudgeReranker::new(
-        backend,
-        library,
-        judge.clone(),
-        judge_args.judge_mode,
-        judge_args.judge_weight,
-    );
+    let settings = judge_args.settings();
+    settings.check()?;
+    let (pipeline, learned) =
+        train::make_pipeline(BASE_PIPELINE, library.clone(), models, learned)?;
+    let (pipeline, judge) = settings.then_judge(pipeline, library, backend)?;
     Ok(Built {
-        pipeline: pipeline.then(Box::new(stage), judge_args.judge_top),
+        pipeline,
         learned,
         judge: Some(judge),
     })
@@ -155,18 +110,7 @@ pub fn make_pipeline(
 
 /// One line on stderr: what the judge did and cost.
 pub fn report_usage(judge: &dyn Judge) {
-    let u = judge.usage();
-    eprintln!(
-        "judge {}: {} calls, {} cache hits, {} retries, {} tokens in, {} out, ${:.4}, {:.1} s in calls",
-        judge.name(),
-        u.calls,
-        u.cache_hits,
-        u.retries,
-        u.tokens_in,
-        u.tokens_out,
-        u.cost_usd,
-        u.seconds
-    );
+    eprintln!("{}", usage_line(judge));
 }
 
 #[derive(Args)]
@@ -195,7 +139,8 @@ pub struct EvalJudgeArgs {
 }
 
 pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
-    args.judge.check()?;
+    let settings = args.judge.settings();
+    settings.check()?;
     let train::RatedInputs {
         library,
         rated,
@@ -218,7 +163,7 @@ pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
         top: args.judge.judge_top,
         mode: args.judge.judge_mode,
     };
-    let load_judge = || args.judge.load(&args.backend);
+    let load_judge = || settings.load(&args.backend);
     let report = judge_cv(&library, &data, load_judge, &plan, bars)?;
     print!("{}", report.table());
     if let Some(path) = &args.json_out {

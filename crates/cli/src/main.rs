@@ -604,51 +604,42 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         depth: args.depth,
     };
     let several = wordings.len() > 1;
-    let mut summaries = serde_json::Map::new();
-    let mut means = Vec::new();
-    for (wording, queries) in &wordings {
-        let evaluation =
-            precedent_eval::evaluate(&pipeline, &library, queries, &qrels, &options, bars)?;
-        for warning in &evaluation.warnings {
-            eprintln!("warning: {warning}");
-        }
-        if several {
-            println!("\n== {wording} wording ==");
-        }
-        print!("{}", evaluation.table(args.per_query));
-        if let Some(path) = &args.run_out {
-            // One run file per wording: the same query ids rank differently in each.
-            let path = if several {
-                precedent_eval::wordings::wording_path(path, wording)
-            } else {
-                path.clone()
-            };
-            precedent_formats::write_run(&path, &evaluation.run)?;
-            eprintln!("run written to {}", path.display());
-        }
-        means.push((wording.clone(), evaluation.overall.clone()));
-        summaries.insert(wording.clone(), evaluation.summary_json());
-    }
-    let mean = precedent_metrics::MeanMetrics::mean_of(means.iter().map(|(_, m)| m));
+    let scored = precedent_eval::wordings::evaluate_wordings(
+        &pipeline,
+        &library,
+        &wordings,
+        &qrels,
+        &options,
+        bars,
+        &mut |wording, evaluation| {
+            for warning in &evaluation.warnings {
+                eprintln!("warning: {warning}");
+            }
+            if several {
+                println!("\n== {wording} wording ==");
+            }
+            print!("{}", evaluation.table(args.per_query));
+            if let Some(path) = &args.run_out {
+                // One run file per wording: the same query ids rank differently in each.
+                let path = if several {
+                    precedent_eval::wordings::wording_path(path, wording)
+                } else {
+                    path.clone()
+                };
+                precedent_formats::write_run(&path, &evaluation.run)?;
+                eprintln!("run written to {}", path.display());
+            }
+            Ok(())
+        },
+    )?;
     if several {
-        print!(
-            "{}",
-            precedent_eval::wordings::wording_summary(&means, &mean)
-        );
+        print!("{}", scored.table());
     }
     if let Some(judge) = &built.judge {
         judge::report_usage(judge.as_ref());
     }
     if let Some(path) = &args.json_out {
-        let summary = if several {
-            serde_json::json!({ "mean_over_wordings": mean, "wordings": summaries })
-        } else {
-            summaries
-                .into_iter()
-                .next()
-                .map(|(_, v)| v)
-                .unwrap_or_default()
-        };
+        let summary = scored.summary_json();
         let json = serde_json::to_string_pretty(&summary)?;
         std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))?;
         eprintln!("summary written to {}", path.display());

@@ -1,7 +1,75 @@
 //! Several wordings of the same queries (ACORD's short, medium and long queries) scored side
-//! by side: where each wording's run goes, and the table of their figures and spread.
+//! by side: each wording evaluated in turn ([`evaluate_wordings`], what `precedent eval` runs),
+//! where each wording's run goes, the summary of them all, and the table of their figures and
+//! spread.
 
 use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use precedent_formats::{Qrels, Query};
+use precedent_library::{Library, Progress};
+use precedent_metrics::MeanMetrics;
+use precedent_rank::Pipeline;
+
+use crate::{evaluate, EvalOptions, Evaluation};
+
+/// Each wording's headline figures and their mean, with the JSON summary `eval --json-out`
+/// writes.
+pub struct WordingsEvaluation {
+    /// Each wording's figures, in the order given.
+    pub means: Vec<(String, MeanMetrics)>,
+    /// The mean over the wordings.
+    pub mean: MeanMetrics,
+    summaries: serde_json::Map<String, serde_json::Value>,
+}
+
+impl WordingsEvaluation {
+    /// Whether more than one wording was scored.
+    pub fn several(&self) -> bool {
+        self.means.len() > 1
+    }
+
+    /// One wording's summary as it is, or the mean over wordings and each one's summary.
+    pub fn summary_json(&self) -> serde_json::Value {
+        if self.several() {
+            serde_json::json!({ "mean_over_wordings": self.mean, "wordings": self.summaries })
+        } else {
+            self.summaries.values().next().cloned().unwrap_or_default()
+        }
+    }
+
+    /// [`wording_summary`] of these wordings.
+    pub fn table(&self) -> String {
+        wording_summary(&self.means, &self.mean)
+    }
+}
+
+/// Scores `pipeline` on each wording of the queries in turn; `each(wording, evaluation)` sees
+/// every evaluation as it is done (to print it or write its run, [`wording_path`]).
+pub fn evaluate_wordings(
+    pipeline: &Pipeline,
+    library: &Library,
+    wordings: &[(String, Vec<Query>)],
+    qrels: &Qrels,
+    options: &EvalOptions,
+    progress: &dyn Progress,
+    each: &mut dyn FnMut(&str, &Evaluation) -> Result<()>,
+) -> Result<WordingsEvaluation> {
+    let mut summaries = serde_json::Map::new();
+    let mut means = Vec::new();
+    for (wording, queries) in wordings {
+        let evaluation = evaluate(pipeline, library, queries, qrels, options, progress)?;
+        each(wording, &evaluation)?;
+        means.push((wording.clone(), evaluation.overall.clone()));
+        summaries.insert(wording.clone(), evaluation.summary_json());
+    }
+    let mean = MeanMetrics::mean_of(means.iter().map(|(_, m)| m));
+    Ok(WordingsEvaluation {
+        means,
+        mean,
+        summaries,
+    })
+}
 
 /// `run.tsv` for the `medium` wording: `run.medium.tsv`.
 pub fn wording_path(path: &Path, wording: &str) -> PathBuf {

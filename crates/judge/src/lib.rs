@@ -12,11 +12,13 @@
 //!
 //! Both share one prompt ([`prompt`]) and one disk cache of judgements ([`JudgementCache`]), so a
 //! rerun of an evaluation costs nothing. [`JudgeReranker`] plugs a judge into a
-//! `precedent_rank::Pipeline` as a last stage over the top N of a base pipeline.
+//! `precedent_rank::Pipeline` as a last stage over the top N of a base pipeline, and [`pipelines`]
+//! names the pipelines that end with a judge and builds them from their settings.
 
 pub mod cache;
 pub mod local;
 pub mod openai;
+pub mod pipelines;
 pub mod prompt;
 pub mod rerank;
 mod tokenizer;

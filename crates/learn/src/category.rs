@@ -12,7 +12,7 @@
 //!   when no training query is of that category): the query and the clause are compared by how
 //!   they distribute over the CUAD types.
 
-use precedent_ml::sigmoid;
+use precedent_ml::{sigmoid, Example, Optimizer, Sgd};
 use serde::{Deserialize, Serialize};
 
 use crate::memory::{dot, normalize, RatedQuery};
@@ -111,29 +111,21 @@ fn fit_logistic(data: &[(Vec<f32>, f32)], dim: usize) -> (Vec<f32>, f32) {
     let positives = data.iter().filter(|(_, y)| *y > 0.5).count() as f32;
     let w_pos = n / (2.0 * positives);
     let w_neg = n / (2.0 * (n - positives));
-    let mut w = vec![0f32; dim];
-    let mut b = 0f32;
-    let mut vw = vec![0f32; dim];
-    let mut vb = 0f32;
-    let mut grad = vec![0f32; dim];
-    for _ in 0..STEPS {
-        grad.iter_mut().for_each(|g| *g = 0.0);
-        let mut gb = 0f32;
-        for (x, y) in data {
-            let p = sigmoid(dot(&w, x) + b);
-            let weight = if *y > 0.5 { w_pos } else { w_neg };
-            let err = weight * (p - y);
-            grad.iter_mut().zip(x).for_each(|(g, xi)| *g += err * xi);
-            gb += err;
-        }
-        for ((wi, vi), gi) in w.iter_mut().zip(vw.iter_mut()).zip(&grad) {
-            *vi = MOMENTUM * *vi - STEP_SIZE * (gi / n + L2 * *wi);
-            *wi += *vi;
-        }
-        vb = MOMENTUM * vb - STEP_SIZE * gb / n;
-        b += vb;
-    }
-    (w, b)
+    let options = Sgd {
+        bias: true,
+        optimizer: Optimizer::Momentum { momentum: MOMENTUM },
+        ..Sgd::new(STEPS, STEP_SIZE, L2)
+    };
+    let order: Vec<u32> = (0..data.len() as u32).collect();
+    precedent_ml::fit_logistic(dim, &order, &options, |r| {
+        let (x, y) = &data[r];
+        let label = *y > 0.5;
+        Some(Example {
+            features: x.iter().copied().enumerate(),
+            label,
+            weight: if label { w_pos } else { w_neg },
+        })
+    })
 }
 
 /// Softmax temperature over cosines to the CUAD type centroids.
@@ -310,5 +302,46 @@ mod tests {
         let d = profiles.distribution(&x);
         assert!((d.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(d[0] > 0.99, "{d:?}");
+    }
+
+    /// The fitted weights on a fixed random problem, bit for bit.
+    #[test]
+    fn fitting_is_pinned_bit_for_bit() {
+        let mut rng = precedent_ml::SplitMix(5);
+        let mut uniform = || (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 - 0.5;
+        let dim = 13;
+        let vectors: Vec<Vec<f32>> = (0..60)
+            .map(|_| unit(&(0..dim).map(|_| uniform()).collect::<Vec<f32>>()))
+            .collect();
+        let ratings = |axis: usize| -> Vec<(u32, i32)> {
+            (0..60u32)
+                .map(|r| {
+                    (
+                        r,
+                        if vectors[r as usize][axis] > 0.15 {
+                            2
+                        } else {
+                            0
+                        },
+                    )
+                })
+                .collect()
+        };
+        let a = rated("A", &ratings(0));
+        let b = rated("B", &ratings(4));
+        let categories = vec!["A".to_string(), "B".to_string()];
+        let clf = CategoryClassifier::fit(&categories, &[&a, &b], dim, |r| {
+            vectors.get(r as usize).cloned()
+        });
+        let fingerprint = clf
+            .weights
+            .iter()
+            .flatten()
+            .chain(&clf.bias)
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, v| {
+                (h ^ v.to_bits() as u64).wrapping_mul(0x100_0000_01b3)
+            });
+        assert_eq!(clf.examples, vec![(22, 38), (16, 44)]);
+        assert_eq!(fingerprint, 0xe512_5ed6_477d_84dd);
     }
 }

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use precedent_clause_types::{candidates::candidates, labels::label};
+use precedent_clause_classifier::{candidates::candidates, labels::label};
 use precedent_cuad::{load, CATEGORIES};
 use rayon::prelude::*;
 

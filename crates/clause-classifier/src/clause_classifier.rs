@@ -3,7 +3,7 @@
 //! over hashed TF-IDF word uni/bigrams and in-word character 3-5-grams, trained on the annotated
 //! spans themselves.
 //!
-//! Why not the contract typer ([`crate::typer`]): the typer learns from candidate spans of whole
+//! Why not the contract typer (`precedent_clause_types::typer`): the typer learns from candidate spans of whole
 //! contracts labelled by a noisy Jaccard match, most of them boilerplate, and its features lean on
 //! where a span sits in the contract. A LegalBench row is an annotated span with no contract
 //! around it, and its negatives are spans of *other* categories, so the classifier learns exactly
@@ -49,7 +49,7 @@ use crate::dense::{
 use crate::features::{fnv, DIM};
 use crate::labels::{label, label_by_position};
 use crate::legalbench::best_threshold;
-use crate::typer::N_CATEGORIES;
+use crate::N_CATEGORIES;
 use precedent_cuad::categories::CATEGORIES;
 use precedent_cuad::dataset::CuadContract;
 
@@ -93,7 +93,7 @@ pub struct ClassifierOptions {
 }
 
 impl ClassifierOptions {
-    /// The classifier the typer's second stage reads ([`crate::stack`]): with unmatched
+    /// The classifier the typer's second stage reads (`precedent_clause_types::stack`): with unmatched
     /// sentences as negatives, and no decision thresholds (only its logits are used). Measured
     /// on the nested CUAD CV (BENCHMARKS.md): pooled AUPR 61.8 → 62.4, P@80R 28.6 → 31.3 over
     /// the spans-only classifier.
@@ -872,7 +872,7 @@ impl ClauseClassifier {
     }
 
     /// [`Self::logits`] of each candidate span of a contract `text` (in parallel): the second
-    /// stage's clause evidence ([`crate::stack`]).
+    /// stage's clause evidence (`precedent_clause_types::stack`).
     pub fn candidate_logits(
         &self,
         text: &str,

@@ -25,6 +25,19 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The kind as a number, a feature of the second stage and the novelty step.
+    pub fn index(self) -> usize {
+        match self {
+            Kind::Sentence => 0,
+            Kind::Piece => 1,
+            Kind::Window2 => 2,
+            Kind::Window3 => 3,
+            Kind::Paragraph => 4,
+            Kind::Date => 5,
+            Kind::Title => 6,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Kind::Sentence => "sentence",
