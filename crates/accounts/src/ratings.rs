@@ -32,21 +32,8 @@ pub struct Rating {
     pub time_unix_ms: u64,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum RatingError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{path}:{line}: {message}")]
-    Malformed {
-        path: PathBuf,
-        line: usize,
-        message: String,
-    },
-}
+/// A rating log's errors are the exchange files' errors: they name the file and the line.
+pub use precedent_formats::FormatError as RatingError;
 
 /// The rating log of one library.
 pub struct RatingLog {
@@ -157,7 +144,7 @@ pub fn read_ratings(path: &Path) -> Result<Vec<Rating>, RatingError> {
         }
         let rating: Rating = serde_json::from_str(line).map_err(|e| RatingError::Malformed {
             path: path.to_path_buf(),
-            line: index + 1,
+            line: index as u64 + 1,
             message: e.to_string(),
         })?;
         ratings.push(rating);

@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 
 use precedent_metrics::balanced_accuracy;
 use precedent_ml::{fit_logistic, group_folds, round_robin_fold, shuffled, sigmoid, Example, Sgd};
-use precedent_text::{Analyzer, AnalyzerConfig, StopWords};
+use precedent_text::Analyzer;
 
 use crate::candidates::{candidates, Candidate, Kind};
 use crate::dense::{
@@ -257,13 +257,7 @@ struct Featurizer {
 impl Featurizer {
     fn new(char_ngrams: bool) -> Self {
         Featurizer {
-            analyzer: Analyzer::new(AnalyzerConfig {
-                lowercase: true,
-                // "not", "no", "any", "shall" carry meaning in clauses.
-                stop_words: StopWords::None,
-                stem: true,
-                max_token_len: 40,
-            }),
+            analyzer: crate::features::clause_analyzer(),
             char_ngrams,
         }
     }

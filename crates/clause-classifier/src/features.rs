@@ -54,16 +54,22 @@ pub struct Featurizer {
     analyzer: Analyzer,
 }
 
+/// How the clause models read words: lowercased and stemmed, with no stop words, because "not",
+/// "no", "any", "shall" carry meaning in clauses. Shared by the span featurizer here and the
+/// single-clause classifier's, so both read a word the same way.
+pub(crate) fn clause_analyzer() -> Analyzer {
+    Analyzer::new(AnalyzerConfig {
+        lowercase: true,
+        stop_words: StopWords::None,
+        stem: true,
+        max_token_len: 40,
+    })
+}
+
 impl Default for Featurizer {
     fn default() -> Self {
         Featurizer {
-            analyzer: Analyzer::new(AnalyzerConfig {
-                lowercase: true,
-                // "not", "no", "any", "shall" carry meaning in clauses.
-                stop_words: StopWords::None,
-                stem: true,
-                max_token_len: 40,
-            }),
+            analyzer: clause_analyzer(),
         }
     }
 }
