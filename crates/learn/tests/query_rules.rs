@@ -89,3 +89,56 @@ fn specified_indemnity_queries_want_clauses_listing_their_grounds() {
     assert!(share(t.relevant) >= 0.8, "{t:?}");
     assert!(share(t.two_star) < share(t.relevant) - 0.3, "{t:?}");
 }
+
+/// What the query readers behind the active rules read in a query, as one comparable string.
+fn reading(query: &str) -> String {
+    let exclusions: Vec<Vec<String>> = precedent_text::exclusions(query)
+        .into_iter()
+        .map(|e| e.surface_forms)
+        .collect();
+    format!(
+        "{exclusions:?} {:?} {:?} {:?} {:?} {:?} {} {}",
+        precedent_text::favoured_side(query),
+        precedent_text::required_limits(query),
+        precedent_text::wanted_claim_source(query),
+        precedent_text::wanted_claim_breadth(query),
+        precedent_text::wanted_renewal(query),
+        precedent_text::wants_cap(query),
+        precedent_text::wants_damages_waiver(query),
+    )
+}
+
+/// A lawyer's question reads the same whatever its wording: ACORD's medium and long wordings
+/// of a training query must mostly give the readings of its short form. Where they differ, the
+/// wording usually carries other information (a long wording spells out what "buyer-favorable"
+/// means instead of naming the buyer); a reader that reads a negated sentence as a request
+/// ("it should not include first party claims") or stops at a plural ("territories") makes
+/// many more differ.
+#[test]
+fn readers_read_the_same_question_in_every_wording() {
+    let acord = shared().join("acord");
+    let short = jsonl(&acord.join("queries.jsonl"), "text");
+    for wording in ["queries_medium.jsonl", "queries_long.jsonl"] {
+        let other = jsonl(&acord.join(wording), "text");
+        let mut same = 0;
+        let mut differing = Vec::new();
+        for (id, text) in &short {
+            let Some(other_text) = other.get(id) else {
+                continue;
+            };
+            if reading(text) == reading(other_text) {
+                same += 1;
+            } else {
+                differing.push(id.clone());
+            }
+        }
+        let share = same as f64 / short.len() as f64;
+        eprintln!("{wording}: {same} of {} read alike", short.len());
+        assert!(short.len() >= 50, "{wording}: {} queries", short.len());
+        assert!(
+            share >= 0.8,
+            "{wording}: {same} of {} read alike; differing: {differing:?}",
+            short.len()
+        );
+    }
+}

@@ -26,10 +26,40 @@ pub enum ClaimSource {
     ThirdParty,
 }
 
+/// Ways of saying the cover goes beyond third parties' claims.
+const FIRST_PARTY_BY_NEGATION: &[&str] = &[
+    "not limited to third party",
+    "not restricted to third party",
+    "not limited to claims brought by a third party",
+    "not restricted to claims brought by a third party",
+];
+
+/// Ways of saying claims from either side are covered.
+const EITHER_SOURCE: &[&str] = &[
+    "regardless of who",
+    "either party or a third party",
+    "either party or third parties",
+    "first party or third party",
+    "first party and third party",
+    "first or third party",
+];
+
 /// The claim source an indemnity query names; `None` for other queries.
+///
+/// Reads only what the query affirms ([`crate::affirmed_words`]): "it should not include
+/// indemnities that cover both first party and third party claims" is no request for
+/// first-party cover. Cover "not limited to third party claims" is first-party cover, and a
+/// query accepting claims from either side ("regardless of who brings the claims", "either
+/// party or a third party") names no source.
 pub fn wanted_claim_source(query: &str) -> Option<ClaimSource> {
-    let words = crate::lowercase_words(query);
+    let words = crate::affirmed_words(query);
     if !crate::mentions_indemnity(&words) {
+        return None;
+    }
+    if crate::contains_any_phrase(&words, FIRST_PARTY_BY_NEGATION) {
+        return Some(ClaimSource::FirstParty);
+    }
+    if crate::contains_any_phrase(&words, EITHER_SOURCE) {
         return None;
     }
     if crate::contains_any_phrase(&words, &["first party", "direct claims", "direct claim"]) {
@@ -83,7 +113,7 @@ pub enum ClaimBreadth {
 
 /// The breadth an indemnity query names; `None` for other queries.
 pub fn wanted_claim_breadth(query: &str) -> Option<ClaimBreadth> {
-    let words = crate::lowercase_words(query);
+    let words = crate::affirmed_words(query);
     if !crate::mentions_indemnity(&words) {
         return None;
     }
@@ -161,6 +191,29 @@ impl ClaimBreadth {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn negated_sentences_and_either_side_do_not_name_a_source() {
+        assert_eq!(
+            wanted_claim_source(
+                "An indemnity for claims brought by third parties. It should not include \
+                 indemnities that cover both first party and third party claims"
+            ),
+            Some(ClaimSource::ThirdParty)
+        );
+        assert_eq!(
+            wanted_claim_source(
+                "An indemnity for tort claims that are not limited to third party claims"
+            ),
+            Some(ClaimSource::FirstParty)
+        );
+        assert_eq!(
+            wanted_claim_source(
+                "An indemnity for listed events, regardless of who brings the claims"
+            ),
+            None
+        );
+    }
 
     #[test]
     fn reads_the_claim_source_of_indemnity_queries_only() {

@@ -37,9 +37,60 @@ const TRIGGERS: &[&str] = &[
     "that do not contain",
     "do not contain",
     "does not contain",
+    "not include",
+    "not contain",
+    "not containing",
+    "does not have",
+    "do not have",
+    "contains no",
+    "contain no",
+    "has no",
+    "have no",
     "lacking",
     "without",
 ];
+
+/// Triggers that are also common drafting language when followed by certain words ("without
+/// cause", "has no liability"), checked against [`DRAFTING_AFTER_WITHOUT`].
+const AMBIGUOUS_TRIGGERS: &[&str] = &["without", "contains no", "contain no", "has no", "have no"];
+
+/// Words between a trigger and the excluded thing that name nothing themselves: "without a
+/// specific reference to \"hold harmless\"", "should not include any reference to any
+/// \"non-exclusive\" license", "without specifically agreeing to hold ... harmless".
+const FILLERS: &[&str] = &[
+    "a",
+    "an",
+    "any",
+    "the",
+    "specific",
+    "specifically",
+    "expressly",
+    "explicitly",
+    "clearly",
+    "reference to",
+    "references to",
+    "mention of",
+    "mentions of",
+    "agreeing to",
+    "agree to",
+];
+
+/// Words that name a clause or its text, not something in it: an exclusion made only of them
+/// ("do not include clauses that ...") excludes nothing a clause could contain.
+const META_WORDS: &[&str] = &[
+    "clause",
+    "clauses",
+    "provision",
+    "provisions",
+    "language",
+    "reference",
+    "references",
+    "one",
+];
+
+/// How far after the trigger hold-harmless language may sit ("without specifically agreeing to
+/// hold the other party harmless").
+const HARMLESS_REACH: usize = 8;
 
 /// "Without X" where "without X" is itself drafting language, wanted in the clause.
 const DRAFTING_AFTER_WITHOUT: &[&str] = &[
@@ -65,6 +116,8 @@ const DRAFTING_AFTER_WITHOUT: &[&str] = &[
     "undue delay",
     "restriction",
     "fault",
+    "liability",
+    "obligation",
 ];
 
 /// Words that end the excluded phrase.
@@ -129,7 +182,14 @@ pub fn exclusions(query: &str) -> Vec<Exclusion> {
             i += 1;
             continue;
         };
-        let start = i + trigger.split(' ').count();
+        let trigger_at = i;
+        let mut start = i + trigger.split(' ').count();
+        while let Some(filler) = FILLERS
+            .iter()
+            .find(|f| crate::starts_with_phrase(&words[start..], f))
+        {
+            start += filler.split(' ').count();
+        }
         let end = words[start..]
             .iter()
             .position(|w| PHRASE_ENDS.contains(&w.as_str()))
@@ -140,22 +200,29 @@ pub fn exclusions(query: &str) -> Vec<Exclusion> {
         if phrase.is_empty() {
             continue;
         }
-        if *trigger == "without"
-            && DRAFTING_AFTER_WITHOUT
-                .iter()
-                .any(|d| crate::starts_with_phrase(&words[start..end], d))
-        {
+        if AMBIGUOUS_TRIGGERS.contains(trigger) && is_drafting_after_without(&words[start..end]) {
             continue;
         }
-        let surface_forms: Vec<String> = if words[start..end]
+        let names_harmless = words[start..(start + HARMLESS_REACH).min(words.len())]
+            .iter()
+            .any(|w| w == "harmless");
+        let (phrase, surface_forms): (String, Vec<String>) = if words[start..end]
             .iter()
             .any(|w| CARVEOUT_WORDS.contains(&w.as_str()))
         {
-            CARVEOUT_FORMS.iter().map(|s| s.to_string()).collect()
-        } else if phrase.contains("harmless") {
-            HOLD_HARMLESS_FORMS.iter().map(|s| s.to_string()).collect()
+            (
+                phrase,
+                CARVEOUT_FORMS.iter().map(|s| s.to_string()).collect(),
+            )
+        } else if names_harmless {
+            (
+                "hold harmless".to_owned(),
+                HOLD_HARMLESS_FORMS.iter().map(|s| s.to_string()).collect(),
+            )
+        } else if names_nothing_new(&words[start..end], &words[..trigger_at]) {
+            continue;
         } else {
-            vec![phrase.clone()]
+            (phrase.clone(), vec![phrase])
         };
         out.push(Exclusion {
             phrase,
@@ -163,6 +230,37 @@ pub fn exclusions(query: &str) -> Vec<Exclusion> {
         });
     }
     out
+}
+
+/// Whether `phrase` (the words after "without") is itself drafting language
+/// ([`DRAFTING_AFTER_WITHOUT`]), in the singular or the plural ("without regards to").
+fn is_drafting_after_without(phrase: &[String]) -> bool {
+    DRAFTING_AFTER_WITHOUT.iter().any(|d| {
+        let parts: Vec<&str> = d.split(' ').collect();
+        phrase.len() >= parts.len()
+            && phrase
+                .iter()
+                .zip(&parts)
+                .all(|(w, p)| w == p || w.strip_suffix('s') == Some(p))
+    })
+}
+
+/// Whether an excluded phrase names nothing a clause could be told apart by: only stop words
+/// and words naming a clause ([`META_WORDS`]), or a word the query itself asks for before the
+/// exclusion ("An indemnification clause ... It does not include indemnification for breach of
+/// specific covenants": the query cannot exclude its own subject; the rest of such a sentence
+/// narrows the subject, which a phrase of four words cannot say).
+fn names_nothing_new(phrase: &[String], before: &[String]) -> bool {
+    let singular = |w: &str| w.strip_suffix('s').unwrap_or(w).to_owned();
+    let asked: Vec<String> = before.iter().map(|w| singular(w)).collect();
+    let content: Vec<&String> = phrase
+        .iter()
+        .filter(|w| {
+            !crate::LUCENE_ENGLISH_STOP_WORDS.contains(&w.as_str())
+                && !META_WORDS.contains(&w.as_str())
+        })
+        .collect();
+    content.is_empty() || content.iter().any(|w| asked.contains(&singular(w)))
 }
 
 #[cfg(test)]
@@ -179,6 +277,9 @@ mod tests {
 
     #[test]
     fn carveouts_map_to_exception_language() {
+        let e = exclusions("A cap on liability clause that does not have any exceptions");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].surface_forms.contains(&"except".to_string()));
         let e = exclusions("Cap on liability without carveouts");
         assert_eq!(e.len(), 1);
         assert!(e[0].surface_forms.contains(&"except".to_string()));
@@ -188,7 +289,46 @@ mod tests {
     }
 
     #[test]
+    fn fillers_and_meta_words_are_read_past() {
+        let e =
+            exclusions("Indemnification clause without a specific reference to \"hold harmless\"");
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].surface_forms, vec!["harmless".to_string()]);
+        let e = exclusions(
+            "An indemnity for any claims, damages, or liabilities without specifically agreeing \
+             to hold the other party harmless",
+        );
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].phrase, "hold harmless");
+        let e = exclusions(
+            "An exclusivity clause. It should not include any reference to any \"non-exclusive\" \
+             license or right",
+        );
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].phrase, "non exclusive license");
+    }
+
+    #[test]
+    fn a_query_does_not_exclude_its_own_subject() {
+        assert!(exclusions(
+            "An indemnification clause that covers claims brought by third parties. It does not \
+             include indemnification for breach of specific covenants"
+        )
+        .is_empty());
+        assert!(exclusions(
+            "A clause that caps liability for indirect damages. Do not include clauses that \
+             disclaim all indirect damages"
+        )
+        .is_empty());
+    }
+
+    #[test]
     fn drafting_phrases_with_without_are_not_exclusions() {
+        assert!(exclusions(
+            "Clause that specifies New York law will govern the contract without regards to \
+             conflicts of law principles"
+        )
+        .is_empty());
         // The medium wording of "Termination for Convenience".
         assert!(exclusions(
             "Clause that allows a party to terminate the contract at any time without cause"

@@ -41,6 +41,56 @@ pub(crate) fn lowercase_words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Phrases that negate the rest of their sentence: "It should not include indemnification
+/// clauses that cover both first and third party claims", "Do not include clauses that
+/// disclaim all indirect damages". Not "not limited to": in "including but not limited to"
+/// it widens, and "not limited to third party claims" affirms first-party cover.
+const SENTENCE_NEGATIONS: &[&str] = &[
+    "not include",
+    "not including",
+    "not contain",
+    "not containing",
+    "not cover",
+    "not covering",
+];
+
+/// The words of `query` that state what the query wants, for the readers that look for
+/// something wanted (a claim source, a limit, a cap): [`lowercase_words`] of the query with
+/// parenthesised asides removed ("(e.g., during the term ...)") and each sentence cut at a
+/// negation ([`SENTENCE_NEGATIONS`]).
+///
+/// Why: a lawyer describing a clause at length says what it must not be ("It should not include
+/// indemnification clauses that cover both first party and third party claims") and gives
+/// examples in brackets. A reader of wanted features that reads those parts reads the opposite
+/// of the request (first-party claims for a third-party query), and an aside can push a word
+/// past a reader's reach ("limited in duration (e.g., ...) and territories"). What the query
+/// excludes is read from the full text by [`exclusions`].
+pub(crate) fn affirmed_words(query: &str) -> Vec<String> {
+    let mut without_asides = String::with_capacity(query.len());
+    let mut depth = 0usize;
+    for c in query.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth > 0 => depth -= 1,
+            _ if depth == 0 => without_asides.push(c),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for sentence in without_asides.split(['.', ';', '!', '?']) {
+        let words = lowercase_words(sentence);
+        let cut = (0..words.len())
+            .find(|&i| {
+                SENTENCE_NEGATIONS
+                    .iter()
+                    .any(|n| starts_with_phrase(&words[i..], n))
+            })
+            .unwrap_or(words.len());
+        out.extend(words.into_iter().take(cut));
+    }
+    out
+}
+
 /// Whether `words` (from [`lowercase_words`]) speak of an indemnity ("indemnify",
 /// "indemnification", "indemnity"): the readers of indemnity-only constraints check it first.
 pub(crate) fn mentions_indemnity(words: &[String]) -> bool {
@@ -295,6 +345,18 @@ fn word_spans(text: &str) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn affirmed_words_leave_out_asides_and_negated_sentence_ends() {
+        let words = super::affirmed_words(
+            "A non-compete limited in time (e.g., two years after the term). It should not \
+             include clauses that cover exclusivity; limited to a territory",
+        );
+        assert_eq!(
+            words.join(" "),
+            "a non compete limited in time it should limited to a territory"
+        );
+    }
 
     #[test]
     fn lucene_like_defaults() {

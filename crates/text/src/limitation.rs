@@ -30,12 +30,17 @@ const CAP_PHRASES: &[&str] = &[
     "limited in the aggregate",
 ];
 
-/// Whether the query asks for a cap on liability ("cap on liability", "liability caps",
-/// "subject to a cap").
+/// Whether the query asks for a cap on liability: it names one ("cap on liability", "liability
+/// caps", "subject to a cap"), or it speaks of liability and describes the ceiling the way
+/// clauses state it ([`CAP_PHRASES`]: "a party's liability is limited to the price paid").
+/// Only what the query affirms is read ([`crate::affirmed_words`]).
 pub fn wants_cap(query: &str) -> bool {
-    crate::lowercase_words(query)
+    let words = crate::affirmed_words(query);
+    words
         .iter()
         .any(|w| w == "cap" || w == "caps" || w == "capped")
+        || (words.iter().any(|w| w.starts_with("liabilit"))
+            && crate::contains_any_phrase(&words, CAP_PHRASES))
 }
 
 /// Whether the clause sets a ceiling on liability (see [`CAP_PHRASES`]); "capped" counts.
@@ -82,7 +87,7 @@ const WAIVER_WORDS: &[&str] = &[
 /// three stars or more names one of those kinds of damages, against 167 of the 226 two-star
 /// clauses (`crates/learn/tests/query_rules.rs`).
 pub fn wants_damages_waiver(query: &str) -> bool {
-    let words = crate::lowercase_words(query);
+    let words = crate::affirmed_words(query);
     let names_damages = words.windows(2).any(|w| {
         WAIVED_DAMAGES.contains(&w[0].as_str()) && (w[1] == "damage" || w[1] == "damages")
     });
@@ -110,6 +115,16 @@ pub fn names_waived_damages(clause: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cap_described_as_clauses_state_it_is_a_cap() {
+        assert!(wants_cap(
+            "A clause under which a party's liability is limited to the fees paid"
+        ));
+        assert!(!wants_cap(
+            "A clause under which the licence is limited to the territory"
+        ));
+    }
 
     #[test]
     fn a_cap_is_a_ceiling_not_a_waiver() {

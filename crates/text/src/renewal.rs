@@ -85,7 +85,7 @@ const RENEWAL_WORDS: &[&str] = &[
 /// The renewal mechanism the query asks for, if any ("notice to terminate auto-renew" is about
 /// auto-renewal: the notice ends it).
 pub fn wanted_renewal(query: &str) -> Option<RenewalMode> {
-    let words = crate::lowercase_words(query);
+    let words = crate::affirmed_words(query);
     crate::contains_any_phrase(&words, AUTOMATIC_QUERY).then_some(RenewalMode::Automatic)
 }
 

@@ -91,8 +91,11 @@ const TERRITORY_FORMS: &[&str] = &[
 ];
 
 /// The limits a query requires, in the order it names them (each at most once).
+///
+/// Reads what the query affirms ([`crate::affirmed_words`]: no asides in brackets, no negated
+/// sentence ends); limit words count in the plural too ("territories", "periods").
 pub fn required_limits(query: &str) -> Vec<Limit> {
-    let words = crate::lowercase_words(query);
+    let words = crate::affirmed_words(query);
     let mut limits = Vec::new();
     for start in 0..words.len() {
         let Some(trigger) = LIMIT_TRIGGERS
@@ -103,9 +106,11 @@ pub fn required_limits(query: &str) -> Vec<Limit> {
         };
         let after = start + trigger.split(' ').count();
         for w in words.iter().skip(after).take(5) {
-            let limit = if DURATION_WORDS.contains(&w.as_str()) {
+            let singular = singular(w);
+            let word: &str = &singular;
+            let limit = if DURATION_WORDS.contains(&word) {
                 Limit::Duration
-            } else if TERRITORY_WORDS.contains(&w.as_str()) {
+            } else if TERRITORY_WORDS.contains(&word) {
                 Limit::Territory
             } else {
                 continue;
@@ -116,6 +121,15 @@ pub fn required_limits(query: &str) -> Vec<Limit> {
         }
     }
     limits
+}
+
+/// `word` without a plural ending ("territories" -> "territory", "periods" -> "period").
+fn singular(word: &str) -> std::borrow::Cow<'_, str> {
+    if let Some(stem) = word.strip_suffix("ies") {
+        format!("{stem}y").into()
+    } else {
+        word.strip_suffix('s').unwrap_or(word).into()
+    }
 }
 
 impl Limit {
@@ -134,6 +148,17 @@ impl Limit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plurals_and_asides_do_not_hide_a_limit() {
+        assert_eq!(
+            required_limits(
+                "A covenant not to compete limited in duration (e.g., the term and one year \
+                 after) and territories"
+            ),
+            vec![Limit::Duration, Limit::Territory]
+        );
+    }
 
     #[test]
     fn reads_required_limits() {

@@ -102,7 +102,7 @@ const CARVEOUT_PHRASES: &[&str] = &[
 /// (cap, damages waiver, warranty disclaimer) and names a side: "seller-favorable",
 /// "favorable to the licensee", "pro-customer". `None` otherwise, including for indemnities.
 pub fn favoured_side(query: &str) -> Option<Side> {
-    let words = crate::lowercase_words(query);
+    let words = crate::affirmed_words(query);
     let favour = |w: &str| {
         matches!(
             w,
