@@ -16,12 +16,8 @@
 //! - [`search`]: one search for every face: filters, deepening, a left-out source clause,
 //!   folded copies, and the candidates facets describe.
 //! - [`search_listing`]: the hits of a search as `precedent search` lists them.
-//! - [`ClauseModels`]: the clause typer and classifiers review, ingest and classify read,
-//!   loaded (or trained and cached) once and shared.
-//! - [`review`]: a contract's CUAD clause types and where they are, and the checklist view.
-//! - [`review_table`]: the files a review covers, and the table of many contracts' reviews.
-//! - [`review_view`]: a reviewed document as the API answers it (sections, findings with
-//!   their sections, checklist; or a terms-of-service review).
+//! - [`ClauseModels`], [`review`], [`review_table`], [`review_view`]: contract review and the
+//!   clause models it reads, from `precedent-review`, re-exported so the faces reach them here.
 //! - [`ingest`]: what a contract file becomes in a library (clauses, metadata, CUAD types), and
 //!   [`ingest_run`], a folder committed to a library in resumable batches.
 //! - [`hits`]: search hits as the API shows them (clause views, citations, highlights, why,
@@ -42,7 +38,6 @@
 //! - [`lazy_clause_type_reader`]: the CUAD clause-type reader the `+types` stage and the
 //!   learned ranker's clause-type rule use, trained (or read from its cache) on first use.
 
-mod clause_models;
 pub mod context;
 pub mod cross_encoder_training;
 pub mod explain;
@@ -56,20 +51,19 @@ pub mod pipeline_choice;
 pub mod pipelines;
 mod rankers;
 mod report;
-pub mod review;
-pub mod review_table;
-pub mod review_view;
 pub mod search;
 pub mod search_listing;
 pub mod served_pipelines;
 
-pub use clause_models::{legalbench_options, ClauseModels, MiniLmSentences};
 pub use pipelines::{
     build, default_pipeline, is_known, known_pipelines, needs_embedder, PipelineContext,
     HYBRID_WITH_TYPES, LEARNED,
 };
 pub use precedent_accounts::{keys, ratings};
 pub use precedent_redline::{compare, docx, redline};
+pub use precedent_review::{
+    legalbench_options, review, review_table, review_view, ClauseModels, MiniLmSentences,
+};
 pub use rankers::{lazy_clause_type_reader, Rankers};
 pub use report::{Report, Silent};
 

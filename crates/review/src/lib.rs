@@ -1,0 +1,21 @@
+//! Contract review, for every face: what a contract is found to hold, and the models that find it.
+//!
+//! The engine re-exports these modules under its own paths (`precedent_engine::review`, ...), so
+//! the CLI and the server reach them through the engine; they live in a crate of their own
+//! because review is a whole concept (the typer's choices turned into findings, the checklist,
+//! the Word report, terms-of-service review) that needs no library, ranker or pipeline.
+//!
+//! - [`review`]: a contract's CUAD clause types and where they are, the checklist view, and
+//!   the Word report.
+//! - [`review_table`]: the files a review covers, and the table of many contracts' reviews.
+//! - [`review_view`]: a reviewed document as the API answers it (sections, findings with
+//!   their sections, checklist; or a terms-of-service review).
+//! - [`ClauseModels`]: the clause typer and classifiers review, ingest and classify read,
+//!   loaded (or trained and cached) once and shared.
+
+mod clause_models;
+pub mod review;
+pub mod review_table;
+pub mod review_view;
+
+pub use clause_models::{legalbench_options, ClauseModels, MiniLmSentences};
