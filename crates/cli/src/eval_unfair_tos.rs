@@ -8,14 +8,12 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use precedent_unfair::cache::{default_cache, find_data_dir, load_or_train, TrainSplit};
-use precedent_unfair::classifiers::{
-    load_classifier, write_predictions, Classifier, ClassifierKind, ClassifierSource,
-};
+use precedent_unfair::cache::{default_cache, TrainSplit, UnfairSource};
+use precedent_unfair::classifiers::{load_from, write_predictions, ClassifierKind};
 use precedent_unfair::data::{has_labels_column, read_csv_with};
 use precedent_unfair::metric::{column_name, score, Scores};
 use precedent_unfair::minilm::MiniLmOptions;
-use precedent_unfair::{LabelSet, ModelOptions, UnfairModel};
+use precedent_unfair::LabelSet;
 
 /// Which classifier scores the rows (`--model`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -67,33 +65,13 @@ pub struct UnfairArgs {
 }
 
 impl UnfairArgs {
-    /// The data folder, from --data or found beside the checkout.
-    pub fn data_dir(&self) -> Result<PathBuf> {
-        match &self.unfair_data {
-            Some(d) => Ok(d.clone()),
-            None => find_data_dir().context(
-                "no UNFAIR-ToS data to train from: pass --data DIR (holding unfair_tos_train.csv)",
-            ),
+    /// The model source these arguments name ([`UnfairSource`]).
+    pub fn source(&self) -> UnfairSource {
+        UnfairSource {
+            data: self.unfair_data.clone(),
+            split: self.fit_on.into(),
+            cache: self.unfair_cache.clone(),
         }
-    }
-
-    /// The cached model, or one trained now (a few seconds) and cached.
-    pub fn load(&self) -> Result<UnfairModel> {
-        let dir = self.data_dir()?;
-        load_or_train(
-            &dir,
-            &self.unfair_cache,
-            self.fit_on.into(),
-            &ModelOptions::default(),
-            || {
-                eprintln!(
-                    "training the UNFAIR-ToS classifier from {} (once; cached in {})",
-                    dir.display(),
-                    self.unfair_cache.display()
-                )
-            },
-        )
-        .with_context(|| format!("training the UNFAIR-ToS classifier from {}", dir.display()))
     }
 }
 
@@ -131,23 +109,6 @@ impl From<ModelKind> for ClassifierKind {
     }
 }
 
-/// The classifier `--model` names ([`load_classifier`]).
-fn load_model(args: &EvalUnfairTosArgs) -> Result<Classifier> {
-    let load_svm = || args.model.load();
-    if args.kind == ModelKind::Svm {
-        return Ok(Classifier::Svm(Box::new(load_svm()?)));
-    }
-    let source = ClassifierSource {
-        data_dir: &args.model.data_dir()?,
-        cache: &args.model.unfair_cache,
-        split: args.model.fit_on.into(),
-        epochs: args.epochs,
-    };
-    load_classifier(args.kind.into(), &source, &load_svm, &mut |line| {
-        eprintln!("{line}")
-    })
-}
-
 fn print_scores(scores: &Scores) {
     println!(
         "micro-F1 {:.1}  macro-F1 {:.1}  ({} rows)",
@@ -175,7 +136,7 @@ pub fn run(mut args: EvalUnfairTosArgs) -> Result<()> {
     let labelled = has_labels_column(&args.test)?;
     let rows = read_csv_with(&args.test, labelled)?;
     let started = Instant::now();
-    let model = load_model(&args)?;
+    let model = load_from(args.kind.into(), &args.model.source(), args.epochs)?;
     let load_s = started.elapsed().as_secs_f64();
     let started = Instant::now();
     let texts: Vec<&str> = rows.iter().map(|r| r.text.as_str()).collect();

@@ -75,7 +75,10 @@ pub fn run(args: MarketArgs) -> Result<()> {
         println!("   typical words: {}", f.distinctive_words.join(", "));
         let cite = f.representative.citation.as_deref().unwrap_or("");
         println!("   e.g. {} [{cite}]", f.representative.id);
-        println!("   {}", crate::preview(&f.representative.text, 300));
+        println!(
+            "   {}",
+            precedent_engine::search_listing::preview(&f.representative.text, 300)
+        );
     }
     if let Some(standing) = &market.draft {
         println!(

@@ -6,13 +6,12 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use precedent_engine::library_setup::VectorPlan;
-use precedent_engine::pipeline_choice::{self, LearnedChoice};
+use precedent_engine::pipeline_choice::LearnedChoice;
 use precedent_eval::ranker_cv::{self, CvPlan};
-use precedent_formats::Qrels;
-use precedent_learn::{LearnedModel, Learner, RankObjective, TrainOptions, TrainingData};
-use precedent_library::{Library, Progress};
+use precedent_learn::{Learner, RankObjective, TrainOptions, TrainingData};
+use precedent_library::Progress;
 
-use crate::{load_embedder, Bars, VectorArgs};
+use crate::{Bars, VectorArgs};
 
 #[derive(Args)]
 pub struct TrainArgs {
@@ -190,7 +189,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             eprintln!("report written to {}", path.display());
         }
         if let (Some(dir), Some(qrels)) = (&args.cv_library, &args.cv_library_qrels) {
-            let embedder = Arc::new(load_embedder(
+            let embedder = Arc::new(precedent_engine::library_setup::load_embedder(
                 &library
                     .vectors_info()
                     .map(|i| i.model_source.clone())
@@ -279,11 +278,6 @@ pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs>
     ranker_cv::load_rated(&rated, bars)
 }
 
-/// Loads the learned model for `eval`/`search`: the named directory, else the default one.
-pub fn load_model(dir: Option<&std::path::Path>) -> Result<(PathBuf, Arc<LearnedModel>)> {
-    pipeline_choice::load_model(dir)
-}
-
 /// Where the learned stage comes from (for `search`, `eval` and `bench`).
 #[derive(Args, Clone)]
 pub struct LearnedArgs {
@@ -298,50 +292,10 @@ pub struct LearnedArgs {
 
 impl LearnedArgs {
     /// The engine's view of these arguments.
-    fn choice(&self) -> LearnedChoice<'_> {
+    pub fn choice(&self) -> LearnedChoice<'_> {
         LearnedChoice {
             model_dir: self.model_dir.as_deref(),
             learned_top: self.learned_top,
         }
     }
 }
-
-/// Pipelines the engine builds ([`precedent_engine::known_pipelines`]).
-pub fn known_pipelines() -> Vec<&'static str> {
-    precedent_engine::known_pipelines()
-}
-
-/// The pipeline used when none is named ([`pipeline_choice::default_ranking`]).
-pub fn default_ranking(library: &Library, learned: &LearnedArgs) -> Result<&'static str> {
-    pipeline_choice::default_ranking(library, learned.model_dir.as_deref())
-}
-
-/// `eval`'s default pipeline over `library` ([`ranker_cv::default_eval_ranking`]), saying why.
-pub fn default_eval_ranking(
-    library: &Library,
-    learned: &LearnedArgs,
-    qrels: &Qrels,
-) -> Result<&'static str> {
-    let (name, note) =
-        ranker_cv::default_eval_ranking(library, learned.model_dir.as_deref(), qrels)?;
-    if !note.is_empty() {
-        eprintln!("{note}");
-    }
-    Ok(name)
-}
-
-pub fn needs_embedder(name: &str) -> bool {
-    precedent_engine::needs_embedder(name)
-}
-
-/// Builds a pipeline by name ([`pipeline_choice::make_pipeline`]).
-pub fn make_pipeline(
-    name: &str,
-    library: Arc<Library>,
-    models: &precedent_rank::PipelineModels,
-    learned: &LearnedArgs,
-) -> Result<(precedent_rank::Pipeline, Option<Arc<LearnedModel>>)> {
-    pipeline_choice::make_pipeline(name, library, models, &learned.choice())
-}
-
-pub use ranker_cv::check_no_overlap;

@@ -62,7 +62,7 @@ pub use pipelines::{
 pub use precedent_accounts::{keys, ratings};
 pub use precedent_redline::{compare, docx, redline};
 pub use precedent_review::{
-    legalbench_options, review, review_table, review_view, ClauseModels, MiniLmSentences,
+    documents, legalbench_options, review, review_table, review_view, ClauseModels, MiniLmSentences,
 };
 pub use rankers::{lazy_clause_type_reader, Rankers};
 pub use report::{Report, Silent};

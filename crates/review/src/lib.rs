@@ -10,10 +10,13 @@
 //! - [`review_table`]: the files a review covers, and the table of many contracts' reviews.
 //! - [`review_view`]: a reviewed document as the API answers it (sections, findings with
 //!   their sections, checklist; or a terms-of-service review).
+//! - [`documents`]: documents reviewed one after another (contract or terms of service, each
+//!   model loaded on first need), what the text output shows, and a file's paragraphs.
 //! - [`ClauseModels`]: the clause typer and classifiers review, ingest and classify read,
 //!   loaded (or trained and cached) once and shared.
 
 mod clause_models;
+pub mod documents;
 pub mod review;
 pub mod review_table;
 pub mod review_view;
