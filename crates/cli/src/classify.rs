@@ -16,6 +16,7 @@ use std::io::Read;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use precedent_clause_types::clause_classifier::TypeScore;
+use precedent_engine::classify_view::classified_text;
 use precedent_engine::documents::paragraphs;
 use serde::Serialize;
 
@@ -116,28 +117,7 @@ pub fn run(args: ClassifyArgs) -> Result<()> {
             println!("{}", serde_json::to_string(&Classified { text, types })?);
             continue;
         }
-        let preview: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let preview: String = preview.chars().take(100).collect();
-        println!("{preview}");
-        if types.is_empty() {
-            println!("  (no CUAD clause type reaches its threshold)");
-        }
-        for t in &types {
-            // As the web page splits them: likely (85% of those are right on the development
-            // CV), else, at its threshold, only possible.
-            println!(
-                "  {:<36} {:.3}  (threshold {:.3})  {}",
-                t.category,
-                t.confidence,
-                t.threshold,
-                t.mark()
-            );
-        }
-        if types.iter().any(|t| t.reached()) && !types.iter().any(|t| t.likely) {
-            // The thresholds favour listing; with no likely type, say what that usually means
-            // (the classifier learnt from typed clauses only: it names a type for almost any text).
-            println!("  (no type is likely: the clause may be of none of the 41 CUAD types)");
-        }
+        print!("{}", classified_text(text, &types));
     }
     Ok(())
 }

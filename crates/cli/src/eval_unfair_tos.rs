@@ -4,16 +4,13 @@
 //! macro-F1 and the F1 of each column.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
 use precedent_unfair::cache::{default_cache, TrainSplit, UnfairSource};
-use precedent_unfair::classifiers::{load_from, write_predictions, ClassifierKind};
-use precedent_unfair::data::{has_labels_column, read_csv_with};
-use precedent_unfair::metric::{column_name, score, Scores};
+use precedent_unfair::classifiers::ClassifierKind;
+use precedent_unfair::evaluation::{evaluate_csv, UnfairTosPlan};
 use precedent_unfair::minilm::MiniLmOptions;
-use precedent_unfair::LabelSet;
 
 /// Which classifier scores the rows (`--model`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -109,82 +106,18 @@ impl From<ModelKind> for ClassifierKind {
     }
 }
 
-fn print_scores(scores: &Scores) {
-    println!(
-        "micro-F1 {:.1}  macro-F1 {:.1}  ({} rows)",
-        100.0 * scores.micro_f1,
-        100.0 * scores.macro_f1,
-        scores.rows
-    );
-    for (c, (f1, counts)) in scores.per_column_f1.iter().zip(&scores.counts).enumerate() {
-        println!(
-            "  {:<24} F1 {:5.1}  (support {}, tp {}, fp {}, fn {})",
-            column_name(c),
-            100.0 * f1,
-            counts.support,
-            counts.tp,
-            counts.fp,
-            counts.fn_
-        );
-    }
-}
-
 pub fn run(mut args: EvalUnfairTosArgs) -> Result<()> {
     if let Some(dir) = args.data.take() {
         args.model.unfair_data = Some(dir);
     }
-    let labelled = has_labels_column(&args.test)?;
-    let rows = read_csv_with(&args.test, labelled)?;
-    let started = Instant::now();
-    let model = load_from(args.kind.into(), &args.model.source(), args.epochs)?;
-    let load_s = started.elapsed().as_secs_f64();
-    let started = Instant::now();
-    let texts: Vec<&str> = rows.iter().map(|r| r.text.as_str()).collect();
-    let predicted: Vec<LabelSet> = model
-        .predict_all(&texts)?
-        .into_iter()
-        .map(|p| p.labels)
-        .collect();
-    let predict_s = started.elapsed().as_secs_f64();
-    if let Some(seconds) = model.fine_tune_seconds() {
-        eprintln!("MiniLM fine-tuning took {seconds:.0} s when it was trained");
-    }
-    eprintln!(
-        "{:?} model ready in {load_s:.1} s (trained on {} sentences); {} rows predicted in {predict_s:.2} s ({:.2} ms a sentence)",
-        args.kind,
-        model.trained_on(),
-        rows.len(),
-        1000.0 * predict_s / rows.len().max(1) as f64
-    );
-    if let Some(path) = &args.predictions_out {
-        write_predictions(path, &predicted)?;
-    }
-    let scores = labelled.then(|| {
-        let gold: Vec<LabelSet> = rows.iter().map(|r| r.labels).collect();
-        score(&gold, &predicted)
-    });
-    match &scores {
-        Some(s) => print_scores(s),
-        None => println!(
-            "{} rows predicted ({} with a label); {} has no labels column to score against",
-            rows.len(),
-            predicted.iter().filter(|&&p| p != 0).count(),
-            args.test.display()
-        ),
-    }
-    if let Some(path) = &args.json_out {
-        let json = serde_json::json!({
-            "test": args.test.display().to_string(),
-            "rows": rows.len(),
-            "scores": scores,
-            "columns": (0..precedent_unfair::N_COLUMNS).map(column_name).collect::<Vec<_>>(),
-            "model": format!("{:?}", args.kind).to_lowercase(),
-            "trained_on": model.trained_on(),
-            "fine_tune_seconds": model.fine_tune_seconds(),
-            "predict_seconds": predict_s,
-        });
-        std::fs::write(path, serde_json::to_string_pretty(&json)?)
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
+    let plan = UnfairTosPlan {
+        test: &args.test,
+        kind: args.kind.into(),
+        source: &args.model.source(),
+        epochs: args.epochs,
+        predictions_out: args.predictions_out.as_deref(),
+        json_out: args.json_out.as_deref(),
+    };
+    print!("{}", evaluate_csv(&plan)?);
     Ok(())
 }

@@ -26,7 +26,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use precedent_engine::library_setup;
 use precedent_engine::pipeline_choice::{self, build_command_pipeline, PipelineOptions};
-use precedent_engine::search_listing::{preview, search_and_list, wrap, ListingRequest};
+use precedent_engine::search_listing::{listing_text, search_and_list, ListingRequest};
 use precedent_eval::ranker_cv;
 use precedent_eval::{EvalOptions, Protocol};
 use precedent_judge::pipelines::{usage_line, JudgeSettings};
@@ -431,69 +431,10 @@ fn search(args: SearchArgs) -> Result<()> {
         println!("{no_match}");
         return Ok(());
     }
-    for (result, folded) in results.iter().zip(&listing.hits) {
-        let hit = &folded.hit;
-        let text = result["text"].as_str().unwrap_or_default();
-        let shown = if args.full {
-            text.to_owned()
-        } else {
-            preview(text, 400)
-        };
-        println!(
-            "{:>3}. {}  score {:.4}",
-            result["rank"],
-            result["id"].as_str().unwrap_or_default(),
-            hit.score
-        );
-        if let Some(cite) = precedent_contracts::library_docs::citation(&result["metadata"]) {
-            println!("     [{cite}]");
-        }
-        if !folded.copies.is_empty() {
-            let copies: Vec<String> = result["copies"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|c| match c["citation"].as_str() {
-                    Some(cite) => format!("{} [{cite}]", c["id"].as_str().unwrap_or_default()),
-                    None => c["id"].as_str().unwrap_or_default().to_owned(),
-                })
-                .collect();
-            println!("     same words also in: {}", copies.join(", "));
-        }
-        let reasons: Vec<&str> = result["why"]["reasons"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|r| r.as_str())
-            .collect();
-        if !reasons.is_empty() {
-            println!("     why: {}", reasons.join("; "));
-        }
-        if args.explain {
-            let found_by: Vec<String> = hit
-                .stages
-                .iter()
-                .map(|s| format!("{} #{} ({:.4})", s.stage, s.rank, s.score))
-                .collect();
-            println!("     found by: {}", found_by.join(", "));
-        }
-        for line in wrap(&shown, 96) {
-            println!("     {line}");
-        }
-        for reference in result["references"].as_array().into_iter().flatten() {
-            let text = reference["text"].as_str().unwrap_or_default();
-            let text = if args.full {
-                text.to_owned()
-            } else {
-                preview(text, 200)
-            };
-            println!(
-                "     (refers to § {}) {text}",
-                reference["section"].as_str().unwrap_or_default()
-            );
-        }
-        println!();
-    }
+    print!(
+        "{}",
+        listing_text(&results, &listing.hits, args.full, args.explain)
+    );
     Ok(())
 }
 
@@ -606,17 +547,7 @@ fn bench(args: BenchArgs) -> Result<()> {
         let report = serde_json::to_value(&report)?;
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!(
-            "{} over {} clauses, top {}: {} queries, {:.1} q/s (1 thread), p50 {:.3} ms, p99 {:.3} ms, open {:.0} ms",
-            report.pipeline,
-            report.clauses,
-            report.k,
-            report.queries,
-            report.qps,
-            report.p50_ms,
-            report.p99_ms,
-            report.open_ms
-        );
+        println!("{}", report.line());
     }
     Ok(())
 }

@@ -8,9 +8,9 @@ use clap::{Args, ValueEnum};
 use precedent_clause_types::cache::{default_cache, default_classifier_cache};
 use precedent_cuad::CATEGORIES;
 use precedent_engine::documents::{
-    describe, shown_findings, DocumentKind as Kind, Reviewed, Reviewer, TosDocumentReview,
+    contract_text, tos_text, DocumentKind as Kind, Reviewed, Reviewer,
 };
-use precedent_engine::review::{checklist_rows, to_csv, ContractReview};
+use precedent_engine::review::{checklist_rows, to_csv};
 use precedent_engine::review_table::{contract_files, matrix_row, META_COLUMNS};
 use precedent_engine::ClauseModels;
 
@@ -124,87 +124,6 @@ impl From<DocumentKind> for Kind {
     }
 }
 
-fn print_text(review: &ContractReview, threshold: f32) {
-    if review.ocr {
-        println!("{} (text recognised by OCR)", review.contract);
-    } else {
-        println!("{}", review.contract);
-    }
-    if let Some(about) = review.metadata.as_ref().and_then(describe) {
-        println!("  {about}");
-    }
-    let shown = shown_findings(review, threshold);
-    for (category, findings) in &shown {
-        println!("  {category}");
-        for f in findings {
-            let mut excerpt: String = f.text.split_whitespace().collect::<Vec<_>>().join(" ");
-            if excerpt.chars().count() > 160 {
-                excerpt = excerpt.chars().take(157).collect::<String>() + "...";
-            }
-            let section = f
-                .section
-                .as_deref()
-                .map(|s| format!(" §{s}"))
-                .unwrap_or_default();
-            println!(
-                "    {:.2}{section} [{}..{}] {excerpt}",
-                f.confidence, f.start, f.end
-            );
-        }
-    }
-    if shown.is_empty() {
-        println!("  (no clause type at confidence >= {threshold})");
-    }
-}
-
-/// The text output of a terms-of-service review: the checklist of the eight types, then each
-/// flagged sentence with its types, confidence, sentence number and character span.
-fn print_tos(review: &TosDocumentReview) {
-    let ocr = if review.ocr {
-        " (text recognised by OCR)"
-    } else {
-        ""
-    };
-    let r = &review.review;
-    println!(
-        "{}{ocr}: terms of service, {} of {} sentences flagged as potentially unfair",
-        review.contract,
-        r.flagged.len(),
-        r.sentences
-    );
-    for item in &r.checklist {
-        if item.present {
-            println!(
-                "  [x] {:<24} {} sentence{}, best {:.2}",
-                item.name,
-                item.sentences,
-                if item.sentences == 1 { "" } else { "s" },
-                item.best_confidence
-            );
-        } else {
-            println!("  [ ] {}", item.name);
-        }
-    }
-    for f in &r.flagged {
-        let types: Vec<String> = f
-            .types
-            .iter()
-            .map(|t| format!("{} {:.2}", t.name, t.confidence))
-            .collect();
-        let mut excerpt: String = f.text.split_whitespace().collect::<Vec<_>>().join(" ");
-        if excerpt.chars().count() > 200 {
-            excerpt = excerpt.chars().take(197).collect::<String>() + "...";
-        }
-        println!(
-            "  sentence {} [{}..{}] {}\n      {excerpt}",
-            f.sentence + 1,
-            f.start,
-            f.end,
-            types.join("; ")
-        );
-    }
-}
-
 pub fn run(args: ReviewArgs) -> Result<()> {
     let files = contract_files(&args.files)?;
     if args.csv && args.kind == DocumentKind::Tos {
@@ -273,7 +192,7 @@ pub fn run(args: ReviewArgs) -> Result<()> {
                 if args.json {
                     println!("{}", serde_json::to_string(&review)?);
                 } else {
-                    print_tos(&review);
+                    print!("{}", tos_text(&review));
                 }
                 continue;
             }
@@ -297,7 +216,7 @@ pub fn run(args: ReviewArgs) -> Result<()> {
         } else if args.json {
             println!("{}", serde_json::to_string(&review)?);
         } else {
-            print_text(&review, args.threshold);
+            print!("{}", contract_text(&review, args.threshold));
         }
     }
     if failed > 0 {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 use precedent_engine::lazy::{classify_loader, review_loader, tos_loader};
-use precedent_server::{LibrarySpec, ModelOptions, OnDemandModels};
+use precedent_server::{LibrarySpec, ModelOptions, OnDemandModels, ServedModelOptions};
 
 use crate::eval_unfair_tos::UnfairArgs;
 use crate::review::TyperArgs;
@@ -95,12 +95,14 @@ pub fn run(args: ServeArgs) -> Result<()> {
         std::thread::spawn(move || lazy.load());
     }
     let models = ModelOptions {
-        model: args.model,
-        rerank_model: args.rerank_model,
-        rerank_top: args.rerank_top,
-        ranker_dir: args.ranker_dir,
-        learned_top: args.learned_top,
-        clause_types: Some(clause_types),
+        models: ServedModelOptions {
+            model: args.model,
+            rerank_model: args.rerank_model,
+            rerank_top: args.rerank_top,
+            ranker_dir: args.ranker_dir,
+            learned_top: args.learned_top,
+            clause_types: Some(clause_types),
+        },
         watch_every: (args.watch_secs > 0.0)
             .then(|| std::time::Duration::from_secs_f64(args.watch_secs)),
         public_status: args.public_status,

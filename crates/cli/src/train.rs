@@ -1,6 +1,6 @@
 //! `precedent train`: learn the ranking stage from rating files (and cross-validate it).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
@@ -166,23 +166,8 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             nested_rules: args.nested_rules,
         };
         let outcome = ranker_cv::cross_validate_ranker(&library, &data, &plan, &options, bars)?;
-        for (fold, off) in outcome.fold_rules_off.iter().flatten().enumerate() {
-            println!(
-                "outer fold {}: rules switched off by the inner CV: {}",
-                fold + 1,
-                precedent_learn::cv::describe_rules(off)
-            );
-        }
+        print!("{}", outcome.text());
         let report = outcome.report;
-        print!("{}", report.table());
-        if let Some(off) = &outcome.rules_off {
-            println!(
-                "rules the protocol switches off (removal does not lower the mean NDCG@5, or raises a wording's by more than {:.1}): {}",
-                100.0 * precedent_learn::cv::RULE_WORDING_TOLERANCE,
-                precedent_learn::cv::describe_rules(off)
-            );
-        }
-        println!("({:.0} s)", report.seconds);
         if let Some(path) = &args.json_out {
             std::fs::write(path, serde_json::to_string_pretty(&report)?)
                 .with_context(|| format!("writing {}", path.display()))?;
@@ -198,7 +183,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             let on_library = ranker_cv::cross_validate_on_library(
                 &library, &data, &embedder, folds, &options, dir, qrels, bars,
             )?;
-            print_library_cv(&on_library, dir, qrels);
+            print!("{}", on_library.table(dir, qrels));
         }
     }
     if let Some(out) = &args.out {
@@ -229,28 +214,6 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// Prints `train --cv-library`'s table: hybrid+types and the learned folds on the library.
-fn print_library_cv(cv: &ranker_cv::LibraryCv, target_dir: &Path, qrels_path: &Path) {
-    let pct = |x: Option<f64>| x.map_or("   -".to_string(), |v| format!("{:5.1}", 100.0 * v));
-    println!(
-        "on {} ({} clauses; judgements {}), {} queries, condensed protocol",
-        target_dir.display(),
-        cv.clauses,
-        qrels_path.display(),
-        cv.queries
-    );
-    for (name, m) in &cv.rows {
-        println!(
-            "{name:<48} {:>6} {:>6} {:>6} {:>6} {:>6}",
-            pct(Some(m.ndcg5)),
-            pct(Some(m.ndcg10)),
-            pct(m.p5_4star),
-            pct(m.p5_5star),
-            pct(m.recall100)
-        );
-    }
 }
 
 pub(crate) use ranker_cv::{read_all_qrels, read_wordings, RatedInputs};

@@ -10,7 +10,8 @@
 //!   and which one a library gets by default ([`default_pipeline`]).
 //! - [`pipeline_choice`]: which pipeline and learned ranker a command ranks with, and the
 //!   pipeline built from that choice.
-//! - [`served_pipelines`]: the pipelines a served library offers, and its default one.
+//! - [`served_pipelines`]: the pipelines a served library offers, and its default one;
+//!   [`served_library`], a library as a server serves it (its models loaded once and shared).
 //! - [`Rankers`]: the learned rankers a process loads once and shares, and which of them serves
 //!   a given library.
 //! - [`search`]: one search for every face: filters, deepening, a left-out source clause,
@@ -22,10 +23,12 @@
 //!   [`ingest_run`], a folder committed to a library in resumable batches.
 //! - [`hits`]: search hits as the API shows them (clause views, citations, highlights, why,
 //!   facets), and [`context`], a clause's surroundings in its source contract.
+//! - [`classify_view`]: clauses classified on their own, as the API answers.
 //! - [`explain`]: why a clause matched a query, as a passage and plain reasons.
-//! - [`market`]: a clause type's common formulations in a library, and where a draft stands.
-//! - [`compare`]: word-level differences between a clause and a draft, and [`redline`], the
-//!   same as a Word document with tracked changes.
+//! - [`market`]: a clause type's common formulations in a library, and where a draft stands;
+//!   [`market_view`], the same as the API answers it.
+//! - [`compare`]: word-level differences between a clause and a draft, [`compare_view`], the
+//!   same as the faces show it, and [`redline`], as a Word document with tracked changes.
 //! - [`library_setup`]: libraries built (or reused) from a clause corpus, clause vectors
 //!   embedded as a library's own, and the models a pipeline loads.
 //! - [`Report`]: how long work gives its progress and remarks to the face that runs it.
@@ -38,6 +41,8 @@
 //! - [`lazy_clause_type_reader`]: the CUAD clause-type reader the `+types` stage and the
 //!   learned ranker's clause-type rule use, trained (or read from its cache) on first use.
 
+pub mod classify_view;
+pub mod compare_view;
 pub mod context;
 pub mod cross_encoder_training;
 pub mod explain;
@@ -47,12 +52,14 @@ pub mod ingest_run;
 pub mod lazy;
 pub mod library_setup;
 pub mod market;
+pub mod market_view;
 pub mod pipeline_choice;
 pub mod pipelines;
 mod rankers;
 mod report;
 pub mod search;
 pub mod search_listing;
+pub mod served_library;
 pub mod served_pipelines;
 
 pub use pipelines::{

@@ -171,6 +171,86 @@ fn no_match(library: &Library, query: &str, filtered: bool) -> String {
     }
 }
 
+/// The listing as `precedent search` prints it: each hit's rank, id and score, citation,
+/// folded copies, reasons (with `explain`, the stages that found it), its text (a preview
+/// unless `full`) and the sections it refers to. `results` are the listed hits as JSON, in the
+/// order of `hits`.
+pub fn listing_text(
+    results: &[serde_json::Value],
+    hits: &[PageHit],
+    full: bool,
+    explain: bool,
+) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for (result, folded) in results.iter().zip(hits) {
+        let hit = &folded.hit;
+        let text = result["text"].as_str().unwrap_or_default();
+        let shown = if full {
+            text.to_owned()
+        } else {
+            preview(text, 400)
+        };
+        let _ = writeln!(
+            out,
+            "{:>3}. {}  score {:.4}",
+            result["rank"],
+            result["id"].as_str().unwrap_or_default(),
+            hit.score
+        );
+        if let Some(cite) = precedent_contracts::library_docs::citation(&result["metadata"]) {
+            let _ = writeln!(out, "     [{cite}]");
+        }
+        if !folded.copies.is_empty() {
+            let copies: Vec<String> = result["copies"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| match c["citation"].as_str() {
+                    Some(cite) => format!("{} [{cite}]", c["id"].as_str().unwrap_or_default()),
+                    None => c["id"].as_str().unwrap_or_default().to_owned(),
+                })
+                .collect();
+            let _ = writeln!(out, "     same words also in: {}", copies.join(", "));
+        }
+        let reasons: Vec<&str> = result["why"]["reasons"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r.as_str())
+            .collect();
+        if !reasons.is_empty() {
+            let _ = writeln!(out, "     why: {}", reasons.join("; "));
+        }
+        if explain {
+            let found_by: Vec<String> = hit
+                .stages
+                .iter()
+                .map(|s| format!("{} #{} ({:.4})", s.stage, s.rank, s.score))
+                .collect();
+            let _ = writeln!(out, "     found by: {}", found_by.join(", "));
+        }
+        for line in wrap(&shown, 96) {
+            let _ = writeln!(out, "     {line}");
+        }
+        for reference in result["references"].as_array().into_iter().flatten() {
+            let text = reference["text"].as_str().unwrap_or_default();
+            let text = if full {
+                text.to_owned()
+            } else {
+                preview(text, 200)
+            };
+            let _ = writeln!(
+                out,
+                "     (refers to § {}) {text}",
+                reference["section"].as_str().unwrap_or_default()
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// The first `max_chars` characters of `text` with its whitespace collapsed, "…" marking a cut:
 /// how a listing previews a clause.
 pub fn preview(text: &str, max_chars: usize) -> String {

@@ -254,6 +254,34 @@ pub struct CvOutcome {
     pub rules_off: Option<Vec<String>>,
 }
 
+impl CvOutcome {
+    /// What `train --cv` prints: the rules each outer fold switched off, the report's table,
+    /// the rules the protocol switches off, and the time taken.
+    pub fn text(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        for (fold, off) in self.fold_rules_off.iter().flatten().enumerate() {
+            let _ = writeln!(
+                out,
+                "outer fold {}: rules switched off by the inner CV: {}",
+                fold + 1,
+                precedent_learn::cv::describe_rules(off)
+            );
+        }
+        out.push_str(&self.report.table());
+        if let Some(off) = &self.rules_off {
+            let _ = writeln!(
+                out,
+                "rules the protocol switches off (removal does not lower the mean NDCG@5, or raises a wording's by more than {:.1}): {}",
+                100.0 * precedent_learn::cv::RULE_WORDING_TOLERANCE,
+                precedent_learn::cv::describe_rules(off)
+            );
+        }
+        let _ = writeln!(out, "({:.0} s)", self.report.seconds);
+        out
+    }
+}
+
 /// The variants `plan` scores: hybrid alone and the full model, the rule ablation on request,
 /// or the whole ablation study; every learned variant leaves out `without`, and the full
 /// model's name says so.
@@ -334,6 +362,34 @@ pub struct LibraryCv {
     pub queries: usize,
     /// `(ranking, mean metrics)`: hybrid+types, then the learned ranker's folds.
     pub rows: Vec<(String, MeanMetrics)>,
+}
+
+impl LibraryCv {
+    /// `train --cv-library`'s table: hybrid+types and the learned folds on the library at
+    /// `target_dir`, scored with the judgements of `qrels_path`.
+    pub fn table(&self, target_dir: &Path, qrels_path: &Path) -> String {
+        use std::fmt::Write;
+        let pct = |x: Option<f64>| x.map_or("   -".to_string(), |v| format!("{:5.1}", 100.0 * v));
+        let mut out = format!(
+            "on {} ({} clauses; judgements {}), {} queries, condensed protocol\n",
+            target_dir.display(),
+            self.clauses,
+            qrels_path.display(),
+            self.queries
+        );
+        for (name, m) in &self.rows {
+            let _ = writeln!(
+                out,
+                "{name:<48} {:>6} {:>6} {:>6} {:>6} {:>6}",
+                pct(Some(m.ndcg5)),
+                pct(Some(m.ndcg10)),
+                pct(m.p5_4star),
+                pct(m.p5_5star),
+                pct(m.recall100)
+            );
+        }
+        out
+    }
 }
 
 /// `train --cv K --cv-library LIB`: each fold's model (trained on the rated library, as `--cv`

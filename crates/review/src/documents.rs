@@ -6,6 +6,7 @@
 //! Why here: which review a document gets and which models answer it are the review's
 //! decisions; the CLI reads files and prints, the server reads uploads and answers.
 
+use std::fmt::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -16,21 +17,24 @@ use precedent_cuad::CATEGORIES;
 use precedent_unfair::cache::UnfairSource;
 use precedent_unfair::document::{looks_like_terms_of_service, TosReview};
 use precedent_unfair::UnfairModel;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::review::{review_text, ContractReview, Finding};
 use crate::review_table::party_list;
 use crate::ClauseModels;
 
-/// What a document is taken for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a document is reviewed as (`review --kind`, `POST /v1/review?kind=`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = ReviewKind))]
+#[serde(rename_all = "lowercase")]
 pub enum DocumentKind {
-    /// Terms of service when the text reads like them, else a contract.
+    /// Terms of service when the text reads like them (names itself so, addresses "you"),
+    /// else a contract.
     #[default]
     Auto,
-    /// A negotiated contract: CUAD clause types.
+    /// CUAD clause types.
     Contract,
-    /// Online terms of service: potentially unfair terms (UNFAIR-ToS).
+    /// Potentially unfair terms of service (UNFAIR-ToS), per sentence.
     Tos,
 }
 
@@ -163,6 +167,98 @@ pub fn describe(meta: &ContractMeta) -> Option<String> {
         parts.push(format!("governing law: {law}"));
     }
     (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
+/// A contract review as `precedent review` prints it: the contract, what it says about itself,
+/// then per category the findings [`shown_findings`] keeps, each with its confidence, section,
+/// span and excerpt.
+pub fn contract_text(review: &ContractReview, threshold: f32) -> String {
+    let mut out = String::new();
+    if review.ocr {
+        let _ = writeln!(out, "{} (text recognised by OCR)", review.contract);
+    } else {
+        let _ = writeln!(out, "{}", review.contract);
+    }
+    if let Some(about) = review.metadata.as_ref().and_then(describe) {
+        let _ = writeln!(out, "  {about}");
+    }
+    let shown = shown_findings(review, threshold);
+    for (category, findings) in &shown {
+        let _ = writeln!(out, "  {category}");
+        for f in findings {
+            let mut excerpt: String = f.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            if excerpt.chars().count() > 160 {
+                excerpt = excerpt.chars().take(157).collect::<String>() + "...";
+            }
+            let section = f
+                .section
+                .as_deref()
+                .map(|s| format!(" §{s}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "    {:.2}{section} [{}..{}] {excerpt}",
+                f.confidence, f.start, f.end
+            );
+        }
+    }
+    if shown.is_empty() {
+        let _ = writeln!(out, "  (no clause type at confidence >= {threshold})");
+    }
+    out
+}
+
+/// The text output of a terms-of-service review: the checklist of the eight types, then each
+/// flagged sentence with its types, confidence, sentence number and character span.
+pub fn tos_text(review: &TosDocumentReview) -> String {
+    let mut out = String::new();
+    let ocr = if review.ocr {
+        " (text recognised by OCR)"
+    } else {
+        ""
+    };
+    let r = &review.review;
+    let _ = writeln!(
+        out,
+        "{}{ocr}: terms of service, {} of {} sentences flagged as potentially unfair",
+        review.contract,
+        r.flagged.len(),
+        r.sentences
+    );
+    for item in &r.checklist {
+        if item.present {
+            let _ = writeln!(
+                out,
+                "  [x] {:<24} {} sentence{}, best {:.2}",
+                item.name,
+                item.sentences,
+                if item.sentences == 1 { "" } else { "s" },
+                item.best_confidence
+            );
+        } else {
+            let _ = writeln!(out, "  [ ] {}", item.name);
+        }
+    }
+    for f in &r.flagged {
+        let types: Vec<String> = f
+            .types
+            .iter()
+            .map(|t| format!("{} {:.2}", t.name, t.confidence))
+            .collect();
+        let mut excerpt: String = f.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if excerpt.chars().count() > 200 {
+            excerpt = excerpt.chars().take(197).collect::<String>() + "...";
+        }
+        let _ = writeln!(
+            out,
+            "  sentence {} [{}..{}] {}\n      {excerpt}",
+            f.sentence + 1,
+            f.start,
+            f.end,
+            types.join("; ")
+        );
+    }
+    out
 }
 
 /// The paragraphs of `text` (runs of non-blank lines), each trimmed: the clauses of a file

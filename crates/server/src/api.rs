@@ -9,7 +9,10 @@ use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use precedent_engine::compare::{word_diff, DiffOptions, DiffRun};
+use precedent_engine::compare::{word_diff, DiffOptions};
+use precedent_engine::compare_view;
+// The comparison's shapes are the engine's ([`precedent_engine::compare_view`]).
+pub use precedent_engine::compare_view::{CompareResponse, DiffOp};
 use precedent_engine::redline::{redline_docx, RedlineHeading, DOCX_MEDIA_TYPE};
 use precedent_library::Filter;
 use precedent_rank::Pipeline;
@@ -164,42 +167,6 @@ pub struct CompareRequest {
 
 fn yes() -> bool {
     true
-}
-
-/// A run of words that is equal on both sides, only on the left (`delete`) or only on the
-/// right (`insert`).
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct DiffOp {
-    /// equal, delete or insert
-    pub op: String,
-    /// The words as the left side writes them (the right side's, for `insert`).
-    pub text: String,
-    /// For an `equal` run whose right side is written differently (other capitals or spacing,
-    /// when the request ignores them): the right side's words. Absent when both read the same.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub right_text: Option<String>,
-}
-
-impl From<DiffRun> for DiffOp {
-    fn from(run: DiffRun) -> Self {
-        DiffOp {
-            op: run.change.as_str().to_owned(),
-            text: run.text,
-            right_text: run.right_text,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct CompareResponse {
-    pub left_text: String,
-    pub right_text: String,
-    /// Word-level differences, in order; the `text` of equal and delete runs spells the left
-    /// text, the `right_text` (else `text`) of equal runs and the `text` of insert runs the right.
-    pub ops: Vec<DiffOp>,
-    /// Share of words in common (0..1): twice the matching tokens over both sides' tokens
-    /// (words, plus runs of spacing when spacing counts).
-    pub similarity: f32,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -645,7 +612,7 @@ pub async fn compare(
         )
             .into_response());
     }
-    let ops = runs.into_iter().map(DiffOp::from).collect();
+    let ops = compare_view::ops(runs);
     Ok(Json(CompareResponse {
         left_text,
         right_text,
