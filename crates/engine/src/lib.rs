@@ -23,7 +23,6 @@
 //!   [`ingest_run`], a folder committed to a library in resumable batches.
 //! - [`hits`]: search hits as the API shows them (clause views, citations, highlights, why,
 //!   facets), and [`context`], a clause's surroundings in its source contract.
-//! - [`classify_view`]: clauses classified on their own, as the API answers.
 //! - [`explain`]: why a clause matched a query, as a passage and plain reasons.
 //! - [`market`]: a clause type's common formulations in a library, and where a draft stands;
 //!   [`market_view`], the same as the API answers it.
@@ -41,7 +40,6 @@
 //! - [`lazy_clause_type_reader`]: the CUAD clause-type reader the `+types` stage and the
 //!   learned ranker's clause-type rule use, trained (or read from its cache) on first use.
 
-pub mod classify_view;
 pub mod compare_view;
 pub mod context;
 pub mod cross_encoder_training;
@@ -69,7 +67,8 @@ pub use pipelines::{
 pub use precedent_accounts::{keys, ratings};
 pub use precedent_redline::{compare, docx, redline};
 pub use precedent_review::{
-    documents, legalbench_options, review, review_table, review_view, ClauseModels, MiniLmSentences,
+    classify_view, documents, legalbench_options, review, review_table, review_view, ClauseModels,
+    MiniLmSentences,
 };
 pub use rankers::{lazy_clause_type_reader, Rankers};
 pub use report::{Report, Silent};

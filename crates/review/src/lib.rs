@@ -12,9 +12,12 @@
 //!   their sections, checklist; or a terms-of-service review).
 //! - [`documents`]: documents reviewed one after another (contract or terms of service, each
 //!   model loaded on first need), what the text output shows, and a file's paragraphs.
+//! - [`classify_view`]: clauses classified on their own, as the API answers and as `classify`
+//!   prints them.
 //! - [`ClauseModels`]: the clause typer and classifiers review, ingest and classify read,
 //!   loaded (or trained and cached) once and shared.
 
+pub mod classify_view;
 mod clause_models;
 pub mod documents;
 pub mod review;

@@ -14,6 +14,7 @@ use precedent_engine::compare_view;
 // The comparison's shapes are the engine's ([`precedent_engine::compare_view`]).
 pub use precedent_engine::compare_view::{CompareResponse, DiffOp};
 use precedent_engine::redline::{redline_docx, RedlineHeading, DOCX_MEDIA_TYPE};
+use precedent_engine::search::FilterError;
 use precedent_library::Filter;
 use precedent_rank::Pipeline;
 use serde::{Deserialize, Serialize};
@@ -42,40 +43,15 @@ fn default_k() -> usize {
     10
 }
 
-/// Search filters over ingested contracts' metadata: the library's own [`Filter`] (shared with
-/// the CLI's `search`), trimmed, blank fields absent; a malformed date is a 400, and so is a
-/// clause type that is not a CUAD one (checked as the CLI's `--type` is, by
-/// [`precedent_cuad::clause_type`]: the detail lists the valid names, and `suggestions` the
-/// CUAD names of a common alias). A valid type is replaced by its canonical name.
+/// The request's filters as the engine checks them ([`precedent_engine::search::checked_filter`]):
+/// a refusal is a 400 whose `suggestions` are the CUAD names of a common alias.
 fn checked_filter(filters: &Filter) -> Result<Filter, Problem> {
-    let mut filter = filters.clone().normalized();
-    filter
-        .validate()
-        .map_err(|e| Problem::bad_request(format!("filters: {e}")))?;
-    if let Some(name) = &filter.clause_type {
-        filter.clause_type =
-            Some(checked_clause_type("filters.clause_type", name, " (filters.party)")?.to_owned());
-    }
-    Ok(filter)
+    precedent_engine::search::checked_filter(filters).map_err(filter_problem)
 }
 
-/// The canonical CUAD name of a clause type given in `field`, or a 400 that lists the valid
-/// names and, for a common alias, suggests the CUAD names; `party_hint` follows the error for a
-/// category that is no clause type (a party's name, a date).
-pub(crate) fn checked_clause_type(
-    field: &str,
-    name: &str,
-    party_hint: &str,
-) -> Result<&'static str, Problem> {
-    match precedent_cuad::clause_type(name) {
-        Ok(category) => Ok(category),
-        Err(e @ precedent_cuad::ClauseTypeError::NotAClauseType { .. }) => {
-            Err(Problem::bad_request(format!("{field}: {e}{party_hint}")))
-        }
-        Err(e) => {
-            Err(Problem::bad_request(format!("{field}: {e}")).with_suggestions(e.suggestions()))
-        }
-    }
+/// The 400 of a refused filter or clause type.
+pub(crate) fn filter_problem(e: FilterError) -> Problem {
+    Problem::bad_request(e.message).with_suggestions(e.suggestions)
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -791,46 +767,4 @@ pub async fn metrics(
         state.metrics.render(),
     )
         .into_response())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn api_filters_become_the_library_filter() {
-        let metadata = serde_json::json!({
-            "contract": "x", "parties": ["Pelican Delivers Inc."], "date": "2018-03-01",
-            "governing_law": "Delaware", "document_type": "License Agreement",
-            "clause_types": [{"category": "Cap On Liability", "confidence": 0.9}]
-        });
-        let filter = |v: serde_json::Value| {
-            checked_filter(&serde_json::from_value::<Filter>(v).expect("filters"))
-        };
-        let pass = |v: serde_json::Value| filter(v).expect("valid").matches(&metadata);
-        assert!(pass(
-            serde_json::json!({"party": "pelican", "governing_law": "delaware"})
-        ));
-        assert!(pass(serde_json::json!({"clause_type": "cap on liability"})));
-        assert!(!pass(serde_json::json!({"clause_type": "Audit Rights"})));
-        // A name that is no CUAD type is a 400, not a filter that silently matches nothing.
-        let problem = filter(serde_json::json!({"clause_type": "Limitation of Liability"}))
-            .expect_err("an alias, not a CUAD name");
-        assert_eq!(problem.status, 400);
-        assert_eq!(problem.suggestions, ["Cap on Liability"]);
-        assert!(
-            problem.detail.contains("Governing Law"),
-            "{}",
-            problem.detail
-        );
-        assert!(pass(
-            serde_json::json!({"date_from": "2018", "date_to": "2018-03"})
-        ));
-        assert!(!pass(serde_json::json!({"date_from": "2018-03-02"})));
-        assert!(!pass(serde_json::json!({"document_type": "lease"})));
-        assert!(filter(serde_json::json!({"party": " "}))
-            .expect("blank")
-            .is_empty());
-        assert!(filter(serde_json::json!({"date_from": "2018-13-01"})).is_err());
-    }
 }

@@ -12,7 +12,9 @@ pub use precedent_engine::market_view::{
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::api::{check_text, checked_clause_type, run_blocking};
+use precedent_engine::search::checked_clause_type;
+
+use crate::api::{check_text, filter_problem, run_blocking};
 use crate::auth::{authorize, Caller};
 use crate::keys::Role;
 use crate::problem::Problem;
@@ -52,7 +54,8 @@ pub async fn market_view(
 ) -> Result<Json<MarketResponse>, Problem> {
     let Caller { service, .. } =
         authorize(&state, &headers, request.library.as_deref(), Role::Read)?;
-    let clause_type = checked_clause_type("clause_type", &request.clause_type, "")?;
+    let clause_type =
+        checked_clause_type("clause_type", &request.clause_type, "").map_err(filter_problem)?;
     if let Some(draft) = &request.draft {
         check_text("draft", draft)?;
     }
