@@ -1,7 +1,6 @@
 //! `precedent train`: learn the ranking stage from rating files (and cross-validate it).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -9,7 +8,6 @@ use precedent_engine::library_setup::VectorPlan;
 use precedent_engine::pipeline_choice::LearnedChoice;
 use precedent_eval::ranker_cv::{self, CvPlan};
 use precedent_learn::{Learner, RankObjective, TrainOptions, TrainingData};
-use precedent_library::Progress;
 
 use crate::{Bars, VectorArgs};
 
@@ -137,27 +135,14 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         train_wordings: args.train_wordings.clone(),
         ..TrainOptions::default()
     };
-    precedent_learn::cv::group_columns(&options.without).map_err(anyhow::Error::msg)?;
-    precedent_learn::features::check_rule_names(&options.without_rules)
-        .map_err(anyhow::Error::msg)?;
-    if args.out.is_some() && !args.train_wordings.is_empty() {
-        // Training for a model file uses the wordings it is given; --train-wordings is a CV knob.
-        bail!("--train-wordings applies to --cv; give the model's wordings as --queries files");
-    }
+    ranker_cv::check_train_options(&options, args.out.is_some())?;
     let data = TrainingData {
         rated: &rated,
         embeddings: &embeddings,
         cuad_types: cuad_types.as_ref(),
         clause_types: Some(&clause_types),
     };
-    let wordings = precedent_learn::cv::wordings_of(&rated);
-    eprintln!(
-        "{} rated queries in {} wording(s) ({}), {} ratings",
-        rated.len() / wordings.len().max(1),
-        wordings.len(),
-        wordings.join(", "),
-        rated.iter().map(|q| q.ratings.len()).sum::<usize>() / wordings.len().max(1)
-    );
+    eprintln!("{}", ranker_cv::describe_rated(&rated));
     if let Some(folds) = args.cv {
         let plan = CvPlan {
             folds,
@@ -174,12 +159,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             eprintln!("report written to {}", path.display());
         }
         if let (Some(dir), Some(qrels)) = (&args.cv_library, &args.cv_library_qrels) {
-            let embedder = Arc::new(precedent_engine::library_setup::load_embedder(
-                &library
-                    .vectors_info()
-                    .map(|i| i.model_source.clone())
-                    .unwrap_or_else(|| args.rated.vectors.model.clone()),
-            )?);
+            let embedder = ranker_cv::library_embedder(&library, &args.rated.vectors.model)?;
             let on_library = ranker_cv::cross_validate_on_library(
                 &library, &data, &embedder, folds, &options, dir, qrels, bars,
             )?;
@@ -187,31 +167,17 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         }
     }
     if let Some(out) = &args.out {
-        bars.start("features of training queries", rated.len() as u64);
-        let model = precedent_learn::train(
+        let files = args.rated.qrels.iter().map(|p| p.display().to_string());
+        let written = ranker_cv::train_and_save(
             &library,
             &data,
-            embedder.model_id(),
-            args.rated
-                .qrels
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect(),
+            &embedder,
+            files.collect(),
             &options,
-            |_, _| bars.advance(1),
+            out,
+            bars,
         )?;
-        bars.finish();
-        model.save(out)?;
-        // The manifest counts query texts (one per query and wording); say both.
-        let per_wording = wordings.len().max(1);
-        eprintln!(
-            "model written to {} ({} queries in {} wording(s), {} ratings, {:.1} s)",
-            out.display(),
-            model.manifest.training_queries / per_wording,
-            per_wording,
-            model.manifest.training_ratings / per_wording,
-            model.manifest.train_seconds
-        );
+        eprintln!("{written}");
     }
     Ok(())
 }

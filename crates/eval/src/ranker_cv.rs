@@ -562,3 +562,72 @@ pub fn default_eval_ranking(
         )),
     }
 }
+
+/// Refuses training options no ranker can be trained with: an unknown feature group or query
+/// rule, or `--train-wordings` for a model file (`for_file`), which learns from the wordings
+/// it is given.
+pub fn check_train_options(options: &TrainOptions, for_file: bool) -> Result<()> {
+    precedent_learn::cv::group_columns(&options.without).map_err(anyhow::Error::msg)?;
+    precedent_learn::features::check_rule_names(&options.without_rules)
+        .map_err(anyhow::Error::msg)?;
+    if for_file && !options.train_wordings.is_empty() {
+        // Training for a model file uses the wordings it is given; --train-wordings is a CV knob.
+        bail!("--train-wordings applies to --cv; give the model's wordings as --queries files");
+    }
+    Ok(())
+}
+
+/// One line about the rated queries: how many, in how many wordings, and their ratings.
+pub fn describe_rated(rated: &[RatedQuery]) -> String {
+    let wordings = precedent_learn::cv::wordings_of(rated);
+    format!(
+        "{} rated queries in {} wording(s) ({}), {} ratings",
+        rated.len() / wordings.len().max(1),
+        wordings.len(),
+        wordings.join(", "),
+        rated.iter().map(|q| q.ratings.len()).sum::<usize>() / wordings.len().max(1)
+    )
+}
+
+/// The bi-encoder that embedded `library` (else `model`), for scoring on another library.
+pub fn library_embedder(library: &Library, model: &str) -> Result<Arc<Embedder>> {
+    let spec = library
+        .vectors_info()
+        .map(|i| i.model_source.clone())
+        .unwrap_or_else(|| model.to_owned());
+    Ok(Arc::new(library_setup::load_embedder(&spec)?))
+}
+
+/// Trains the ranker on `data` (`rating_files` named in its manifest) and saves it to `out`;
+/// returns the line that says so, counting queries once per wording.
+pub fn train_and_save(
+    library: &Arc<Library>,
+    data: &TrainingData<'_>,
+    embedder: &Embedder,
+    rating_files: Vec<String>,
+    options: &TrainOptions,
+    out: &Path,
+    report: &dyn Report,
+) -> Result<String> {
+    report.start("features of training queries", data.rated.len() as u64);
+    let model = precedent_learn::train(
+        library,
+        data,
+        embedder.model_id(),
+        rating_files,
+        options,
+        |_, _| report.advance(1),
+    )?;
+    report.finish();
+    model.save(out)?;
+    // The manifest counts query texts (one per query and wording); say both.
+    let per_wording = precedent_learn::cv::wordings_of(data.rated).len().max(1);
+    Ok(format!(
+        "model written to {} ({} queries in {} wording(s), {} ratings, {:.1} s)",
+        out.display(),
+        model.manifest.training_queries / per_wording,
+        per_wording,
+        model.manifest.training_ratings / per_wording,
+        model.manifest.train_seconds
+    ))
+}

@@ -183,13 +183,11 @@ pub async fn review(
     // Loading (or, the very first time, training) the typer can take a minute.
     let typer = crate::lazy::load(&state.reviewer).await?;
     run_blocking(&state, move || {
-        let (mut review, rows) = review_view::typed_review(&typer, &contract, &document.text);
+        let (review, rows) = review_view::typed_review(&typer, &contract, &document.text);
         match query.format {
             ReviewFormat::Csv => return Ok(csv_attachment(&contract, to_csv(&rows))),
             ReviewFormat::Docx => {
-                review.metadata = Some(precedent_contracts::meta::extract(&document.text));
-                review.ocr = document.ocr;
-                let docx = precedent_engine::review::report_docx(&review, &rows)
+                let docx = review_view::report(review, &rows, &document)
                     .map_err(|e| Problem::internal(format!("writing the report: {e}")))?;
                 return Ok(attachment(
                     &contract,
