@@ -19,7 +19,7 @@ mod review;
 mod serve;
 mod train;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
@@ -27,7 +27,6 @@ use clap::{Args, Parser, Subcommand};
 use precedent_engine::library_setup;
 use precedent_engine::pipeline_choice::{self, build_command_pipeline, PipelineOptions};
 use precedent_engine::search_listing::{listing_text, search_and_list, ListingRequest};
-use precedent_eval::ranker_cv;
 use precedent_eval::{EvalOptions, Protocol};
 use precedent_judge::pipelines::{usage_line, JudgeSettings};
 use precedent_library::Library;
@@ -453,28 +452,16 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         })
     };
     let library = precedent_eval::wordings::eval_library(&source, &plan, bars)?;
-    // As `search` chooses, but never a model trained on the queries scored here.
-    let pipeline_name = match args.pipeline.as_deref() {
-        Some(name) => name,
-        None => {
-            let model_dir = args.learned.model_dir.as_deref();
-            let (name, note) = ranker_cv::default_eval_ranking(&library, model_dir, &qrels)?;
-            if !note.is_empty() {
-                eprintln!("{note}");
-            }
-            name
-        }
-    };
     let library = Arc::new(library);
     let judge = args.judge.settings();
     let options = pipeline_options(None, &args.rerank, &args.learned, &judge);
-    let built = build_command_pipeline(pipeline_name, library.clone(), &options)?;
+    let built = precedent_eval::wordings::eval_pipeline(
+        args.pipeline.as_deref(),
+        library.clone(),
+        &options,
+        &qrels,
+    )?;
     let pipeline = built.pipeline;
-    let cross_encoder = match (args.rerank.rerank.as_deref(), &args.rerank.rerank_model) {
-        (Some("cross-encoder"), Some(dir)) => Some(Path::new(dir.as_str())),
-        _ => None,
-    };
-    precedent_eval::wordings::check_unseen(built.learned.as_deref(), cross_encoder, &qrels)?;
     let options = EvalOptions {
         protocol: args.protocol,
         depth: args.depth,

@@ -4,10 +4,14 @@
 //! spread.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{bail, Result};
 use precedent_engine::library_setup::{corpus_library, VectorPlan};
-use precedent_engine::pipeline_choice::{command_needs_embedder, command_pipelines};
+use precedent_engine::pipeline_choice::{
+    build_command_pipeline, command_needs_embedder, command_pipelines, BuiltPipeline,
+    PipelineOptions,
+};
 use precedent_engine::Report;
 use precedent_formats::{Qrels, Query};
 use precedent_library::{Library, Progress};
@@ -65,6 +69,36 @@ pub fn eval_library<'a>(
             "give --corpus (a library is built from it) or --index (a library to score as it is)"
         ),
     }
+}
+
+/// The pipeline `eval` scores: `name`, else the default as `search` chooses it but never a
+/// model trained on the queries scored here ([`crate::ranker_cv::default_eval_ranking`], its
+/// note on stderr); built ([`build_command_pipeline`]) and refused if a model in it learnt
+/// from these queries ([`check_unseen`]).
+pub fn eval_pipeline(
+    name: Option<&str>,
+    library: Arc<Library>,
+    options: &PipelineOptions<'_>,
+    qrels: &Qrels,
+) -> Result<BuiltPipeline> {
+    let name = match name {
+        Some(name) => name,
+        None => {
+            let model_dir = options.learned.model_dir;
+            let (name, note) = crate::ranker_cv::default_eval_ranking(&library, model_dir, qrels)?;
+            if !note.is_empty() {
+                eprintln!("{note}");
+            }
+            name
+        }
+    };
+    let built = build_command_pipeline(name, library, options)?;
+    let cross_encoder = match (options.rerank.rerank, options.rerank.rerank_model) {
+        (Some("cross-encoder"), Some(dir)) => Some(Path::new(dir)),
+        _ => None,
+    };
+    check_unseen(built.learned.as_deref(), cross_encoder, qrels)?;
+    Ok(built)
 }
 
 /// Refuses to score models on the queries they learnt from: the learned ranker in the
