@@ -10,7 +10,6 @@ use clap::Args;
 use precedent_eval::judge_cv::{judge_cv, JudgeCvPlan};
 use precedent_judge::pipelines::{JudgeSettings, DEFAULT_JUDGE_WEIGHT};
 use precedent_judge::{JudgeMode, DEFAULT_JUDGE_TOP};
-use precedent_learn::TrainingData;
 
 use crate::{train, Bars};
 
@@ -85,21 +84,9 @@ pub struct EvalJudgeArgs {
 pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
     let settings = args.judge.settings();
     settings.check()?;
-    let train::RatedInputs {
-        library,
-        rated,
-        embeddings,
-        cuad_types,
-        clause_types,
-        ..
-    } = train::load_rated(&args.rated, bars)?;
+    let inputs = train::load_rated(&args.rated, bars)?;
     // Out-of-fold learned scores, exactly as `train --cv` computes them.
-    let data = TrainingData {
-        rated: &rated,
-        embeddings: &embeddings,
-        cuad_types: cuad_types.as_ref(),
-        clause_types: Some(&clause_types),
-    };
+    let data = inputs.training_data();
     let plan = JudgeCvPlan {
         folds: args.folds,
         seed: args.seed,
@@ -108,7 +95,7 @@ pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
         mode: args.judge.judge_mode,
     };
     let load_judge = || settings.load(&args.backend);
-    let report = judge_cv(&library, &data, load_judge, &plan, bars)?;
+    let report = judge_cv(&inputs.library, &data, load_judge, &plan, bars)?;
     print!("{}", report.table());
     if let Some(path) = &args.json_out {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)

@@ -7,7 +7,7 @@ use clap::Args;
 use precedent_engine::library_setup::VectorPlan;
 use precedent_engine::pipeline_choice::LearnedChoice;
 use precedent_eval::ranker_cv::{self, CvPlan};
-use precedent_learn::{Learner, RankObjective, TrainOptions, TrainingData};
+use precedent_learn::{Learner, RankObjective, TrainOptions};
 
 use crate::{Bars, VectorArgs};
 
@@ -115,14 +115,8 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
     if args.out.is_none() && args.cv.is_none() {
         bail!("nothing to do: give --out MODEL_DIR (train) and/or --cv K (cross-validate)");
     }
-    let RatedInputs {
-        library,
-        rated,
-        embeddings,
-        embedder,
-        cuad_types,
-        clause_types,
-    } = load_rated(&args.rated, bars)?;
+    let inputs = load_rated(&args.rated, bars)?;
+    let library = &inputs.library;
     let options = TrainOptions {
         objective: args.objective,
         learner: args.learner,
@@ -136,13 +130,8 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         ..TrainOptions::default()
     };
     ranker_cv::check_train_options(&options, args.out.is_some())?;
-    let data = TrainingData {
-        rated: &rated,
-        embeddings: &embeddings,
-        cuad_types: cuad_types.as_ref(),
-        clause_types: Some(&clause_types),
-    };
-    eprintln!("{}", ranker_cv::describe_rated(&rated));
+    let data = inputs.training_data();
+    eprintln!("{}", ranker_cv::describe_rated(&inputs.rated));
     if let Some(folds) = args.cv {
         let plan = CvPlan {
             folds,
@@ -150,7 +139,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             rule_ablation: args.rule_ablation,
             nested_rules: args.nested_rules,
         };
-        let outcome = ranker_cv::cross_validate_ranker(&library, &data, &plan, &options, bars)?;
+        let outcome = ranker_cv::cross_validate_ranker(library, &data, &plan, &options, bars)?;
         print!("{}", outcome.text());
         let report = outcome.report;
         if let Some(path) = &args.json_out {
@@ -159,9 +148,9 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             eprintln!("report written to {}", path.display());
         }
         if let (Some(dir), Some(qrels)) = (&args.cv_library, &args.cv_library_qrels) {
-            let embedder = ranker_cv::library_embedder(&library, &args.rated.vectors.model)?;
+            let embedder = ranker_cv::library_embedder(library, &args.rated.vectors.model)?;
             let on_library = ranker_cv::cross_validate_on_library(
-                &library, &data, &embedder, folds, &options, dir, qrels, bars,
+                library, &data, &embedder, folds, &options, dir, qrels, bars,
             )?;
             print!("{}", on_library.table(dir, qrels));
         }
@@ -169,9 +158,9 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
     if let Some(out) = &args.out {
         let files = args.rated.qrels.iter().map(|p| p.display().to_string());
         let written = ranker_cv::train_and_save(
-            &library,
+            library,
             &data,
-            &embedder,
+            &inputs.embedder,
             files.collect(),
             &options,
             out,

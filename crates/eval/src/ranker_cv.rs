@@ -57,6 +57,18 @@ pub struct RatedInputs {
     pub clause_types: Arc<dyn ClauseTypeReader>,
 }
 
+impl RatedInputs {
+    /// What training and cross-validation read of these inputs.
+    pub fn training_data(&self) -> TrainingData<'_> {
+        TrainingData {
+            rated: &self.rated,
+            embeddings: &self.embeddings,
+            cuad_types: self.cuad_types.as_ref(),
+            clause_types: Some(&self.clause_types),
+        }
+    }
+}
+
 /// Reads the queries and rating files, opens (or builds) the library, resolves the ratings,
 /// embeds the queries with the library's model and builds the CUAD type profiles.
 pub fn load_rated(source: &RatedSource<'_>, report: &dyn Report) -> Result<RatedInputs> {
