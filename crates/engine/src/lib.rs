@@ -85,3 +85,25 @@ pub enum EngineError {
     #[error("{0}")]
     Unavailable(String),
 }
+
+impl EngineError {
+    /// When the error is the caller's query (empty, or of no words), what to tell them; `None`
+    /// for the engine's own failures. `from_clause`: the query is a clause's text (a search
+    /// for similar clauses), not typed by the caller.
+    pub fn refused_query(&self, from_clause: bool) -> Option<String> {
+        match self {
+            EngineError::Rank(precedent_rank::RankError::EmptyQuery) => {
+                Some("the query is empty".to_owned())
+            }
+            EngineError::Rank(precedent_rank::RankError::NoWords) => Some(format!(
+                "{} has no words (only punctuation or symbols); type the words to look for",
+                if from_clause {
+                    "the clause"
+                } else {
+                    "the query"
+                }
+            )),
+            _ => None,
+        }
+    }
+}

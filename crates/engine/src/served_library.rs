@@ -147,6 +147,21 @@ impl ServedModels {
 }
 
 impl LibraryService {
+    /// The library's current generation when it is not this one's (a writer committed since),
+    /// opened with `models` and keeping this generation's keys and ratings; `None` when this is
+    /// still the current one.
+    pub fn reopened(
+        &self,
+        spec: &LibrarySpec,
+        models: &ServedModels,
+    ) -> Result<Option<LibraryService>, String> {
+        let on_disk = Library::current_generation(&spec.dir).map_err(|e| e.to_string())?;
+        if on_disk == self.generation {
+            return Ok(None);
+        }
+        LibraryService::open(spec, models, Some(self)).map(Some)
+    }
+
     /// Opens the library's current generation and builds its pipelines with `models`; the key
     /// store and rating log are `previous`'s when the library was served before.
     pub fn open(

@@ -307,21 +307,9 @@ fn ranked_hits(
         pipeline,
         &request,
     )
-    .map_err(|e| match e {
-        precedent_engine::EngineError::Rank(precedent_rank::RankError::EmptyQuery) => {
-            Problem::bad_request("the query is empty")
-        }
-        precedent_engine::EngineError::Rank(precedent_rank::RankError::NoWords) => {
-            Problem::bad_request(format!(
-                "{} has no words (only punctuation or symbols); type the words to look for",
-                if ranking.exclude.is_some() {
-                    "the clause"
-                } else {
-                    "the query"
-                }
-            ))
-        }
-        other => engine_error(other),
+    .map_err(|e| match e.refused_query(ranking.exclude.is_some()) {
+        Some(why) => Problem::bad_request(why),
+        None => engine_error(e),
     })
 }
 

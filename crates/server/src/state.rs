@@ -62,13 +62,12 @@ impl LibrarySlot {
     /// pipelines, then swaps. `Ok(true)` when it swapped. On error the old generation stays.
     pub fn refresh(&self) -> Result<bool, ServeError> {
         let served = self.get();
-        let on_disk = Library::current_generation(&self.spec.dir)
-            .map_err(|e| ServeError::Config(e.to_string()))?;
-        if on_disk == served.generation {
+        let Some(fresh) = served
+            .reopened(&self.spec, &self.models)
+            .map_err(ServeError::Config)?
+        else {
             return Ok(false);
-        }
-        let fresh = LibraryService::open(&self.spec, &self.models, Some(&served))
-            .map_err(ServeError::Config)?;
+        };
         tracing::info!(
             "library {:?}: now serving {} ({} clauses, was {} with {})",
             self.name(),
