@@ -9,16 +9,17 @@
 //!   `hybrid-norm`, `learned`, `NAME+types`), how each is built from a [`PipelineContext`],
 //!   and which one a library gets by default ([`default_pipeline`]).
 //! - [`pipeline_choice`]: which pipeline and learned ranker a command ranks with, and the
-//!   pipeline built from that choice.
+//!   pipeline built from that choice with the models it loads (judges included).
 //! - [`served_pipelines`]: the pipelines a served library offers, and its default one;
 //!   [`served_library`], a library as a server serves it (its models loaded once and shared).
 //! - [`Rankers`]: the learned rankers a process loads once and shares, and which of them serves
 //!   a given library.
-//! - [`search`]: one search for every face: filters, deepening, a left-out source clause,
-//!   folded copies, and the candidates facets describe.
-//! - [`search_listing`]: the hits of a search as `precedent search` lists them.
-//! - [`ClauseModels`], [`review`], [`review_table`], [`review_view`]: contract review and the
-//!   clause models it reads, from `precedent-review`, re-exported so the faces reach them here.
+//! - [`search`]: one search for every face: filters and their checks, deepening, a left-out
+//!   source clause, folded copies, and the candidates facets describe.
+//! - [`search_listing`]: the hits of a search as `precedent search` lists and prints them.
+//! - [`ClauseModels`], [`review`], [`review_table`], [`review_view`], [`documents`],
+//!   [`classify_view`]: contract review, classification and the clause models they read, from
+//!   `precedent-review`, re-exported so the faces reach them here.
 //! - [`ingest`]: what a contract file becomes in a library (clauses, metadata, CUAD types), and
 //!   [`ingest_run`], a folder committed to a library in resumable batches.
 //! - [`hits`]: search hits as the API shows them (clause views, citations, highlights, why,
