@@ -384,6 +384,16 @@ impl TypeScore {
     pub fn reached(&self) -> bool {
         self.confidence >= self.threshold
     }
+
+    /// How the type reads, as `classify` and the web page split them: "likely" ([`is_likely`]),
+    /// else "possible" at its threshold, else "no".
+    pub fn mark(&self) -> &'static str {
+        match (self.reached(), self.likely) {
+            (true, true) => "likely",
+            (true, false) => "possible",
+            (false, _) => "no",
+        }
+    }
 }
 
 pub struct ClauseClassifier {

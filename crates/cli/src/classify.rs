@@ -16,6 +16,8 @@ use std::io::Read;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use precedent_clause_types::clause_classifier::TypeScore;
+use precedent_engine::classify_view::classified_text;
+use precedent_engine::documents::paragraphs;
 use serde::Serialize;
 
 use crate::review::TyperArgs;
@@ -57,23 +59,6 @@ pub struct ClassifyArgs {
 struct Classified<'a> {
     text: &'a str,
     types: Vec<TypeScore>,
-}
-
-/// The paragraphs of `text` (runs of non-blank lines), each trimmed.
-fn paragraphs(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current: Vec<&str> = Vec::new();
-    for line in text.lines().chain(std::iter::once("")) {
-        if line.trim().is_empty() {
-            if !current.is_empty() {
-                out.push(current.join("\n").trim().to_owned());
-                current.clear();
-            }
-        } else {
-            current.push(line);
-        }
-    }
-    out
 }
 
 /// The clauses to classify: the arguments in order, stdin's text standing for the first "-"
@@ -119,12 +104,12 @@ fn clauses(args: &ClassifyArgs) -> Result<Vec<String>> {
 
 pub fn run(args: ClassifyArgs) -> Result<()> {
     let texts = clauses(&args)?;
-    let models = args.typer.models();
-    let mut model = models.load_legalbench_classifier(args.words_only)?;
-    if !args.no_gate {
-        // `--classifier` is the classify model here, so the gate comes from the cache.
-        models.with_classifier(None).attach_type_gate(&mut model)?;
-    }
+    // `--classifier` is the classify model here, so the gate comes from the cache.
+    let model = args.typer.models().with_classifier(None).load_classify(
+        args.typer.classifier.clone(),
+        args.words_only,
+        !args.no_gate,
+    )?;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let listed = model.types_of(&refs, args.threshold, args.all)?;
     for (text, types) in refs.iter().zip(listed) {
@@ -132,48 +117,7 @@ pub fn run(args: ClassifyArgs) -> Result<()> {
             println!("{}", serde_json::to_string(&Classified { text, types })?);
             continue;
         }
-        let preview: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let preview: String = preview.chars().take(100).collect();
-        println!("{preview}");
-        if types.is_empty() {
-            println!("  (no CUAD clause type reaches its threshold)");
-        }
-        for t in &types {
-            // As the web page splits them: likely (85% of those are right on the development
-            // CV), else, at its threshold, only possible.
-            let mark = match (t.reached(), t.likely) {
-                (true, true) => "likely",
-                (true, false) => "possible",
-                (false, _) => "no",
-            };
-            println!(
-                "  {:<36} {:.3}  (threshold {:.3})  {mark}",
-                t.category, t.confidence, t.threshold
-            );
-        }
-        if types.iter().any(|t| t.reached()) && !types.iter().any(|t| t.likely) {
-            // The thresholds favour listing; with no likely type, say what that usually means
-            // (the classifier learnt from typed clauses only: it names a type for almost any text).
-            println!("  (no type is likely: the clause may be of none of the 41 CUAD types)");
-        }
+        print!("{}", classified_text(text, &types));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::paragraphs;
-
-    #[test]
-    fn paragraphs_are_runs_of_non_blank_lines() {
-        let text = "\n  Governing law: New York.\nNo conflict rules.\n\n \t\nNeither party may assign.\n\n";
-        assert_eq!(
-            paragraphs(text),
-            vec![
-                "Governing law: New York.\nNo conflict rules.",
-                "Neither party may assign."
-            ]
-        );
-        assert!(paragraphs(" \n\n").is_empty());
-    }
 }

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use precedent_engine::compare::{word_diff, Change, DiffOptions};
+use precedent_engine::compare::{word_diff, DiffOptions};
+use precedent_engine::compare_view;
 use precedent_engine::redline::{redline_docx, RedlineHeading};
 use precedent_library::Library;
 
@@ -116,23 +117,13 @@ pub fn run(args: CompareArgs) -> Result<()> {
         eprintln!("redline with tracked changes written to {}", path.display());
     }
     if args.json {
-        let ops: Vec<serde_json::Value> = runs
-            .iter()
-            .map(|r| {
-                let mut op = serde_json::json!({"op": r.change.as_str(), "text": r.text});
-                if let Some(right) = &r.right_text {
-                    op["right_text"] = serde_json::json!(right);
-                }
-                op
-            })
-            .collect();
         println!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
                 "left": left_name,
                 "right": right_name,
                 "similarity": similarity,
-                "ops": ops,
+                "ops": compare_view::ops(runs),
             }))?
         );
         return Ok(());
@@ -141,22 +132,6 @@ pub fn run(args: CompareArgs) -> Result<()> {
         "{left_name} → {right_name}: {:.0}% of words in common",
         similarity * 100.0
     );
-    let mut marked = String::new();
-    for run in &runs {
-        match run.change {
-            Change::Equal => marked.push_str(run.right_text.as_deref().unwrap_or(&run.text)),
-            Change::Delete => {
-                marked.push_str("[-");
-                marked.push_str(&run.text);
-                marked.push_str("-]");
-            }
-            Change::Insert => {
-                marked.push_str("{+");
-                marked.push_str(&run.text);
-                marked.push_str("+}");
-            }
-        }
-    }
-    println!("{marked}");
+    println!("{}", compare_view::marked(&runs));
     Ok(())
 }

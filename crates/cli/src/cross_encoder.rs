@@ -17,8 +17,6 @@ use precedent_models::FineTuneOptions;
 
 use crate::Bars;
 
-pub use precedent_engine::cross_encoder_training::check_no_overlap;
-
 #[derive(Args)]
 pub struct TrainCrossEncoderArgs {
     /// Clause corpus (BEIR corpus.jsonl) the ratings refer to.

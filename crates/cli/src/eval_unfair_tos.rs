@@ -4,18 +4,13 @@
 //! macro-F1 and the F1 of each column.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
-use precedent_unfair::cache::{default_cache, find_data_dir, load_or_train, TrainSplit};
-use precedent_unfair::classifiers::{
-    load_classifier, write_predictions, Classifier, ClassifierKind, ClassifierSource,
-};
-use precedent_unfair::data::{has_labels_column, read_csv_with};
-use precedent_unfair::metric::{column_name, score, Scores};
+use precedent_unfair::cache::{default_cache, TrainSplit, UnfairSource};
+use precedent_unfair::classifiers::ClassifierKind;
+use precedent_unfair::evaluation::{evaluate_csv, UnfairTosPlan};
 use precedent_unfair::minilm::MiniLmOptions;
-use precedent_unfair::{LabelSet, ModelOptions, UnfairModel};
 
 /// Which classifier scores the rows (`--model`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -67,33 +62,13 @@ pub struct UnfairArgs {
 }
 
 impl UnfairArgs {
-    /// The data folder, from --data or found beside the checkout.
-    pub fn data_dir(&self) -> Result<PathBuf> {
-        match &self.unfair_data {
-            Some(d) => Ok(d.clone()),
-            None => find_data_dir().context(
-                "no UNFAIR-ToS data to train from: pass --data DIR (holding unfair_tos_train.csv)",
-            ),
+    /// The model source these arguments name ([`UnfairSource`]).
+    pub fn source(&self) -> UnfairSource {
+        UnfairSource {
+            data: self.unfair_data.clone(),
+            split: self.fit_on.into(),
+            cache: self.unfair_cache.clone(),
         }
-    }
-
-    /// The cached model, or one trained now (a few seconds) and cached.
-    pub fn load(&self) -> Result<UnfairModel> {
-        let dir = self.data_dir()?;
-        load_or_train(
-            &dir,
-            &self.unfair_cache,
-            self.fit_on.into(),
-            &ModelOptions::default(),
-            || {
-                eprintln!(
-                    "training the UNFAIR-ToS classifier from {} (once; cached in {})",
-                    dir.display(),
-                    self.unfair_cache.display()
-                )
-            },
-        )
-        .with_context(|| format!("training the UNFAIR-ToS classifier from {}", dir.display()))
     }
 }
 
@@ -131,99 +106,18 @@ impl From<ModelKind> for ClassifierKind {
     }
 }
 
-/// The classifier `--model` names ([`load_classifier`]).
-fn load_model(args: &EvalUnfairTosArgs) -> Result<Classifier> {
-    let load_svm = || args.model.load();
-    if args.kind == ModelKind::Svm {
-        return Ok(Classifier::Svm(Box::new(load_svm()?)));
-    }
-    let source = ClassifierSource {
-        data_dir: &args.model.data_dir()?,
-        cache: &args.model.unfair_cache,
-        split: args.model.fit_on.into(),
-        epochs: args.epochs,
-    };
-    load_classifier(args.kind.into(), &source, &load_svm, &mut |line| {
-        eprintln!("{line}")
-    })
-}
-
-fn print_scores(scores: &Scores) {
-    println!(
-        "micro-F1 {:.1}  macro-F1 {:.1}  ({} rows)",
-        100.0 * scores.micro_f1,
-        100.0 * scores.macro_f1,
-        scores.rows
-    );
-    for (c, (f1, counts)) in scores.per_column_f1.iter().zip(&scores.counts).enumerate() {
-        println!(
-            "  {:<24} F1 {:5.1}  (support {}, tp {}, fp {}, fn {})",
-            column_name(c),
-            100.0 * f1,
-            counts.support,
-            counts.tp,
-            counts.fp,
-            counts.fn_
-        );
-    }
-}
-
 pub fn run(mut args: EvalUnfairTosArgs) -> Result<()> {
     if let Some(dir) = args.data.take() {
         args.model.unfair_data = Some(dir);
     }
-    let labelled = has_labels_column(&args.test)?;
-    let rows = read_csv_with(&args.test, labelled)?;
-    let started = Instant::now();
-    let model = load_model(&args)?;
-    let load_s = started.elapsed().as_secs_f64();
-    let started = Instant::now();
-    let texts: Vec<&str> = rows.iter().map(|r| r.text.as_str()).collect();
-    let predicted: Vec<LabelSet> = model
-        .predict_all(&texts)?
-        .into_iter()
-        .map(|p| p.labels)
-        .collect();
-    let predict_s = started.elapsed().as_secs_f64();
-    if let Some(seconds) = model.fine_tune_seconds() {
-        eprintln!("MiniLM fine-tuning took {seconds:.0} s when it was trained");
-    }
-    eprintln!(
-        "{:?} model ready in {load_s:.1} s (trained on {} sentences); {} rows predicted in {predict_s:.2} s ({:.2} ms a sentence)",
-        args.kind,
-        model.trained_on(),
-        rows.len(),
-        1000.0 * predict_s / rows.len().max(1) as f64
-    );
-    if let Some(path) = &args.predictions_out {
-        write_predictions(path, &predicted)?;
-    }
-    let scores = labelled.then(|| {
-        let gold: Vec<LabelSet> = rows.iter().map(|r| r.labels).collect();
-        score(&gold, &predicted)
-    });
-    match &scores {
-        Some(s) => print_scores(s),
-        None => println!(
-            "{} rows predicted ({} with a label); {} has no labels column to score against",
-            rows.len(),
-            predicted.iter().filter(|&&p| p != 0).count(),
-            args.test.display()
-        ),
-    }
-    if let Some(path) = &args.json_out {
-        let json = serde_json::json!({
-            "test": args.test.display().to_string(),
-            "rows": rows.len(),
-            "scores": scores,
-            "columns": (0..precedent_unfair::N_COLUMNS).map(column_name).collect::<Vec<_>>(),
-            "model": format!("{:?}", args.kind).to_lowercase(),
-            "trained_on": model.trained_on(),
-            "fine_tune_seconds": model.fine_tune_seconds(),
-            "predict_seconds": predict_s,
-        });
-        std::fs::write(path, serde_json::to_string_pretty(&json)?)
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
+    let plan = UnfairTosPlan {
+        test: &args.test,
+        kind: args.kind.into(),
+        source: &args.model.source(),
+        epochs: args.epochs,
+        predictions_out: args.predictions_out.as_deref(),
+        json_out: args.json_out.as_deref(),
+    };
+    print!("{}", evaluate_csv(&plan)?);
     Ok(())
 }

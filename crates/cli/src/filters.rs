@@ -1,6 +1,6 @@
 //! `precedent search` filter flags, turned into the library's [`Filter`].
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
 use precedent_library::Filter;
 
@@ -60,13 +60,8 @@ impl FilterArgs {
 }
 
 /// The canonical CUAD name of a `--type` value, or an error listing the valid names (and the
-/// CUAD names of a common alias).
+/// CUAD names of a common alias): [`precedent_engine::search::checked_clause_type`].
 pub fn checked_clause_type(name: &str) -> Result<&'static str> {
-    match precedent_cuad::clause_type(name) {
-        Ok(category) => Ok(category),
-        Err(e @ precedent_cuad::ClauseTypeError::NotAClauseType { .. }) => {
-            bail!("--type: {e} (--party NAME)")
-        }
-        Err(e) => bail!("--type: {e}"),
-    }
+    precedent_engine::search::checked_clause_type("--type", name, " (--party NAME)")
+        .map_err(|e| anyhow::anyhow!(e.message))
 }

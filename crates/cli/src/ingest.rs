@@ -66,25 +66,12 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
         (!args.no_types).then_some(&load_typer as &dyn Fn() -> Result<ClauseTyper>);
     let outcome = ingest_folder(&plan, typer, &new_vectors, bars)?;
     if let Some(path) = &args.report {
-        let mut out = String::new();
-        for r in &outcome.reports {
-            out.push_str(&serde_json::to_string(r)?);
-            out.push('\n');
-        }
-        std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))?;
+        let lines = outcome.report_lines()?;
+        std::fs::write(path, lines).with_context(|| format!("writing {}", path.display()))?;
     }
-    let count = |status: &str| outcome.count(status);
-    let (ingested, failed) = (count("ingested"), count("failed"));
-    let reingested = count("re-ingested");
-    let clauses: usize = outcome.reports.iter().map(|r| r.clauses).sum();
-    let (before, after) = (outcome.before, outcome.after);
-    eprintln!(
-        "ingested {ingested} new and {reingested} changed contracts ({clauses} clauses) into {} in {:.1}s; library {before} → {after} clauses; {} already indexed, {failed} failed, {} skipped (not contracts)",
-        args.index.display(),
-        started.elapsed().as_secs_f64(),
-        count("already-indexed"),
-        count("skipped"),
-    );
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!("{}", outcome.summary(&args.index, seconds));
+    let failed = outcome.count("failed");
     if failed > 0 {
         bail!(
             "{failed} file(s) could not be ingested (reasons above); everything else was committed"

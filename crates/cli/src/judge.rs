@@ -1,19 +1,15 @@
-//! LLM judges in the CLI: the pipelines `learned+judge` (local GGUF model) and `learned+llm`
-//! (OpenAI-compatible endpoint) for `search`, `eval` and `bench`, and `precedent eval-judge`,
+//! LLM judges in the CLI: the flags of the pipelines `learned+judge` (local GGUF model) and
+//! `learned+llm` (OpenAI-compatible endpoint) for `search`, `eval` and `bench` (built by
+//! [`precedent_engine::pipeline_choice::build_command_pipeline`]), and `precedent eval-judge`,
 //! which measures what a judge adds to the learned ranker by cross-validation.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use precedent_eval::judge_cv::{judge_cv, JudgeCvPlan};
-use precedent_judge::pipelines::{
-    judge_backend, usage_line, JudgeSettings, BASE_PIPELINE, DEFAULT_JUDGE_WEIGHT, JUDGE_PIPELINES,
-};
-use precedent_judge::{Judge, JudgeMode, DEFAULT_JUDGE_TOP};
-use precedent_learn::{LearnedModel, TrainingData};
-use precedent_library::Library;
+use precedent_judge::pipelines::{JudgeSettings, DEFAULT_JUDGE_WEIGHT};
+use precedent_judge::{JudgeMode, DEFAULT_JUDGE_TOP};
 
 use crate::{train, Bars};
 
@@ -48,7 +44,7 @@ pub struct JudgeArgs {
 
 impl JudgeArgs {
     /// The judge's settings ([`JudgeSettings`]).
-    fn settings(&self) -> JudgeSettings {
+    pub fn settings(&self) -> JudgeSettings {
         JudgeSettings {
             top: self.judge_top,
             mode: self.judge_mode,
@@ -58,59 +54,6 @@ impl JudgeArgs {
             cache: (!self.no_judge_cache).then(|| self.judge_cache.clone()),
         }
     }
-}
-
-/// Pipelines the CLI knows, judges included.
-pub fn known_pipelines() -> Vec<&'static str> {
-    let mut names = train::known_pipelines();
-    names.extend(JUDGE_PIPELINES.iter().map(|(p, _)| *p));
-    names
-}
-
-pub fn needs_embedder(name: &str) -> bool {
-    judge_backend(name).is_some() || train::needs_embedder(name)
-}
-
-/// A built pipeline, the learned model in it (for the train/eval overlap check) and its judge
-/// (for the usage report).
-pub struct Built {
-    pub pipeline: precedent_rank::Pipeline,
-    pub learned: Option<Arc<LearnedModel>>,
-    pub judge: Option<Arc<dyn Judge>>,
-}
-
-/// Builds any pipeline the CLI knows; `learned+judge`/`learned+llm` are the learned pipeline
-/// followed by the judge over its top `--judge-top`.
-pub fn make_pipeline(
-    name: &str,
-    library: Arc<Library>,
-    models: &precedent_rank::PipelineModels,
-    learned: &train::LearnedArgs,
-    judge_args: &JudgeArgs,
-) -> Result<Built> {
-    let Some(backend) = judge_backend(name) else {
-        let (pipeline, learned) = train::make_pipeline(name, library, models, learned)?;
-        return Ok(Built {
-            pipeline,
-            learned,
-            judge: None,
-        });
-    };
-    let settings = judge_args.settings();
-    settings.check()?;
-    let (pipeline, learned) =
-        train::make_pipeline(BASE_PIPELINE, library.clone(), models, learned)?;
-    let (pipeline, judge) = settings.then_judge(pipeline, library, backend)?;
-    Ok(Built {
-        pipeline,
-        learned,
-        judge: Some(judge),
-    })
-}
-
-/// One line on stderr: what the judge did and cost.
-pub fn report_usage(judge: &dyn Judge) {
-    eprintln!("{}", usage_line(judge));
 }
 
 #[derive(Args)]
@@ -141,21 +84,9 @@ pub struct EvalJudgeArgs {
 pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
     let settings = args.judge.settings();
     settings.check()?;
-    let train::RatedInputs {
-        library,
-        rated,
-        embeddings,
-        cuad_types,
-        clause_types,
-        ..
-    } = train::load_rated(&args.rated, bars)?;
+    let inputs = train::load_rated(&args.rated, bars)?;
     // Out-of-fold learned scores, exactly as `train --cv` computes them.
-    let data = TrainingData {
-        rated: &rated,
-        embeddings: &embeddings,
-        cuad_types: cuad_types.as_ref(),
-        clause_types: Some(&clause_types),
-    };
+    let data = inputs.training_data();
     let plan = JudgeCvPlan {
         folds: args.folds,
         seed: args.seed,
@@ -164,7 +95,7 @@ pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
         mode: args.judge.judge_mode,
     };
     let load_judge = || settings.load(&args.backend);
-    let report = judge_cv(&library, &data, load_judge, &plan, bars)?;
+    let report = judge_cv(&inputs.library, &data, load_judge, &plan, bars)?;
     print!("{}", report.table());
     if let Some(path) = &args.json_out {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)
@@ -172,20 +103,4 @@ pub fn run_eval(args: EvalJudgeArgs, bars: &Bars) -> Result<()> {
         eprintln!("report written to {}", path.display());
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn judge_pipelines_are_known_and_need_the_bi_encoder() {
-        assert!(known_pipelines().contains(&"learned+judge"));
-        assert!(known_pipelines().contains(&"learned+llm"));
-        assert!(known_pipelines().contains(&"hybrid+types"));
-        assert!(needs_embedder("hybrid+types") && !needs_embedder("bm25"));
-        assert!(needs_embedder("learned+llm"));
-        assert_eq!(judge_backend("learned+judge"), Some("judge"));
-        assert_eq!(judge_backend("learned"), None);
-    }
 }

@@ -19,16 +19,19 @@ mod review;
 mod serve;
 mod train;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use precedent_engine::library_setup;
+use precedent_engine::pipeline_choice::{self, build_command_pipeline, PipelineOptions};
+use precedent_engine::search_listing::{listing_text, search_and_list, ListingRequest};
 use precedent_eval::{EvalOptions, Protocol};
+use precedent_judge::pipelines::{usage_line, JudgeSettings};
 use precedent_library::Library;
-use precedent_models::{Embedder, DEFAULT_MODEL};
-use precedent_rank::{EmbedSettings, PipelineModels};
+use precedent_models::DEFAULT_MODEL;
+use precedent_rank::EmbedSettings;
 
 use crate::progress::Bars;
 
@@ -364,25 +367,24 @@ fn index(args: IndexArgs, bars: &Bars) -> Result<()> {
     Ok(())
 }
 
-fn load_embedder(spec: &str) -> Result<Embedder> {
-    library_setup::load_embedder(spec)
-}
-
-/// Loads the models a pipeline needs ([`library_setup::pipeline_models`]).
-fn pipeline_models(
-    pipeline: &str,
-    library: &Library,
-    model: Option<&str>,
-    rerank: &RerankArgs,
-) -> Result<PipelineModels> {
-    let choice = library_setup::RerankChoice {
-        rerank: rerank.rerank.as_deref(),
-        rerank_model: rerank.rerank_model.as_deref(),
-        rerank_top: rerank.rerank_top,
-        weights: rerank.weights,
-    };
-    let needs_embedder = judge::needs_embedder(pipeline);
-    library_setup::pipeline_models(pipeline, needs_embedder, library, model, &choice)
+/// What the pipeline flags ask of a pipeline ([`PipelineOptions`]).
+fn pipeline_options<'a>(
+    model: Option<&'a str>,
+    rerank: &'a RerankArgs,
+    learned: &'a train::LearnedArgs,
+    judge: &'a JudgeSettings,
+) -> PipelineOptions<'a> {
+    PipelineOptions {
+        model,
+        rerank: library_setup::RerankChoice {
+            rerank: rerank.rerank.as_deref(),
+            rerank_model: rerank.rerank_model.as_deref(),
+            rerank_top: rerank.rerank_top,
+            weights: rerank.weights,
+        },
+        learned: learned.choice(),
+        judge,
+    }
 }
 
 fn search(args: SearchArgs) -> Result<()> {
@@ -390,53 +392,26 @@ fn search(args: SearchArgs) -> Result<()> {
         bail!("the query is empty: say what clause you are looking for");
     }
     let library = Arc::new(Library::open(&args.index)?);
-    let (pipeline_name, learned) = match &args.pipeline {
-        Some(name) => (name.clone(), args.learned.clone()),
-        None => (
-            train::default_ranking(&library, &args.learned)?.to_owned(),
-            args.learned.clone(),
-        ),
+    let model_dir = args.learned.model_dir.as_deref();
+    let pipeline_name = match &args.pipeline {
+        Some(name) => name.clone(),
+        None => pipeline_choice::default_ranking(&library, model_dir)?.to_owned(),
     };
-    let models = pipeline_models(
-        &pipeline_name,
-        &library,
-        args.model.as_deref(),
-        &args.rerank,
-    )?;
-    let built = judge::make_pipeline(
-        &pipeline_name,
-        library.clone(),
-        &models,
-        &learned,
-        &args.judge,
-    )?;
-    let explainer =
-        precedent_engine::explain::Explainer::new(built.learned.clone(), models.embedder.clone());
-    let pipeline = built.pipeline;
+    let judge = args.judge.settings();
+    let options = pipeline_options(args.model.as_deref(), &args.rerank, &args.learned, &judge);
+    let built = build_command_pipeline(&pipeline_name, library.clone(), &options)?;
     let filter = args.filter.filter()?;
-    let members = match &args.filter.category {
-        Some(name) => {
-            let (_, model) = train::load_model(learned.model_dir.as_deref())?;
-            Some(model.category_members(&library, name)?)
-        }
-        None => None,
-    };
-    let row_ok = members.as_ref().map(|m| move |row: u32| m.contains(&row));
-    let request = precedent_engine::search::Request {
+    let request = ListingRequest {
         query: &args.query,
         k: args.k,
         filter: &filter,
-        row_ok: row_ok
-            .as_ref()
-            .map(|ok| ok as &(dyn Fn(u32) -> bool + Sync)),
-        exclude: None,
+        category: args.filter.category.as_deref(),
+        model_dir,
         keep_duplicates: args.keep_duplicates,
     };
-    let hits = precedent_engine::search::search(&library, &pipeline, &request)?.hits;
-    // Each hit read and explained as the API reads it ([`precedent_engine::search_listing`]).
-    let listed =
-        precedent_engine::search_listing::list_hits(&library, &explainer, &args.query, &hits)?;
-    let results: Vec<serde_json::Value> = listed
+    let listing = search_and_list(&library, &built, &request)?;
+    let results: Vec<serde_json::Value> = listing
+        .listed
         .iter()
         .map(serde_json::to_value)
         .collect::<Result<_, _>>()?;
@@ -445,160 +420,48 @@ fn search(args: SearchArgs) -> Result<()> {
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
                 "query": args.query,
-                "pipeline": pipeline.name(),
+                "pipeline": built.pipeline.name(),
                 "hits": results,
             }))?
         );
         return Ok(());
     }
-    if results.is_empty() {
-        let terms = library.lexical().query_terms(&args.query);
-        if terms.is_empty() {
-            println!("No clause matches: every word of the query is a stop word.");
-        } else if !filter.is_empty() || members.is_some() {
-            println!("No clause matching the terms {terms:?} passes the filters.");
-        } else {
-            println!("No clause matches the terms {terms:?}.");
-        }
+    if let Some(no_match) = &listing.no_match {
+        println!("{no_match}");
         return Ok(());
     }
-    for (result, folded) in results.iter().zip(&hits) {
-        let hit = &folded.hit;
-        let text = result["text"].as_str().unwrap_or_default();
-        let shown = if args.full {
-            text.to_owned()
-        } else {
-            preview(text, 400)
-        };
-        println!(
-            "{:>3}. {}  score {:.4}",
-            result["rank"],
-            result["id"].as_str().unwrap_or_default(),
-            hit.score
-        );
-        if let Some(cite) = precedent_contracts::library_docs::citation(&result["metadata"]) {
-            println!("     [{cite}]");
-        }
-        if !folded.copies.is_empty() {
-            let copies: Vec<String> = result["copies"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|c| match c["citation"].as_str() {
-                    Some(cite) => format!("{} [{cite}]", c["id"].as_str().unwrap_or_default()),
-                    None => c["id"].as_str().unwrap_or_default().to_owned(),
-                })
-                .collect();
-            println!("     same words also in: {}", copies.join(", "));
-        }
-        let reasons: Vec<&str> = result["why"]["reasons"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|r| r.as_str())
-            .collect();
-        if !reasons.is_empty() {
-            println!("     why: {}", reasons.join("; "));
-        }
-        if args.explain {
-            let found_by: Vec<String> = hit
-                .stages
-                .iter()
-                .map(|s| format!("{} #{} ({:.4})", s.stage, s.rank, s.score))
-                .collect();
-            println!("     found by: {}", found_by.join(", "));
-        }
-        for line in wrap(&shown, 96) {
-            println!("     {line}");
-        }
-        for reference in result["references"].as_array().into_iter().flatten() {
-            let text = reference["text"].as_str().unwrap_or_default();
-            let text = if args.full {
-                text.to_owned()
-            } else {
-                preview(text, 200)
-            };
-            println!(
-                "     (refers to § {}) {text}",
-                reference["section"].as_str().unwrap_or_default()
-            );
-        }
-        println!();
-    }
+    print!(
+        "{}",
+        listing_text(&results, &listing.hits, args.full, args.explain)
+    );
     Ok(())
 }
 
 fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
     let wordings = train::read_wordings(&args.queries)?;
     let qrels = precedent_formats::read_qrels(&args.qrels)?;
-    if let Some(name) = args.pipeline.as_deref() {
-        if !judge::known_pipelines().contains(&name) {
-            bail!(
-                "unknown pipeline {name:?}; known pipelines: {}",
-                judge::known_pipelines().join(", ")
-            );
-        }
-    }
-    // The default pipelines (learned, hybrid+types) read vectors.
-    let want_vectors = args
-        .pipeline
-        .as_deref()
-        .is_none_or(judge::needs_embedder)
-        .then_some(&args.vectors);
-    let library = match (&args.corpus, &args.index) {
-        (Some(corpus), index) => {
-            let plan = || -> Result<library_setup::VectorPlan<'_>> {
-                Ok(library_setup::VectorPlan {
-                    settings: args.vectors.settings()?,
-                    cache: &args.vectors.cache,
-                })
-            };
-            let plan = want_vectors.map(|_| &plan as &dyn Fn() -> _);
-            library_setup::corpus_library(corpus, index.as_deref(), plan, bars)?
-        }
-        (None, Some(dir)) => {
-            let library = Library::open(dir)?;
-            if let Some(name) = args.pipeline.as_deref() {
-                if want_vectors.is_some() && library.vectors_info().is_none() {
-                    bail!(
-                        "{} has no clause vectors, which pipeline {name} needs: use --pipeline bm25, or rebuild the library with vectors",
-                        dir.display()
-                    );
-                }
-            }
-            library
-        }
-        (None, None) => bail!(
-            "give --corpus (a library is built from it) or --index (a library to score as it is)"
-        ),
+    let source = precedent_eval::wordings::EvalLibrary {
+        corpus: args.corpus.as_deref(),
+        index: args.index.as_deref(),
+        pipeline: args.pipeline.as_deref(),
     };
-    // As `search` chooses, but never a model trained on the queries scored here.
-    let (pipeline_name, learned) = match args.pipeline.as_deref() {
-        Some(name) => (name, args.learned.clone()),
-        None => (
-            train::default_eval_ranking(&library, &args.learned, &qrels)?,
-            args.learned.clone(),
-        ),
+    let plan = || -> Result<library_setup::VectorPlan<'_>> {
+        Ok(library_setup::VectorPlan {
+            settings: args.vectors.settings()?,
+            cache: &args.vectors.cache,
+        })
     };
+    let library = precedent_eval::wordings::eval_library(&source, &plan, bars)?;
     let library = Arc::new(library);
-    let models = pipeline_models(pipeline_name, &library, None, &args.rerank)?;
-    let built = judge::make_pipeline(
-        pipeline_name,
+    let judge = args.judge.settings();
+    let options = pipeline_options(None, &args.rerank, &args.learned, &judge);
+    let built = precedent_eval::wordings::eval_pipeline(
+        args.pipeline.as_deref(),
         library.clone(),
-        &models,
-        &learned,
-        &args.judge,
+        &options,
+        &qrels,
     )?;
     let pipeline = built.pipeline;
-    if let Some(model) = &built.learned {
-        train::check_no_overlap(model, &qrels)?;
-    }
-    if let (Some("cross-encoder"), Some(dir)) = (
-        args.rerank.rerank.as_deref(),
-        args.rerank.rerank_model.as_deref(),
-    ) {
-        cross_encoder::check_no_overlap(Path::new(dir), &qrels)?;
-    }
     let options = EvalOptions {
         protocol: args.protocol,
         depth: args.depth,
@@ -636,7 +499,7 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         print!("{}", scored.table());
     }
     if let Some(judge) = &built.judge {
-        judge::report_usage(judge.as_ref());
+        eprintln!("{}", usage_line(judge.as_ref()));
     }
     if let Some(path) = &args.json_out {
         let summary = scored.summary_json();
@@ -655,19 +518,9 @@ fn bench(args: BenchArgs) -> Result<()> {
     let open_started = std::time::Instant::now();
     let library = Arc::new(Library::open(&args.index)?);
     let open_ms = open_started.elapsed().as_secs_f64() * 1e3;
-    let models = pipeline_models(
-        &args.pipeline,
-        &library,
-        args.model.as_deref(),
-        &args.rerank,
-    )?;
-    let built = judge::make_pipeline(
-        &args.pipeline,
-        library.clone(),
-        &models,
-        &args.learned,
-        &args.judge,
-    )?;
+    let judge = args.judge.settings();
+    let options = pipeline_options(args.model.as_deref(), &args.rerank, &args.learned, &judge);
+    let built = build_command_pipeline(&args.pipeline, library.clone(), &options)?;
     let report = precedent_eval::latency::measure(
         &built.pipeline,
         &queries,
@@ -681,45 +534,7 @@ fn bench(args: BenchArgs) -> Result<()> {
         let report = serde_json::to_value(&report)?;
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!(
-            "{} over {} clauses, top {}: {} queries, {:.1} q/s (1 thread), p50 {:.3} ms, p99 {:.3} ms, open {:.0} ms",
-            report.pipeline,
-            report.clauses,
-            report.k,
-            report.queries,
-            report.qps,
-            report.p50_ms,
-            report.p99_ms,
-            report.open_ms
-        );
+        println!("{}", report.line());
     }
     Ok(())
-}
-
-fn preview(text: &str, max_chars: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max_chars {
-        flat
-    } else {
-        let cut: String = flat.chars().take(max_chars).collect();
-        format!("{cut}…")
-    }
-}
-
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    for paragraph in text.split('\n') {
-        let mut line = String::new();
-        for word in paragraph.split_whitespace() {
-            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-                lines.push(std::mem::take(&mut line));
-            }
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
-        }
-        lines.push(line);
-    }
-    lines
 }

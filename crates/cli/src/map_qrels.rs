@@ -32,42 +32,12 @@ pub fn run(args: MapQrelsArgs) -> Result<()> {
     let corpus = precedent_formats::read_corpus(&args.corpus)?;
     let qrels = crate::train::read_all_qrels(&args.qrels)?;
     let mapped = map_to_library(&corpus, &qrels, &args.index, &|w| eprintln!("{w}"))?;
-    let transferred = mapped.transferred;
-    precedent_formats::write_qrels(&args.out, &transferred.qrels)?;
+    precedent_formats::write_qrels(&args.out, &mapped.transferred.qrels)?;
     if let Some(path) = &args.mapping_out {
-        let mut mapping: Vec<(&String, &Vec<String>)> = transferred.mapping.iter().collect();
-        mapping.sort();
-        let json = serde_json::json!({
-            "stats": transferred.stats,
-            "mapping": mapping.into_iter().collect::<std::collections::BTreeMap<_, _>>(),
-        });
+        let json = mapped.mapping_json();
         std::fs::write(path, serde_json::to_string_pretty(&json)?)
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    let s = &transferred.stats;
-    let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
-    println!(
-        "{} judged corpus clauses: {} placed in the {} contracts' text ({:.1}%), {} carried to library clauses ({:.1}%)",
-        s.judged_clauses,
-        s.placed_clauses,
-        mapped.contracts - mapped.unreadable,
-        pct(s.placed_clauses, s.judged_clauses),
-        s.mapped_clauses,
-        pct(s.mapped_clauses, s.judged_clauses),
-    );
-    println!(
-        "relevant judgements (3 stars and up) carried: {} of {} ({:.1}%); {} of {} queries keep a relevant clause",
-        s.relevant_mapped,
-        s.relevant_judged,
-        pct(s.relevant_mapped, s.relevant_judged),
-        s.queries_with_relevant,
-        s.queries
-    );
-    println!(
-        "{} library clauses judged, {} judgements written to {}",
-        s.library_clauses_judged,
-        transferred.qrels.num_judgements(),
-        args.out.display()
-    );
+    print!("{}", mapped.summary(&args.out));
     Ok(())
 }

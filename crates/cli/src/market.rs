@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 use precedent_engine::market::{market, MarketOptions};
+use precedent_engine::market_view::market_text;
 use precedent_library::Library;
 
 #[derive(Args)]
@@ -45,59 +46,9 @@ pub fn run(args: MarketArgs) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&market)?);
         return Ok(());
     }
-    if market.clauses == 0 {
-        println!(
-            "No clause of {library_name} is typed {clause_type} (clause types are stored at ingest).",
-            library_name = args.index.display()
-        );
-        return Ok(());
-    }
-    println!(
-        "{clause_type}: {} clauses in {} contracts, {} formulations",
-        market.clauses,
-        market.contracts,
-        market.formulations.len()
+    print!(
+        "{}",
+        market_text(&market, &args.index.display().to_string())
     );
-    for (i, f) in market.formulations.iter().enumerate() {
-        let forms: Vec<String> = f
-            .forms
-            .iter()
-            .map(|s| format!("{} {:.0}%", s.form, s.share * 100.0))
-            .collect();
-        println!(
-            "\n{}. {:.0}% of the clauses ({} clauses, {} contracts); {}",
-            i + 1,
-            f.share * 100.0,
-            f.clauses,
-            f.contracts,
-            forms.join(", ")
-        );
-        println!("   typical words: {}", f.distinctive_words.join(", "));
-        let cite = f.representative.citation.as_deref().unwrap_or("");
-        println!("   e.g. {} [{cite}]", f.representative.id);
-        println!("   {}", crate::preview(&f.representative.text, 300));
-    }
-    if let Some(standing) = &market.draft {
-        println!(
-            "\nYour draft is closest to formulation {} ({:.0}% of the market; similarity {:.2}).",
-            standing.closest + 1,
-            standing.share * 100.0,
-            standing.similarity
-        );
-        if !standing.lacks.is_empty() {
-            println!(
-                "Most clauses of that formulation say, and your draft does not: {}",
-                standing.lacks.join(", ")
-            );
-        }
-        println!(
-            "Your draft is written {}.",
-            if standing.forms.is_empty() {
-                "neither mutually nor with a carve-out".to_owned()
-            } else {
-                standing.forms.join(" and ")
-            }
-        );
-    }
     Ok(())
 }

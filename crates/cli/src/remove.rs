@@ -1,14 +1,13 @@
 //! `precedent remove --index LIB CONTRACT...`: takes contracts (or single clauses) out of a
-//! library, as one new generation, under the library's write lock.
+//! library, as one new generation, under the library's write lock
+//! ([`precedent_engine::ingest_run::remove_ids`]).
 
-use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
-use precedent_contracts::library_docs::contract_of;
-use precedent_library::Library;
+use precedent_engine::ingest_run::remove_ids;
 
 use crate::progress::Bars;
 
@@ -25,51 +24,13 @@ pub struct RemoveArgs {
 
 pub fn run(args: RemoveArgs, bars: &Bars) -> Result<()> {
     let started = Instant::now();
-    let mut library = Library::open(&args.index)?;
-    let _lock = Library::lock(&args.index)?;
-    let wanted: HashSet<&str> = args.ids.iter().map(String::as_str).collect();
-    let selected = |id: &str| wanted.contains(id) || wanted.contains(contract_of(id));
-    // Every id must name something: a typo must not pass for a removal.
-    let mut found: HashSet<&str> = HashSet::new();
-    let mut removed = 0usize;
-    for id in library.store().ids() {
-        if wanted.contains(id.as_str()) {
-            found.insert(id.as_str());
-        }
-        if wanted.contains(contract_of(id)) {
-            found.insert(contract_of(id));
-        }
-        removed += usize::from(selected(id));
-    }
-    let missing: Vec<&str> = args
-        .ids
-        .iter()
-        .map(String::as_str)
-        .filter(|id| !found.contains(id))
-        .collect();
-    if !missing.is_empty() {
-        bail!(
-            "{}: no contract or clause with id {} (nothing removed)",
-            args.index.display(),
-            missing
-                .iter()
-                .map(|m| format!("{m:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    let before = library.len();
-    if removed == before {
-        bail!(
-            "{}: that would remove all {before} clauses (nothing removed); delete the directory instead",
-            args.index.display()
-        );
-    }
-    library.replace(&|id: &str| selected(id), &[], None, bars)?;
+    let removal = remove_ids(&args.index, &args.ids, bars)?;
     eprintln!(
-        "removed {removed} clauses from {} ({before} → {}) in {:.1}s",
+        "removed {} clauses from {} ({} → {}) in {:.1}s",
+        removal.removed,
         args.index.display(),
-        library.len(),
+        removal.before,
+        removal.after,
         started.elapsed().as_secs_f64()
     );
     Ok(())

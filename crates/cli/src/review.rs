@@ -1,20 +1,18 @@
 //! `precedent review FILE|FOLDER...`: the CUAD clause types found in each contract, with
 //! confidence, section and character span.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use precedent_clause_types::cache::{default_cache, default_classifier_cache};
-use precedent_clause_types::ClauseTyper;
-use precedent_contracts::meta::ContractMeta;
 use precedent_cuad::CATEGORIES;
-use precedent_engine::review::{checklist_rows, review_text, to_csv, ContractReview};
-use precedent_engine::review_table::{contract_files, matrix_row, party_list, META_COLUMNS};
+use precedent_engine::documents::{
+    contract_text, tos_text, DocumentKind as Kind, Reviewed, Reviewer,
+};
+use precedent_engine::review::{checklist_rows, to_csv};
+use precedent_engine::review_table::{contract_files, matrix_row, META_COLUMNS};
 use precedent_engine::ClauseModels;
-use precedent_unfair::document::{looks_like_terms_of_service, TosReview};
-use precedent_unfair::UnfairModel;
-use serde::Serialize;
 
 use crate::eval_unfair_tos::UnfairArgs;
 
@@ -116,133 +114,14 @@ pub enum DocumentKind {
     Tos,
 }
 
-/// The review of a terms-of-service document (`review --json` line).
-#[derive(Serialize)]
-pub struct TosDocumentReview {
-    pub contract: String,
-    /// Always "tos", telling these lines from the contract reviews' in one output.
-    pub kind: &'static str,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub ocr: bool,
-    #[serde(flatten)]
-    pub review: TosReview,
-}
-
-/// Reads a contract (TXT, EDGAR HTML, PDF by its text layer or by OCR, DOCX).
-pub fn read_contract(path: &Path) -> Result<precedent_contracts::Document> {
-    Ok(precedent_contracts::read_path(path)?)
-}
-
-fn print_text(review: &ContractReview, threshold: f32) {
-    if review.ocr {
-        println!("{} (text recognised by OCR)", review.contract);
-    } else {
-        println!("{}", review.contract);
-    }
-    if let Some(about) = review.metadata.as_ref().and_then(describe) {
-        println!("  {about}");
-    }
-    let mut any = false;
-    for category in CATEGORIES {
-        let mut shown: Vec<(usize, usize)> = Vec::new();
-        for f in review
-            .findings
-            .iter()
-            .filter(|f| f.category == category && f.confidence >= threshold)
-        {
-            if shown.len() >= 3 || shown.iter().any(|&(s, e)| f.start < e && s < f.end) {
-                continue;
-            }
-            if shown.is_empty() {
-                println!("  {category}");
-            }
-            shown.push((f.start, f.end));
-            any = true;
-            let mut excerpt: String = f.text.split_whitespace().collect::<Vec<_>>().join(" ");
-            if excerpt.chars().count() > 160 {
-                excerpt = excerpt.chars().take(157).collect::<String>() + "...";
-            }
-            let section = f
-                .section
-                .as_deref()
-                .map(|s| format!(" §{s}"))
-                .unwrap_or_default();
-            println!(
-                "    {:.2}{section} [{}..{}] {excerpt}",
-                f.confidence, f.start, f.end
-            );
+impl From<DocumentKind> for Kind {
+    fn from(kind: DocumentKind) -> Kind {
+        match kind {
+            DocumentKind::Auto => Kind::Auto,
+            DocumentKind::Contract => Kind::Contract,
+            DocumentKind::Tos => Kind::Tos,
         }
     }
-    if !any {
-        println!("  (no clause type at confidence >= {threshold})");
-    }
-}
-
-/// The text output of a terms-of-service review: the checklist of the eight types, then each
-/// flagged sentence with its types, confidence, sentence number and character span.
-fn print_tos(review: &TosDocumentReview) {
-    let ocr = if review.ocr {
-        " (text recognised by OCR)"
-    } else {
-        ""
-    };
-    let r = &review.review;
-    println!(
-        "{}{ocr}: terms of service, {} of {} sentences flagged as potentially unfair",
-        review.contract,
-        r.flagged.len(),
-        r.sentences
-    );
-    for item in &r.checklist {
-        if item.present {
-            println!(
-                "  [x] {:<24} {} sentence{}, best {:.2}",
-                item.name,
-                item.sentences,
-                if item.sentences == 1 { "" } else { "s" },
-                item.best_confidence
-            );
-        } else {
-            println!("  [ ] {}", item.name);
-        }
-    }
-    for f in &r.flagged {
-        let types: Vec<String> = f
-            .types
-            .iter()
-            .map(|t| format!("{} {:.2}", t.name, t.confidence))
-            .collect();
-        let mut excerpt: String = f.text.split_whitespace().collect::<Vec<_>>().join(" ");
-        if excerpt.chars().count() > 200 {
-            excerpt = excerpt.chars().take(197).collect::<String>() + "...";
-        }
-        println!(
-            "  sentence {} [{}..{}] {}\n      {excerpt}",
-            f.sentence + 1,
-            f.start,
-            f.end,
-            types.join("; ")
-        );
-    }
-}
-
-/// One line about the contract for the text output: "LICENSE AGREEMENT · parties: Acme Corp.;
-/// Beta LLC · dated 2019-06-01 · governing law: New York" (what is found; `None` when nothing is).
-fn describe(meta: &ContractMeta) -> Option<String> {
-    let mut parts: Vec<String> = Vec::new();
-    if let Some(title) = meta.title.as_ref().or(meta.document_type.as_ref()) {
-        parts.push(title.clone());
-    }
-    if !meta.parties.is_empty() {
-        parts.push(format!("parties: {}", party_list(meta)));
-    }
-    if let Some(date) = &meta.date {
-        parts.push(format!("dated {date}"));
-    }
-    if let Some(law) = &meta.governing_law {
-        parts.push(format!("governing law: {law}"));
-    }
-    (!parts.is_empty()).then(|| parts.join(" · "))
 }
 
 pub fn run(args: ReviewArgs) -> Result<()> {
@@ -272,10 +151,12 @@ pub fn run(args: ReviewArgs) -> Result<()> {
             bail!("{flag} {}: is a folder; name a file", out.display());
         }
     }
-    // Each model is loaded when the first document needing it comes: a folder of terms of
-    // service never trains the CUAD typer, nor a folder of contracts the UNFAIR-ToS model.
-    let mut typer: Option<ClauseTyper> = None;
-    let mut unfair: Option<UnfairModel> = None;
+    let mut reviewer = Reviewer::new(
+        args.typer.models(),
+        args.fast,
+        args.unfair.source(),
+        args.top,
+    );
     let mut matrix = if args.csv {
         let mut writer = csv::Writer::from_writer(std::io::stdout());
         writer.write_record(
@@ -290,7 +171,7 @@ pub fn run(args: ReviewArgs) -> Result<()> {
     };
     let mut failed = 0;
     for path in &files {
-        let document = match read_contract(path) {
+        let document = match precedent_contracts::read_path(path).map_err(anyhow::Error::from) {
             Ok(d) => d,
             Err(e) => {
                 eprintln!("error: {e:#}");
@@ -298,11 +179,7 @@ pub fn run(args: ReviewArgs) -> Result<()> {
                 continue;
             }
         };
-        let is_tos = match args.kind {
-            DocumentKind::Tos => true,
-            DocumentKind::Contract => false,
-            DocumentKind::Auto => !args.csv && looks_like_terms_of_service(&document.text),
-        };
+        let is_tos = Kind::from(args.kind).is_terms_of_service(&document.text, args.csv);
         if is_tos && (args.checklist_csv.is_some() || args.report_docx.is_some()) {
             bail!(
                 "{}: reads like terms of service, which have no CUAD checklist (--json lists \
@@ -310,32 +187,17 @@ pub fn run(args: ReviewArgs) -> Result<()> {
                 path.display()
             );
         }
-        if is_tos {
-            let model = match unfair.as_mut() {
-                Some(m) => m,
-                None => unfair.insert(args.unfair.load()?),
-            };
-            let review = TosDocumentReview {
-                contract: path.display().to_string(),
-                kind: "tos",
-                ocr: document.ocr,
-                review: precedent_unfair::document::review(model, &document.text)
-                    .with_context(|| format!("reviewing {}", path.display()))?,
-            };
-            if args.json {
-                println!("{}", serde_json::to_string(&review)?);
-            } else {
-                print_tos(&review);
+        let review = match reviewer.review(path, &document, is_tos)? {
+            Reviewed::Tos(review) => {
+                if args.json {
+                    println!("{}", serde_json::to_string(&review)?);
+                } else {
+                    print!("{}", tos_text(&review));
+                }
+                continue;
             }
-            continue;
-        }
-        let typer = match typer.as_mut() {
-            Some(t) => t,
-            None => typer.insert(args.typer.models().load_for_review(args.fast)?),
+            Reviewed::Contract(review) => review,
         };
-        let mut review = review_text(typer, &path.display().to_string(), &document.text, args.top);
-        review.ocr = document.ocr;
-        review.metadata = Some(precedent_contracts::meta::extract(&document.text));
         if let Some(out) = &args.checklist_csv {
             let csv = to_csv(&checklist_rows(&review));
             std::fs::write(out, csv)
@@ -354,7 +216,7 @@ pub fn run(args: ReviewArgs) -> Result<()> {
         } else if args.json {
             println!("{}", serde_json::to_string(&review)?);
         } else {
-            print_text(&review, args.threshold);
+            print!("{}", contract_text(&review, args.threshold));
         }
     }
     if failed > 0 {

@@ -1,14 +1,11 @@
 //! `precedent serve`: the HTTP API and web page over one or more libraries.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use precedent_engine::ClauseModels;
-use precedent_server::{
-    ClassifierLoader, LibrarySpec, ModelOptions, OnDemandModels, ReviewerLoader,
-};
+use precedent_engine::lazy::{classify_loader, review_loader, tos_loader};
+use precedent_server::{LibrarySpec, ModelOptions, OnDemandModels, ServedModelOptions};
 
 use crate::eval_unfair_tos::UnfairArgs;
 use crate::review::TyperArgs;
@@ -81,44 +78,6 @@ pub struct ServeArgs {
     compare_limit: Option<u64>,
 }
 
-/// The typer `precedent review` reviews with, loaded on the first `/v1/review`.
-fn reviewer_loader(models: ClauseModels, fast: bool) -> ReviewerLoader {
-    Arc::new(move || {
-        eprintln!("loading the clause typer for /v1/review");
-        let typer = models.load_for_review(fast).map_err(|e| format!("{e:#}"))?;
-        Ok(Arc::new(typer))
-    })
-}
-
-/// Terms-of-service review as `precedent review --kind tos` does it: the same cached model.
-fn tos_loader(unfair: UnfairArgs) -> precedent_server::TosLoader {
-    Arc::new(move || {
-        eprintln!("loading the UNFAIR-ToS classifier for /v1/review");
-        unfair.load().map(Arc::new).map_err(|e| format!("{e:#}"))
-    })
-}
-
-/// Clause classification as `precedent classify` does it: the classify model is
-/// `clause_classifier` (`--clause-classifier`) or the cached one; its type gate is the second
-/// stage's classifier (`--classifier`, or the cached one), shared with review through `models`.
-fn classifier_loader(
-    models: ClauseModels,
-    clause_classifier: Option<PathBuf>,
-    words_only: bool,
-) -> ClassifierLoader {
-    Arc::new(move || {
-        eprintln!("loading the clause classifier for /v1/classify");
-        let mut model = models
-            .with_classifier(clause_classifier.clone())
-            .load_legalbench_classifier(words_only)
-            .map_err(|e| format!("{e:#}"))?;
-        models
-            .attach_type_gate(&mut model)
-            .map_err(|e| format!("{e:#}"))?;
-        Ok(Arc::new(model))
-    })
-}
-
 pub fn run(args: ServeArgs) -> Result<()> {
     let specs = args
         .index
@@ -136,12 +95,14 @@ pub fn run(args: ServeArgs) -> Result<()> {
         std::thread::spawn(move || lazy.load());
     }
     let models = ModelOptions {
-        model: args.model,
-        rerank_model: args.rerank_model,
-        rerank_top: args.rerank_top,
-        ranker_dir: args.ranker_dir,
-        learned_top: args.learned_top,
-        clause_types: Some(clause_types),
+        models: ServedModelOptions {
+            model: args.model,
+            rerank_model: args.rerank_model,
+            rerank_top: args.rerank_top,
+            ranker_dir: args.ranker_dir,
+            learned_top: args.learned_top,
+            clause_types: Some(clause_types),
+        },
         watch_every: (args.watch_secs > 0.0)
             .then(|| std::time::Duration::from_secs_f64(args.watch_secs)),
         public_status: args.public_status,
@@ -159,9 +120,9 @@ pub fn run(args: ServeArgs) -> Result<()> {
         &models,
         &args.addr,
         OnDemandModels {
-            reviewer: Some(reviewer_loader(clause_models.clone(), args.fast_review)),
-            tos: Some(tos_loader(args.unfair.clone())),
-            classifier: Some(classifier_loader(
+            reviewer: Some(review_loader(clause_models.clone(), args.fast_review)),
+            tos: Some(tos_loader(args.unfair.source())),
+            classifier: Some(classify_loader(
                 clause_models,
                 args.clause_classifier,
                 args.fast_review,

@@ -1,18 +1,15 @@
 //! `precedent train`: learn the ranking stage from rating files (and cross-validate it).
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use precedent_engine::library_setup::VectorPlan;
-use precedent_engine::pipeline_choice::{self, LearnedChoice};
+use precedent_engine::pipeline_choice::LearnedChoice;
 use precedent_eval::ranker_cv::{self, CvPlan};
-use precedent_formats::Qrels;
-use precedent_learn::{LearnedModel, Learner, RankObjective, TrainOptions, TrainingData};
-use precedent_library::{Library, Progress};
+use precedent_learn::{Learner, RankObjective, TrainOptions};
 
-use crate::{load_embedder, Bars, VectorArgs};
+use crate::{Bars, VectorArgs};
 
 #[derive(Args)]
 pub struct TrainArgs {
@@ -118,14 +115,8 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
     if args.out.is_none() && args.cv.is_none() {
         bail!("nothing to do: give --out MODEL_DIR (train) and/or --cv K (cross-validate)");
     }
-    let RatedInputs {
-        library,
-        rated,
-        embeddings,
-        embedder,
-        cuad_types,
-        clause_types,
-    } = load_rated(&args.rated, bars)?;
+    let inputs = load_rated(&args.rated, bars)?;
+    let library = &inputs.library;
     let options = TrainOptions {
         objective: args.objective,
         learner: args.learner,
@@ -138,27 +129,9 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         train_wordings: args.train_wordings.clone(),
         ..TrainOptions::default()
     };
-    precedent_learn::cv::group_columns(&options.without).map_err(anyhow::Error::msg)?;
-    precedent_learn::features::check_rule_names(&options.without_rules)
-        .map_err(anyhow::Error::msg)?;
-    if args.out.is_some() && !args.train_wordings.is_empty() {
-        // Training for a model file uses the wordings it is given; --train-wordings is a CV knob.
-        bail!("--train-wordings applies to --cv; give the model's wordings as --queries files");
-    }
-    let data = TrainingData {
-        rated: &rated,
-        embeddings: &embeddings,
-        cuad_types: cuad_types.as_ref(),
-        clause_types: Some(&clause_types),
-    };
-    let wordings = precedent_learn::cv::wordings_of(&rated);
-    eprintln!(
-        "{} rated queries in {} wording(s) ({}), {} ratings",
-        rated.len() / wordings.len().max(1),
-        wordings.len(),
-        wordings.join(", "),
-        rated.iter().map(|q| q.ratings.len()).sum::<usize>() / wordings.len().max(1)
-    );
+    ranker_cv::check_train_options(&options, args.out.is_some())?;
+    let data = inputs.training_data();
+    eprintln!("{}", ranker_cv::describe_rated(&inputs.rated));
     if let Some(folds) = args.cv {
         let plan = CvPlan {
             folds,
@@ -166,92 +139,36 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             rule_ablation: args.rule_ablation,
             nested_rules: args.nested_rules,
         };
-        let outcome = ranker_cv::cross_validate_ranker(&library, &data, &plan, &options, bars)?;
-        for (fold, off) in outcome.fold_rules_off.iter().flatten().enumerate() {
-            println!(
-                "outer fold {}: rules switched off by the inner CV: {}",
-                fold + 1,
-                precedent_learn::cv::describe_rules(off)
-            );
-        }
+        let outcome = ranker_cv::cross_validate_ranker(library, &data, &plan, &options, bars)?;
+        print!("{}", outcome.text());
         let report = outcome.report;
-        print!("{}", report.table());
-        if let Some(off) = &outcome.rules_off {
-            println!(
-                "rules the protocol switches off (removal does not lower the mean NDCG@5, or raises a wording's by more than {:.1}): {}",
-                100.0 * precedent_learn::cv::RULE_WORDING_TOLERANCE,
-                precedent_learn::cv::describe_rules(off)
-            );
-        }
-        println!("({:.0} s)", report.seconds);
         if let Some(path) = &args.json_out {
             std::fs::write(path, serde_json::to_string_pretty(&report)?)
                 .with_context(|| format!("writing {}", path.display()))?;
             eprintln!("report written to {}", path.display());
         }
         if let (Some(dir), Some(qrels)) = (&args.cv_library, &args.cv_library_qrels) {
-            let embedder = Arc::new(load_embedder(
-                &library
-                    .vectors_info()
-                    .map(|i| i.model_source.clone())
-                    .unwrap_or_else(|| args.rated.vectors.model.clone()),
-            )?);
+            let embedder = ranker_cv::library_embedder(library, &args.rated.vectors.model)?;
             let on_library = ranker_cv::cross_validate_on_library(
-                &library, &data, &embedder, folds, &options, dir, qrels, bars,
+                library, &data, &embedder, folds, &options, dir, qrels, bars,
             )?;
-            print_library_cv(&on_library, dir, qrels);
+            print!("{}", on_library.table(dir, qrels));
         }
     }
     if let Some(out) = &args.out {
-        bars.start("features of training queries", rated.len() as u64);
-        let model = precedent_learn::train(
-            &library,
+        let files = args.rated.qrels.iter().map(|p| p.display().to_string());
+        let written = ranker_cv::train_and_save(
+            library,
             &data,
-            embedder.model_id(),
-            args.rated
-                .qrels
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect(),
+            &inputs.embedder,
+            files.collect(),
             &options,
-            |_, _| bars.advance(1),
+            out,
+            bars,
         )?;
-        bars.finish();
-        model.save(out)?;
-        // The manifest counts query texts (one per query and wording); say both.
-        let per_wording = wordings.len().max(1);
-        eprintln!(
-            "model written to {} ({} queries in {} wording(s), {} ratings, {:.1} s)",
-            out.display(),
-            model.manifest.training_queries / per_wording,
-            per_wording,
-            model.manifest.training_ratings / per_wording,
-            model.manifest.train_seconds
-        );
+        eprintln!("{written}");
     }
     Ok(())
-}
-
-/// Prints `train --cv-library`'s table: hybrid+types and the learned folds on the library.
-fn print_library_cv(cv: &ranker_cv::LibraryCv, target_dir: &Path, qrels_path: &Path) {
-    let pct = |x: Option<f64>| x.map_or("   -".to_string(), |v| format!("{:5.1}", 100.0 * v));
-    println!(
-        "on {} ({} clauses; judgements {}), {} queries, condensed protocol",
-        target_dir.display(),
-        cv.clauses,
-        qrels_path.display(),
-        cv.queries
-    );
-    for (name, m) in &cv.rows {
-        println!(
-            "{name:<48} {:>6} {:>6} {:>6} {:>6} {:>6}",
-            pct(Some(m.ndcg5)),
-            pct(Some(m.ndcg10)),
-            pct(m.p5_4star),
-            pct(m.p5_5star),
-            pct(m.recall100)
-        );
-    }
 }
 
 pub(crate) use ranker_cv::{read_all_qrels, read_wordings, RatedInputs};
@@ -279,11 +196,6 @@ pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs>
     ranker_cv::load_rated(&rated, bars)
 }
 
-/// Loads the learned model for `eval`/`search`: the named directory, else the default one.
-pub fn load_model(dir: Option<&std::path::Path>) -> Result<(PathBuf, Arc<LearnedModel>)> {
-    pipeline_choice::load_model(dir)
-}
-
 /// Where the learned stage comes from (for `search`, `eval` and `bench`).
 #[derive(Args, Clone)]
 pub struct LearnedArgs {
@@ -298,50 +210,10 @@ pub struct LearnedArgs {
 
 impl LearnedArgs {
     /// The engine's view of these arguments.
-    fn choice(&self) -> LearnedChoice<'_> {
+    pub fn choice(&self) -> LearnedChoice<'_> {
         LearnedChoice {
             model_dir: self.model_dir.as_deref(),
             learned_top: self.learned_top,
         }
     }
 }
-
-/// Pipelines the engine builds ([`precedent_engine::known_pipelines`]).
-pub fn known_pipelines() -> Vec<&'static str> {
-    precedent_engine::known_pipelines()
-}
-
-/// The pipeline used when none is named ([`pipeline_choice::default_ranking`]).
-pub fn default_ranking(library: &Library, learned: &LearnedArgs) -> Result<&'static str> {
-    pipeline_choice::default_ranking(library, learned.model_dir.as_deref())
-}
-
-/// `eval`'s default pipeline over `library` ([`ranker_cv::default_eval_ranking`]), saying why.
-pub fn default_eval_ranking(
-    library: &Library,
-    learned: &LearnedArgs,
-    qrels: &Qrels,
-) -> Result<&'static str> {
-    let (name, note) =
-        ranker_cv::default_eval_ranking(library, learned.model_dir.as_deref(), qrels)?;
-    if !note.is_empty() {
-        eprintln!("{note}");
-    }
-    Ok(name)
-}
-
-pub fn needs_embedder(name: &str) -> bool {
-    precedent_engine::needs_embedder(name)
-}
-
-/// Builds a pipeline by name ([`pipeline_choice::make_pipeline`]).
-pub fn make_pipeline(
-    name: &str,
-    library: Arc<Library>,
-    models: &precedent_rank::PipelineModels,
-    learned: &LearnedArgs,
-) -> Result<(precedent_rank::Pipeline, Option<Arc<LearnedModel>>)> {
-    pipeline_choice::make_pipeline(name, library, models, &learned.choice())
-}
-
-pub use ranker_cv::check_no_overlap;

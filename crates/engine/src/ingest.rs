@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use precedent_clause_types::type_thresholds::STORED_TYPE_THRESHOLD;
 use precedent_clause_types::{ClauseTyper, N_CATEGORIES};
 use precedent_contracts::library_docs::{clause_docs, set_clause_types, IngestedContract};
@@ -26,32 +26,8 @@ pub fn fingerprint(bytes: &[u8]) -> String {
     format!("{hash:016x}-{}", bytes.len())
 }
 
-/// Every file under `dir`, sorted, hidden entries skipped; symlinked directories are not
-/// followed (no cycles).
-pub fn walk(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        let entries =
-            std::fs::read_dir(&d).with_context(|| format!("reading folder {}", d.display()))?;
-        for entry in entries {
-            let entry = entry.with_context(|| format!("reading folder {}", d.display()))?;
-            if entry.file_name().to_string_lossy().starts_with('.') {
-                continue;
-            }
-            let file_type = entry
-                .file_type()
-                .with_context(|| format!("inspecting {}", entry.path().display()))?;
-            if file_type.is_dir() {
-                pending.push(entry.path());
-            } else {
-                out.push(entry.path());
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
-}
+/// Every file under a folder ([`precedent_review::review_table::walk`]).
+pub use precedent_review::review_table::walk;
 
 /// Contract ids: the file stem, with `~2`, `~3`… for later files with the same stem (the
 /// order is the sorted path order, so a resumed run assigns the same ids).

@@ -68,6 +68,32 @@ impl IngestOutcome {
     pub fn count(&self, status: &str) -> usize {
         self.reports.iter().filter(|r| r.status == status).count()
     }
+
+    /// The line `precedent ingest` ends with: what was ingested into `index` in `seconds`, the
+    /// library's size before and after, and what was already there, failed or skipped.
+    pub fn summary(&self, index: &Path, seconds: f64) -> String {
+        let count = |status: &str| self.count(status);
+        let (ingested, failed) = (count("ingested"), count("failed"));
+        let reingested = count("re-ingested");
+        let clauses: usize = self.reports.iter().map(|r| r.clauses).sum();
+        let (before, after) = (self.before, self.after);
+        format!(
+            "ingested {ingested} new and {reingested} changed contracts ({clauses} clauses) into {} in {seconds:.1}s; library {before} → {after} clauses; {} already indexed, {failed} failed, {} skipped (not contracts)",
+            index.display(),
+            count("already-indexed"),
+            count("skipped"),
+        )
+    }
+
+    /// The per-file reports as JSON lines (`ingest --report`).
+    pub fn report_lines(&self) -> serde_json::Result<String> {
+        let mut out = String::new();
+        for r in &self.reports {
+            out.push_str(&serde_json::to_string(r)?);
+            out.push('\n');
+        }
+        Ok(out)
+    }
 }
 
 /// Ingests `plan.dir` into `plan.index`. `load_typer` is called only when there is something
@@ -246,4 +272,63 @@ fn changed_since_indexed(path: &Path, indexed: Option<&str>, max_bytes: u64) -> 
         Ok(m) if m.len() <= max_bytes => fingerprint_file(path).map_or(true, |now| now != indexed),
         _ => true,
     }
+}
+
+/// What a removal did: clauses removed, and the library's clause count before and after.
+pub struct Removal {
+    pub removed: usize,
+    pub before: usize,
+    pub after: usize,
+}
+
+/// Takes the contracts (every clause whose contract id is given) and the clauses named by
+/// `ids` out of the library at `index`, as one new generation under its write lock. Every id
+/// must name something (a typo must not pass for a removal), and removing every clause is
+/// refused: nothing is removed then.
+pub fn remove_ids(index: &Path, ids: &[String], report: &dyn Report) -> Result<Removal> {
+    let mut library = Library::open(index)?;
+    let _lock = Library::lock(index)?;
+    let wanted: HashSet<&str> = ids.iter().map(String::as_str).collect();
+    let selected = |id: &str| wanted.contains(id) || wanted.contains(contract_of(id));
+    // Every id must name something: a typo must not pass for a removal.
+    let mut found: HashSet<&str> = HashSet::new();
+    let mut removed = 0usize;
+    for id in library.store().ids() {
+        if wanted.contains(id.as_str()) {
+            found.insert(id.as_str());
+        }
+        if wanted.contains(contract_of(id)) {
+            found.insert(contract_of(id));
+        }
+        removed += usize::from(selected(id));
+    }
+    let missing: Vec<&str> = ids
+        .iter()
+        .map(String::as_str)
+        .filter(|id| !found.contains(id))
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "{}: no contract or clause with id {} (nothing removed)",
+            index.display(),
+            missing
+                .iter()
+                .map(|m| format!("{m:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let before = library.len();
+    if removed == before {
+        bail!(
+            "{}: that would remove all {before} clauses (nothing removed); delete the directory instead",
+            index.display()
+        );
+    }
+    library.replace(&|id: &str| selected(id), &[], None, report)?;
+    Ok(Removal {
+        removed,
+        before,
+        after: library.len(),
+    })
 }

@@ -14,6 +14,47 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Loads a model; called once, on the first request that needs it.
 pub type Loader<T> = Arc<dyn Fn() -> Result<Arc<T>, String> + Send + Sync>;
 
+/// The typer `precedent review` reviews with (word features only when `fast`), for the first
+/// `/v1/review` of a contract.
+pub fn review_loader(
+    models: precedent_review::ClauseModels,
+    fast: bool,
+) -> Loader<precedent_clause_types::ClauseTyper> {
+    Arc::new(move || {
+        eprintln!("loading the clause typer for /v1/review");
+        let typer = models.load_for_review(fast).map_err(|e| format!("{e:#}"))?;
+        Ok(Arc::new(typer))
+    })
+}
+
+/// The UNFAIR-ToS model `precedent review --kind tos` reads (the same cached model), for the
+/// first `/v1/review` of terms of service.
+pub fn tos_loader(
+    source: precedent_unfair::cache::UnfairSource,
+) -> Loader<precedent_unfair::UnfairModel> {
+    Arc::new(move || {
+        eprintln!("loading the UNFAIR-ToS classifier for /v1/review");
+        source.load().map(Arc::new).map_err(|e| format!("{e:#}"))
+    })
+}
+
+/// The classifier `precedent classify` answers with, for the first `/v1/classify`: the classify
+/// model `classify_model` (else the cached one) with the type gate of `models`' second stage,
+/// which review shares ([`precedent_review::ClauseModels::load_classify`]).
+pub fn classify_loader(
+    models: precedent_review::ClauseModels,
+    classify_model: Option<std::path::PathBuf>,
+    words_only: bool,
+) -> Loader<precedent_clause_types::clause_classifier::ClauseClassifier> {
+    Arc::new(move || {
+        eprintln!("loading the clause classifier for /v1/classify");
+        models
+            .load_classify(classify_model.clone(), words_only, true)
+            .map(Arc::new)
+            .map_err(|e| format!("{e:#}"))
+    })
+}
+
 /// Why a [`LazyModel`] has no model to give.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoadError {

@@ -1,5 +1,6 @@
 //! Which pipeline, and which learned ranker in it, a command ranks with: the choice `search`,
-//! `eval` and `bench` make from a library and an optional `--model-dir`.
+//! `eval` and `bench` make from a library and an optional `--model-dir`, and the pipeline
+//! built from it with the models it loads (judges included: `learned+judge`, `learned+llm`).
 //!
 //! Why here: the default pipeline of a library and the ranker that serves it are the engine's
 //! decisions ([`crate::default_pipeline`], [`Rankers::for_library`]); a face that chose for
@@ -9,10 +10,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{Context, Result};
+use precedent_judge::pipelines::{judge_backend, JudgeSettings, BASE_PIPELINE, JUDGE_PIPELINES};
+use precedent_judge::Judge;
 use precedent_learn::LearnedModel;
 use precedent_library::Library;
+use precedent_models::Embedder;
 use precedent_rank::{Pipeline, PipelineModels};
 
+use crate::library_setup::{pipeline_models, RerankChoice};
 use crate::{lazy_clause_type_reader, PipelineContext, Rankers, LEARNED};
 
 /// Where the learned stage comes from: a model directory (else the defaults) and how many
@@ -111,4 +116,90 @@ pub fn make_pipeline(
         ..PipelineContext::new(library)
     };
     Ok((crate::build(name, &context)?, ranker))
+}
+
+/// Every pipeline a command can name: the engine's ([`crate::known_pipelines`]) and those that
+/// end with an LLM judge.
+pub fn command_pipelines() -> Vec<&'static str> {
+    let mut names = crate::known_pipelines();
+    names.extend(JUDGE_PIPELINES.iter().map(|(p, _)| *p));
+    names
+}
+
+/// Whether pipeline `name` (judges included) embeds the query, so needs the library's vectors.
+pub fn command_needs_embedder(name: &str) -> bool {
+    judge_backend(name).is_some() || crate::needs_embedder(name)
+}
+
+/// What a command asks of its pipeline besides the name: the query model, the second stage,
+/// the learned stage and the judge (read only by `+judge`/`+llm` pipelines).
+pub struct PipelineOptions<'a> {
+    /// Query model; by default the model that embedded the library.
+    pub model: Option<&'a str>,
+    pub rerank: RerankChoice<'a>,
+    pub learned: LearnedChoice<'a>,
+    pub judge: &'a JudgeSettings,
+}
+
+/// A built pipeline with what a command reads from it afterwards: the learned model in it (the
+/// train/eval overlap check, explanations), its judge (the usage report) and the query
+/// embedder (explanations).
+pub struct BuiltPipeline {
+    pub pipeline: Pipeline,
+    pub learned: Option<Arc<LearnedModel>>,
+    pub judge: Option<Arc<dyn Judge>>,
+    pub embedder: Option<Arc<Embedder>>,
+}
+
+/// Loads the models pipeline `name` needs and builds it ([`make_pipeline`]);
+/// `learned+judge`/`learned+llm` are the learned pipeline followed by the judge over its top
+/// [`JudgeSettings::top`].
+pub fn build_command_pipeline(
+    name: &str,
+    library: Arc<Library>,
+    options: &PipelineOptions<'_>,
+) -> Result<BuiltPipeline> {
+    let models = pipeline_models(
+        name,
+        command_needs_embedder(name),
+        &library,
+        options.model,
+        &options.rerank,
+    )?;
+    let embedder = models.embedder.clone();
+    let Some(backend) = judge_backend(name) else {
+        let (pipeline, learned) = make_pipeline(name, library, &models, &options.learned)?;
+        return Ok(BuiltPipeline {
+            pipeline,
+            learned,
+            judge: None,
+            embedder,
+        });
+    };
+    options.judge.check()?;
+    let (pipeline, learned) =
+        make_pipeline(BASE_PIPELINE, library.clone(), &models, &options.learned)?;
+    let (pipeline, judge) = options.judge.then_judge(pipeline, library, backend)?;
+    Ok(BuiltPipeline {
+        pipeline,
+        learned,
+        judge: Some(judge),
+        embedder,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn judge_pipelines_are_known_and_need_the_bi_encoder() {
+        assert!(command_pipelines().contains(&"learned+judge"));
+        assert!(command_pipelines().contains(&"learned+llm"));
+        assert!(command_pipelines().contains(&"hybrid+types"));
+        assert!(command_needs_embedder("hybrid+types") && !command_needs_embedder("bm25"));
+        assert!(command_needs_embedder("learned+llm"));
+        assert_eq!(judge_backend("learned+judge"), Some("judge"));
+        assert_eq!(judge_backend("learned"), None);
+    }
 }

@@ -19,6 +19,52 @@ pub const MAX_FILTER_DEPTH: usize = 20_000;
 /// page's clauses among them are folded in, whichever face asked.
 pub const FACET_DEPTH: usize = 100;
 
+/// Filters or a clause type refused, in words the caller can act on, with the CUAD names a
+/// common alias stands for.
+#[derive(Debug)]
+pub struct FilterError {
+    pub message: String,
+    pub suggestions: Vec<&'static str>,
+}
+
+/// The canonical CUAD name of a clause type given in `field` (the CLI's `--type`, the API's
+/// `filters.clause_type`), or an error that lists the valid names and, for a common alias,
+/// suggests the CUAD names; `party_hint` follows the error for a category that is no clause
+/// type (a party's name, a date).
+pub fn checked_clause_type(
+    field: &str,
+    name: &str,
+    party_hint: &str,
+) -> Result<&'static str, FilterError> {
+    match precedent_cuad::clause_type(name) {
+        Ok(category) => Ok(category),
+        Err(e @ precedent_cuad::ClauseTypeError::NotAClauseType { .. }) => Err(FilterError {
+            message: format!("{field}: {e}{party_hint}"),
+            suggestions: Vec::new(),
+        }),
+        Err(e) => Err(FilterError {
+            message: format!("{field}: {e}"),
+            suggestions: e.suggestions(),
+        }),
+    }
+}
+
+/// Search filters over ingested contracts' metadata as the API takes them: trimmed, blank
+/// fields absent; a malformed date is refused, and so is a clause type that is not a CUAD one
+/// ([`checked_clause_type`]). A valid type is replaced by its canonical name.
+pub fn checked_filter(filters: &Filter) -> Result<Filter, FilterError> {
+    let mut filter = filters.clone().normalized();
+    filter.validate().map_err(|e| FilterError {
+        message: format!("filters: {e}"),
+        suggestions: Vec::new(),
+    })?;
+    if let Some(name) = &filter.clause_type {
+        filter.clause_type =
+            Some(checked_clause_type("filters.clause_type", name, " (filters.party)")?.to_owned());
+    }
+    Ok(filter)
+}
+
 /// What to rank.
 pub struct Request<'a> {
     /// The query text (for `similar`, the source clause's text).
@@ -261,5 +307,46 @@ mod tests {
         let page = search(&library, &pipeline, &similar).expect("search");
         assert_eq!(ids(&page), vec!["cap-other".to_owned()]);
         assert!(!page.facet_rows.contains(&cap));
+    }
+}
+
+#[cfg(test)]
+mod filter_tests {
+    use super::*;
+
+    #[test]
+    fn api_filters_become_the_library_filter() {
+        let metadata = serde_json::json!({
+            "contract": "x", "parties": ["Pelican Delivers Inc."], "date": "2018-03-01",
+            "governing_law": "Delaware", "document_type": "License Agreement",
+            "clause_types": [{"category": "Cap On Liability", "confidence": 0.9}]
+        });
+        let filter = |v: serde_json::Value| {
+            checked_filter(&serde_json::from_value::<Filter>(v).expect("filters"))
+        };
+        let pass = |v: serde_json::Value| filter(v).expect("valid").matches(&metadata);
+        assert!(pass(
+            serde_json::json!({"party": "pelican", "governing_law": "delaware"})
+        ));
+        assert!(pass(serde_json::json!({"clause_type": "cap on liability"})));
+        assert!(!pass(serde_json::json!({"clause_type": "Audit Rights"})));
+        // A name that is no CUAD type is refused, not a filter that silently matches nothing.
+        let refused = filter(serde_json::json!({"clause_type": "Limitation of Liability"}))
+            .expect_err("an alias, not a CUAD name");
+        assert_eq!(refused.suggestions, ["Cap on Liability"]);
+        assert!(
+            refused.message.contains("Governing Law"),
+            "{}",
+            refused.message
+        );
+        assert!(pass(
+            serde_json::json!({"date_from": "2018", "date_to": "2018-03"})
+        ));
+        assert!(!pass(serde_json::json!({"date_from": "2018-03-02"})));
+        assert!(!pass(serde_json::json!({"document_type": "lease"})));
+        assert!(filter(serde_json::json!({"party": " "}))
+            .expect("blank")
+            .is_empty());
+        assert!(filter(serde_json::json!({"date_from": "2018-13-01"})).is_err());
     }
 }

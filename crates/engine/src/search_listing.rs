@@ -3,14 +3,19 @@
 //! found it, the copies folded into it with their citations, and why it matched.
 //!
 //! Why here: the same reading of a hit (references split off, copies cited, the explanation
-//! the API gives) serves every face; the CLI only prints it.
+//! the API gives) serves every face; the CLI only prints it. [`search_and_list`] is the whole
+//! of `search`: the rows a learned category admits, the one search, the listing, and what to
+//! say when nothing matches.
 
-use precedent_library::Library;
+use std::path::Path;
+
+use precedent_library::{Filter, Library};
 use precedent_rank::StageScore;
 use serde::Serialize;
 
 use crate::explain::Explainer;
 use crate::hits::{own_text_and_references, Explanation, ReferencedSection};
+use crate::pipeline_choice::{load_model, BuiltPipeline};
 use crate::search::PageHit;
 use crate::EngineError;
 
@@ -87,4 +92,193 @@ pub fn list_hits(
         hit.why = why.into();
     }
     Ok(listed)
+}
+
+/// What `precedent search` asks: the query, how many hits, the metadata filters, a learned
+/// category whose members alone may be listed, and whether copies stay hits of their own.
+pub struct ListingRequest<'a> {
+    pub query: &'a str,
+    pub k: usize,
+    pub filter: &'a Filter,
+    /// A category of the learned ranker's classifier (`--category`): only its members are hits.
+    pub category: Option<&'a str>,
+    /// The learned model directory whose classifier decides the category's members (else the
+    /// default model).
+    pub model_dir: Option<&'a Path>,
+    pub keep_duplicates: bool,
+}
+
+/// A search's page: the hits (with their folded copies), each listed and explained, and when
+/// there is none, why, in a sentence.
+pub struct Listing {
+    pub hits: Vec<PageHit>,
+    pub listed: Vec<ListedHit>,
+    pub no_match: Option<String>,
+}
+
+/// Ranks `request` with `built` over `library` ([`crate::search::search`]) and lists the page
+/// ([`list_hits`]), as `precedent search` prints it (text or `--json`).
+pub fn search_and_list(
+    library: &Library,
+    built: &BuiltPipeline,
+    request: &ListingRequest<'_>,
+) -> anyhow::Result<Listing> {
+    let explainer = Explainer::new(built.learned.clone(), built.embedder.clone());
+    let members = match request.category {
+        Some(name) => {
+            let (_, model) = load_model(request.model_dir)?;
+            Some(model.category_members(library, name)?)
+        }
+        None => None,
+    };
+    let row_ok = members.as_ref().map(|m| move |row: u32| m.contains(&row));
+    let search = crate::search::Request {
+        query: request.query,
+        k: request.k,
+        filter: request.filter,
+        row_ok: row_ok
+            .as_ref()
+            .map(|ok| ok as &(dyn Fn(u32) -> bool + Sync)),
+        exclude: None,
+        keep_duplicates: request.keep_duplicates,
+    };
+    let hits = crate::search::search(library, &built.pipeline, &search)?.hits;
+    let listed = list_hits(library, &explainer, request.query, &hits)?;
+    let no_match = listed.is_empty().then(|| {
+        no_match(
+            library,
+            request.query,
+            !request.filter.is_empty() || members.is_some(),
+        )
+    });
+    Ok(Listing {
+        hits,
+        listed,
+        no_match,
+    })
+}
+
+/// Why a search found nothing: every word a stop word, or no clause with the query's terms
+/// (passing the filters, when some were given).
+fn no_match(library: &Library, query: &str, filtered: bool) -> String {
+    let terms = library.lexical().query_terms(query);
+    if terms.is_empty() {
+        "No clause matches: every word of the query is a stop word.".to_owned()
+    } else if filtered {
+        format!("No clause matching the terms {terms:?} passes the filters.")
+    } else {
+        format!("No clause matches the terms {terms:?}.")
+    }
+}
+
+/// The listing as `precedent search` prints it: each hit's rank, id and score, citation,
+/// folded copies, reasons (with `explain`, the stages that found it), its text (a preview
+/// unless `full`) and the sections it refers to. `results` are the listed hits as JSON, in the
+/// order of `hits`.
+pub fn listing_text(
+    results: &[serde_json::Value],
+    hits: &[PageHit],
+    full: bool,
+    explain: bool,
+) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for (result, folded) in results.iter().zip(hits) {
+        let hit = &folded.hit;
+        let text = result["text"].as_str().unwrap_or_default();
+        let shown = if full {
+            text.to_owned()
+        } else {
+            preview(text, 400)
+        };
+        let _ = writeln!(
+            out,
+            "{:>3}. {}  score {:.4}",
+            result["rank"],
+            result["id"].as_str().unwrap_or_default(),
+            hit.score
+        );
+        if let Some(cite) = precedent_contracts::library_docs::citation(&result["metadata"]) {
+            let _ = writeln!(out, "     [{cite}]");
+        }
+        if !folded.copies.is_empty() {
+            let copies: Vec<String> = result["copies"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| match c["citation"].as_str() {
+                    Some(cite) => format!("{} [{cite}]", c["id"].as_str().unwrap_or_default()),
+                    None => c["id"].as_str().unwrap_or_default().to_owned(),
+                })
+                .collect();
+            let _ = writeln!(out, "     same words also in: {}", copies.join(", "));
+        }
+        let reasons: Vec<&str> = result["why"]["reasons"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r.as_str())
+            .collect();
+        if !reasons.is_empty() {
+            let _ = writeln!(out, "     why: {}", reasons.join("; "));
+        }
+        if explain {
+            let found_by: Vec<String> = hit
+                .stages
+                .iter()
+                .map(|s| format!("{} #{} ({:.4})", s.stage, s.rank, s.score))
+                .collect();
+            let _ = writeln!(out, "     found by: {}", found_by.join(", "));
+        }
+        for line in wrap(&shown, 96) {
+            let _ = writeln!(out, "     {line}");
+        }
+        for reference in result["references"].as_array().into_iter().flatten() {
+            let text = reference["text"].as_str().unwrap_or_default();
+            let text = if full {
+                text.to_owned()
+            } else {
+                preview(text, 200)
+            };
+            let _ = writeln!(
+                out,
+                "     (refers to § {}) {text}",
+                reference["section"].as_str().unwrap_or_default()
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The first `max_chars` characters of `text` with its whitespace collapsed, "…" marking a cut:
+/// how a listing previews a clause.
+pub fn preview(text: &str, max_chars: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max_chars {
+        flat
+    } else {
+        let cut: String = flat.chars().take(max_chars).collect();
+        format!("{cut}…")
+    }
+}
+
+/// `text` broken into lines of at most `width` characters at spaces (a longer word stands on
+/// its own line); its line breaks are kept.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    for paragraph in text.split('\n') {
+        let mut line = String::new();
+        for word in paragraph.split_whitespace() {
+            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+                lines.push(std::mem::take(&mut line));
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        lines.push(line);
+    }
+    lines
 }

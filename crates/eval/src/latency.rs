@@ -25,6 +25,23 @@ pub struct LatencyReport {
     pub max_ms: f64,
 }
 
+impl LatencyReport {
+    /// The line `bench` prints: throughput, median and 99th-percentile latency, opening time.
+    pub fn line(&self) -> String {
+        format!(
+            "{} over {} clauses, top {}: {} queries, {:.1} q/s (1 thread), p50 {:.3} ms, p99 {:.3} ms, open {:.0} ms",
+            self.pipeline,
+            self.clauses,
+            self.k,
+            self.queries,
+            self.qps,
+            self.p50_ms,
+            self.p99_ms,
+            self.open_ms
+        )
+    }
+}
+
 /// Times `pipeline` over `queries` (top `k`, `repeat` passes after a warm-up pass) over a
 /// library of `clauses` clauses opened in `open_ms`.
 pub fn measure(

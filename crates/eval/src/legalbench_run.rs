@@ -3,11 +3,14 @@
 //! of the single-clause classifier cross-validated on CUAD by contract.
 //!
 //! Why here: which rows are scored, at which thresholds, and how the development folds are
-//! run and read are the measurement; the CLI loads the model it is asked for and prints.
+//! run and read are the measurement; [`eval_legalbench`] is the whole command, which prints
+//! what it returns.
 
+use std::collections::BTreeMap;
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use precedent_clause_types::clause_classifier::{
     cross_validate_gate, cross_validate_with_unannotated, dev_report, listing_report,
     unannotated_sentences, ClassifierOptions, ClauseClassifier, ListingReport,
@@ -231,4 +234,154 @@ pub fn dev_scores(
         spans: spans.len(),
         tasks: scored,
     })
+}
+
+/// What `precedent eval-legalbench` is asked to run (its flags).
+pub struct LegalbenchPlan<'a> {
+    /// The folder of `CUAD_<Category>/` task folders.
+    pub dir: &'a Path,
+    /// Which rows to score: test (train where a folder has no test file) or train.
+    pub split: &'a str,
+    /// The typer's first stage answers instead of the single-clause classifier.
+    pub typer: bool,
+    /// Thresholds replacing the model's.
+    pub thresholds: Option<&'a Path>,
+    /// Cross-validate the classifier on this CUAD folder instead of scoring the rows.
+    pub dev_cuad: Option<&'a Path>,
+    pub folds: usize,
+    pub limit: Option<usize>,
+    pub words_only: bool,
+    /// The clause models the scorer is loaded from.
+    pub models: &'a precedent_engine::ClauseModels,
+}
+
+/// Balanced accuracy per task of `plan` (rows scored, or development CV), with the text the
+/// command prints (one line per task, the mean last); skipped tasks are said on stderr.
+pub fn eval_legalbench(plan: &LegalbenchPlan<'_>) -> Result<(BTreeMap<String, f64>, String)> {
+    let tasks = precedent_cuad::legalbench::tasks(plan.dir)?;
+    let mut out = String::new();
+    let scores = match plan.dev_cuad {
+        Some(cuad) => dev_command(plan, cuad, &tasks, &mut out)?,
+        None => rows_command(plan, &tasks, &mut out)?,
+    };
+    let mean = scores.values().sum::<f64>() / scores.len().max(1) as f64;
+    let _ = writeln!(out, "{:<45} {:5.1}", "mean", 100.0 * mean);
+    Ok((scores, out))
+}
+
+/// Balanced accuracy per task on the folders' rows ([`score_rows`]).
+fn rows_command(
+    plan: &LegalbenchPlan<'_>,
+    tasks: &[Task],
+    out: &mut String,
+) -> Result<BTreeMap<String, f64>> {
+    let scorer = if plan.typer {
+        Scorer::Typer(Box::new(plan.models.load_first_stage()?))
+    } else {
+        Scorer::Classifier(Box::new(
+            plan.models.load_legalbench_classifier(plan.words_only)?,
+        ))
+    };
+    let mut thresholds = scorer.thresholds();
+    if let Some(path) = plan.thresholds {
+        override_thresholds(&mut thresholds, &read_thresholds(path)?);
+    }
+    let mut scores = BTreeMap::new();
+    for outcome in score_rows(&scorer, &thresholds, tasks, plan.split)? {
+        match outcome {
+            TaskOutcome::Scored {
+                name,
+                balanced_accuracy: ba,
+                rows,
+                file_name,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "{name:<45} {:5.1}  ({rows} rows of {file_name})",
+                    100.0 * ba
+                );
+                scores.insert(name, ba);
+            }
+            TaskOutcome::Skipped { file } => eprintln!("{}: no rows, skipped", file.display()),
+        }
+    }
+    Ok(scores)
+}
+
+/// Development balanced accuracy per task by contract-level cross-validation on `cuad`
+/// ([`dev_scores`]), after the listing figures of `classify`.
+fn dev_command(
+    plan: &LegalbenchPlan<'_>,
+    cuad: &Path,
+    tasks: &[Task],
+    out: &mut String,
+) -> Result<BTreeMap<String, f64>> {
+    if plan.typer {
+        bail!("--dev-cuad cross-validates the classifier; the typer's figure is `eval-cuad`'s legalbench_dev");
+    }
+    if plan.thresholds.is_some() || plan.models.classifier.is_some() {
+        bail!("--dev-cuad trains its own classifiers and thresholds per fold; drop --thresholds/--classifier");
+    }
+    let data = precedent_cuad::load(cuad)?;
+    let dev = dev_scores(
+        &data,
+        tasks,
+        plan.folds,
+        plan.limit,
+        plan.words_only,
+        &|line| eprintln!("{line}"),
+    )?;
+    let listing = &dev.listing;
+    let pct = |x: f64| 100.0 * x;
+    let _ = writeln!(
+        out,
+        "as classify lists them ({} distinct held-out clauses): top type right {:.1}%; likely (0.5 and up, the type gate agreeing) precision {:.1}%, recall {:.1}%, {:.2} per clause; listed (own thresholds) precision {:.1}%, recall {:.1}%, {:.2} per clause",
+        listing.clauses,
+        pct(listing.top_type_right),
+        pct(listing.likely.precision),
+        pct(listing.likely.recall),
+        listing.likely.per_clause,
+        pct(listing.listed_precision),
+        pct(listing.listed_recall),
+        listing.listed_per_clause
+    );
+    let _ = writeln!(
+        out,
+        "and of {} held-out sentences no annotation covers: {:.1}% get a likely type, {:.1}% a listed one",
+        listing.unannotated,
+        pct(listing.likely.unannotated_with_likely),
+        pct(listing.unannotated_with_listed)
+    );
+    if let Some(without) = &listing.likely_without_gate {
+        let _ = writeln!(
+            out,
+            "without the type gate: likely precision {:.1}%, recall {:.1}%, {:.2} per clause; {:.1}% of the sentences of no type get a likely type",
+            pct(without.precision),
+            pct(without.recall),
+            without.per_clause,
+            pct(without.unannotated_with_likely)
+        );
+    }
+    let mut scores = BTreeMap::new();
+    for task in dev.tasks {
+        match task {
+            DevTask::Scored {
+                name,
+                balanced_accuracy: ba,
+                positives,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "{name:<45} {:5.1}  ({positives} positive spans of {})",
+                    100.0 * ba,
+                    dev.spans
+                );
+                scores.insert(name, ba);
+            }
+            DevTask::Skipped { name } => {
+                eprintln!("{name}: no annotated span in {}, skipped", cuad.display())
+            }
+        }
+    }
+    Ok(scores)
 }

@@ -15,6 +15,7 @@
 
 pub mod clause_types;
 pub mod cuad;
+pub mod cuad_run;
 pub mod judge_cv;
 pub mod latency;
 pub mod legalbench;

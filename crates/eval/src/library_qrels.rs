@@ -21,6 +21,56 @@ pub struct LibraryJudgements {
     pub unreadable: usize,
 }
 
+impl LibraryJudgements {
+    /// Which library clauses each corpus clause was carried to, with the statistics, as
+    /// `map-qrels --mapping-out` writes it (sorted by corpus clause id).
+    pub fn mapping_json(&self) -> serde_json::Value {
+        let mut mapping: Vec<(&String, &Vec<String>)> = self.transferred.mapping.iter().collect();
+        mapping.sort();
+        serde_json::json!({
+            "stats": self.transferred.stats,
+            "mapping": mapping.into_iter().collect::<std::collections::BTreeMap<_, _>>(),
+        })
+    }
+
+    /// What `map-qrels` prints: clauses placed and carried, relevant judgements kept, and the
+    /// judgements written to `out_path`.
+    pub fn summary(&self, out_path: &Path) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let transferred = &self.transferred;
+        let s = &transferred.stats;
+        let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
+        let _ = writeln!(
+            out,
+            "{} judged corpus clauses: {} placed in the {} contracts' text ({:.1}%), {} carried to library clauses ({:.1}%)",
+            s.judged_clauses,
+            s.placed_clauses,
+            self.contracts - self.unreadable,
+            pct(s.placed_clauses, s.judged_clauses),
+            s.mapped_clauses,
+            pct(s.mapped_clauses, s.judged_clauses),
+        );
+        let _ = writeln!(
+            out,
+            "relevant judgements (3 stars and up) carried: {} of {} ({:.1}%); {} of {} queries keep a relevant clause",
+            s.relevant_mapped,
+            s.relevant_judged,
+            pct(s.relevant_mapped, s.relevant_judged),
+            s.queries_with_relevant,
+            s.queries
+        );
+        let _ = writeln!(
+            out,
+            "{} library clauses judged, {} judgements written to {}",
+            s.library_clauses_judged,
+            transferred.qrels.num_judgements(),
+            out_path.display()
+        );
+        out
+    }
+}
+
 /// Carries `qrels` (over `corpus`'s clause ids) to the clauses of the library at `index`,
 /// placing each judged corpus clause in the contracts' text. A contract that cannot be read
 /// (gone, or changed since it was ingested) is reported to `warn` and gets no judgements.

@@ -57,6 +57,18 @@ pub struct RatedInputs {
     pub clause_types: Arc<dyn ClauseTypeReader>,
 }
 
+impl RatedInputs {
+    /// What training and cross-validation read of these inputs.
+    pub fn training_data(&self) -> TrainingData<'_> {
+        TrainingData {
+            rated: &self.rated,
+            embeddings: &self.embeddings,
+            cuad_types: self.cuad_types.as_ref(),
+            clause_types: Some(&self.clause_types),
+        }
+    }
+}
+
 /// Reads the queries and rating files, opens (or builds) the library, resolves the ratings,
 /// embeds the queries with the library's model and builds the CUAD type profiles.
 pub fn load_rated(source: &RatedSource<'_>, report: &dyn Report) -> Result<RatedInputs> {
@@ -254,6 +266,34 @@ pub struct CvOutcome {
     pub rules_off: Option<Vec<String>>,
 }
 
+impl CvOutcome {
+    /// What `train --cv` prints: the rules each outer fold switched off, the report's table,
+    /// the rules the protocol switches off, and the time taken.
+    pub fn text(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        for (fold, off) in self.fold_rules_off.iter().flatten().enumerate() {
+            let _ = writeln!(
+                out,
+                "outer fold {}: rules switched off by the inner CV: {}",
+                fold + 1,
+                precedent_learn::cv::describe_rules(off)
+            );
+        }
+        out.push_str(&self.report.table());
+        if let Some(off) = &self.rules_off {
+            let _ = writeln!(
+                out,
+                "rules the protocol switches off (removal does not lower the mean NDCG@5, or raises a wording's by more than {:.1}): {}",
+                100.0 * precedent_learn::cv::RULE_WORDING_TOLERANCE,
+                precedent_learn::cv::describe_rules(off)
+            );
+        }
+        let _ = writeln!(out, "({:.0} s)", self.report.seconds);
+        out
+    }
+}
+
 /// The variants `plan` scores: hybrid alone and the full model, the rule ablation on request,
 /// or the whole ablation study; every learned variant leaves out `without`, and the full
 /// model's name says so.
@@ -334,6 +374,34 @@ pub struct LibraryCv {
     pub queries: usize,
     /// `(ranking, mean metrics)`: hybrid+types, then the learned ranker's folds.
     pub rows: Vec<(String, MeanMetrics)>,
+}
+
+impl LibraryCv {
+    /// `train --cv-library`'s table: hybrid+types and the learned folds on the library at
+    /// `target_dir`, scored with the judgements of `qrels_path`.
+    pub fn table(&self, target_dir: &Path, qrels_path: &Path) -> String {
+        use std::fmt::Write;
+        let pct = |x: Option<f64>| x.map_or("   -".to_string(), |v| format!("{:5.1}", 100.0 * v));
+        let mut out = format!(
+            "on {} ({} clauses; judgements {}), {} queries, condensed protocol\n",
+            target_dir.display(),
+            self.clauses,
+            qrels_path.display(),
+            self.queries
+        );
+        for (name, m) in &self.rows {
+            let _ = writeln!(
+                out,
+                "{name:<48} {:>6} {:>6} {:>6} {:>6} {:>6}",
+                pct(Some(m.ndcg5)),
+                pct(Some(m.ndcg10)),
+                pct(m.p5_4star),
+                pct(m.p5_5star),
+                pct(m.recall100)
+            );
+        }
+        out
+    }
 }
 
 /// `train --cv K --cv-library LIB`: each fold's model (trained on the rated library, as `--cv`
@@ -505,4 +573,73 @@ pub fn default_eval_ranking(
             "note: the learned ranker was trained on these queries, so the default pipeline here is hybrid+types; use `precedent train --cv 5` for cross-validated learned figures, or a model trained without them (--model-dir)".to_owned(),
         )),
     }
+}
+
+/// Refuses training options no ranker can be trained with: an unknown feature group or query
+/// rule, or `--train-wordings` for a model file (`for_file`), which learns from the wordings
+/// it is given.
+pub fn check_train_options(options: &TrainOptions, for_file: bool) -> Result<()> {
+    precedent_learn::cv::group_columns(&options.without).map_err(anyhow::Error::msg)?;
+    precedent_learn::features::check_rule_names(&options.without_rules)
+        .map_err(anyhow::Error::msg)?;
+    if for_file && !options.train_wordings.is_empty() {
+        // Training for a model file uses the wordings it is given; --train-wordings is a CV knob.
+        bail!("--train-wordings applies to --cv; give the model's wordings as --queries files");
+    }
+    Ok(())
+}
+
+/// One line about the rated queries: how many, in how many wordings, and their ratings.
+pub fn describe_rated(rated: &[RatedQuery]) -> String {
+    let wordings = precedent_learn::cv::wordings_of(rated);
+    format!(
+        "{} rated queries in {} wording(s) ({}), {} ratings",
+        rated.len() / wordings.len().max(1),
+        wordings.len(),
+        wordings.join(", "),
+        rated.iter().map(|q| q.ratings.len()).sum::<usize>() / wordings.len().max(1)
+    )
+}
+
+/// The bi-encoder that embedded `library` (else `model`), for scoring on another library.
+pub fn library_embedder(library: &Library, model: &str) -> Result<Arc<Embedder>> {
+    let spec = library
+        .vectors_info()
+        .map(|i| i.model_source.clone())
+        .unwrap_or_else(|| model.to_owned());
+    Ok(Arc::new(library_setup::load_embedder(&spec)?))
+}
+
+/// Trains the ranker on `data` (`rating_files` named in its manifest) and saves it to `out`;
+/// returns the line that says so, counting queries once per wording.
+pub fn train_and_save(
+    library: &Arc<Library>,
+    data: &TrainingData<'_>,
+    embedder: &Embedder,
+    rating_files: Vec<String>,
+    options: &TrainOptions,
+    out: &Path,
+    report: &dyn Report,
+) -> Result<String> {
+    report.start("features of training queries", data.rated.len() as u64);
+    let model = precedent_learn::train(
+        library,
+        data,
+        embedder.model_id(),
+        rating_files,
+        options,
+        |_, _| report.advance(1),
+    )?;
+    report.finish();
+    model.save(out)?;
+    // The manifest counts query texts (one per query and wording); say both.
+    let per_wording = precedent_learn::cv::wordings_of(data.rated).len().max(1);
+    Ok(format!(
+        "model written to {} ({} queries in {} wording(s), {} ratings, {:.1} s)",
+        out.display(),
+        model.manifest.training_queries / per_wording,
+        per_wording,
+        model.manifest.training_ratings / per_wording,
+        model.manifest.train_seconds
+    ))
 }

@@ -4,14 +4,119 @@
 //! spread.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
+use precedent_engine::library_setup::{corpus_library, VectorPlan};
+use precedent_engine::pipeline_choice::{
+    build_command_pipeline, command_needs_embedder, command_pipelines, BuiltPipeline,
+    PipelineOptions,
+};
+use precedent_engine::Report;
 use precedent_formats::{Qrels, Query};
 use precedent_library::{Library, Progress};
 use precedent_metrics::MeanMetrics;
 use precedent_rank::Pipeline;
 
 use crate::{evaluate, EvalOptions, Evaluation};
+
+/// Where `precedent eval` scores: a corpus to build (or reuse) a library from, at `index` or
+/// under `.precedent/eval/`, or only `index`, a library scored as it is (e.g. one `ingest`
+/// built from contracts).
+pub struct EvalLibrary<'a> {
+    pub corpus: Option<&'a Path>,
+    pub index: Option<&'a Path>,
+    /// The pipeline named (`--pipeline`); `None` for the default one, which reads vectors.
+    pub pipeline: Option<&'a str>,
+}
+
+/// The library `eval` scores ([`EvalLibrary`]), after refusing an unknown pipeline; clause
+/// vectors are built (`vectors`) when the pipeline reads them, and a given library without
+/// them is refused for such a pipeline.
+pub fn eval_library<'a>(
+    source: &EvalLibrary<'_>,
+    vectors: &dyn Fn() -> Result<VectorPlan<'a>>,
+    report: &dyn Report,
+) -> Result<Library> {
+    if let Some(name) = source.pipeline {
+        if !command_pipelines().contains(&name) {
+            bail!(
+                "unknown pipeline {name:?}; known pipelines: {}",
+                command_pipelines().join(", ")
+            );
+        }
+    }
+    // The default pipelines (learned, hybrid+types) read vectors.
+    let want_vectors = source.pipeline.is_none_or(command_needs_embedder);
+    match (source.corpus, source.index) {
+        (Some(corpus), index) => {
+            let plan = want_vectors.then_some(vectors);
+            corpus_library(corpus, index, plan, report)
+        }
+        (None, Some(dir)) => {
+            let library = Library::open(dir)?;
+            if let Some(name) = source.pipeline {
+                if want_vectors && library.vectors_info().is_none() {
+                    bail!(
+                        "{} has no clause vectors, which pipeline {name} needs: use --pipeline bm25, or rebuild the library with vectors",
+                        dir.display()
+                    );
+                }
+            }
+            Ok(library)
+        }
+        (None, None) => bail!(
+            "give --corpus (a library is built from it) or --index (a library to score as it is)"
+        ),
+    }
+}
+
+/// The pipeline `eval` scores: `name`, else the default as `search` chooses it but never a
+/// model trained on the queries scored here ([`crate::ranker_cv::default_eval_ranking`], its
+/// note on stderr); built ([`build_command_pipeline`]) and refused if a model in it learnt
+/// from these queries ([`check_unseen`]).
+pub fn eval_pipeline(
+    name: Option<&str>,
+    library: Arc<Library>,
+    options: &PipelineOptions<'_>,
+    qrels: &Qrels,
+) -> Result<BuiltPipeline> {
+    let name = match name {
+        Some(name) => name,
+        None => {
+            let model_dir = options.learned.model_dir;
+            let (name, note) = crate::ranker_cv::default_eval_ranking(&library, model_dir, qrels)?;
+            if !note.is_empty() {
+                eprintln!("{note}");
+            }
+            name
+        }
+    };
+    let built = build_command_pipeline(name, library, options)?;
+    let cross_encoder = match (options.rerank.rerank, options.rerank.rerank_model) {
+        (Some("cross-encoder"), Some(dir)) => Some(Path::new(dir)),
+        _ => None,
+    };
+    check_unseen(built.learned.as_deref(), cross_encoder, qrels)?;
+    Ok(built)
+}
+
+/// Refuses to score models on the queries they learnt from: the learned ranker in the
+/// pipeline ([`crate::ranker_cv::check_no_overlap`]) and a fine-tuned cross-encoder that
+/// reranks it ([`precedent_engine::cross_encoder_training::check_no_overlap`]).
+pub fn check_unseen(
+    learned: Option<&precedent_learn::LearnedModel>,
+    cross_encoder: Option<&Path>,
+    qrels: &Qrels,
+) -> Result<()> {
+    if let Some(model) = learned {
+        crate::ranker_cv::check_no_overlap(model, qrels)?;
+    }
+    if let Some(dir) = cross_encoder {
+        precedent_engine::cross_encoder_training::check_no_overlap(dir, qrels)?;
+    }
+    Ok(())
+}
 
 /// Each wording's headline figures and their mean, with the JSON summary `eval --json-out`
 /// writes.

@@ -9,8 +9,12 @@ use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use precedent_engine::compare::{word_diff, DiffOptions, DiffRun};
+use precedent_engine::compare::{word_diff, DiffOptions};
+use precedent_engine::compare_view;
+// The comparison's shapes are the engine's ([`precedent_engine::compare_view`]).
+pub use precedent_engine::compare_view::{CompareResponse, DiffOp};
 use precedent_engine::redline::{redline_docx, RedlineHeading, DOCX_MEDIA_TYPE};
+use precedent_engine::search::FilterError;
 use precedent_library::Filter;
 use precedent_rank::Pipeline;
 use serde::{Deserialize, Serialize};
@@ -39,40 +43,15 @@ fn default_k() -> usize {
     10
 }
 
-/// Search filters over ingested contracts' metadata: the library's own [`Filter`] (shared with
-/// the CLI's `search`), trimmed, blank fields absent; a malformed date is a 400, and so is a
-/// clause type that is not a CUAD one (checked as the CLI's `--type` is, by
-/// [`precedent_cuad::clause_type`]: the detail lists the valid names, and `suggestions` the
-/// CUAD names of a common alias). A valid type is replaced by its canonical name.
+/// The request's filters as the engine checks them ([`precedent_engine::search::checked_filter`]):
+/// a refusal is a 400 whose `suggestions` are the CUAD names of a common alias.
 fn checked_filter(filters: &Filter) -> Result<Filter, Problem> {
-    let mut filter = filters.clone().normalized();
-    filter
-        .validate()
-        .map_err(|e| Problem::bad_request(format!("filters: {e}")))?;
-    if let Some(name) = &filter.clause_type {
-        filter.clause_type =
-            Some(checked_clause_type("filters.clause_type", name, " (filters.party)")?.to_owned());
-    }
-    Ok(filter)
+    precedent_engine::search::checked_filter(filters).map_err(filter_problem)
 }
 
-/// The canonical CUAD name of a clause type given in `field`, or a 400 that lists the valid
-/// names and, for a common alias, suggests the CUAD names; `party_hint` follows the error for a
-/// category that is no clause type (a party's name, a date).
-pub(crate) fn checked_clause_type(
-    field: &str,
-    name: &str,
-    party_hint: &str,
-) -> Result<&'static str, Problem> {
-    match precedent_cuad::clause_type(name) {
-        Ok(category) => Ok(category),
-        Err(e @ precedent_cuad::ClauseTypeError::NotAClauseType { .. }) => {
-            Err(Problem::bad_request(format!("{field}: {e}{party_hint}")))
-        }
-        Err(e) => {
-            Err(Problem::bad_request(format!("{field}: {e}")).with_suggestions(e.suggestions()))
-        }
-    }
+/// The 400 of a refused filter or clause type.
+pub(crate) fn filter_problem(e: FilterError) -> Problem {
+    Problem::bad_request(e.message).with_suggestions(e.suggestions)
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -164,42 +143,6 @@ pub struct CompareRequest {
 
 fn yes() -> bool {
     true
-}
-
-/// A run of words that is equal on both sides, only on the left (`delete`) or only on the
-/// right (`insert`).
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct DiffOp {
-    /// equal, delete or insert
-    pub op: String,
-    /// The words as the left side writes them (the right side's, for `insert`).
-    pub text: String,
-    /// For an `equal` run whose right side is written differently (other capitals or spacing,
-    /// when the request ignores them): the right side's words. Absent when both read the same.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub right_text: Option<String>,
-}
-
-impl From<DiffRun> for DiffOp {
-    fn from(run: DiffRun) -> Self {
-        DiffOp {
-            op: run.change.as_str().to_owned(),
-            text: run.text,
-            right_text: run.right_text,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct CompareResponse {
-    pub left_text: String,
-    pub right_text: String,
-    /// Word-level differences, in order; the `text` of equal and delete runs spells the left
-    /// text, the `right_text` (else `text`) of equal runs and the `text` of insert runs the right.
-    pub ops: Vec<DiffOp>,
-    /// Share of words in common (0..1): twice the matching tokens over both sides' tokens
-    /// (words, plus runs of spacing when spacing counts).
-    pub similarity: f32,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -364,21 +307,9 @@ fn ranked_hits(
         pipeline,
         &request,
     )
-    .map_err(|e| match e {
-        precedent_engine::EngineError::Rank(precedent_rank::RankError::EmptyQuery) => {
-            Problem::bad_request("the query is empty")
-        }
-        precedent_engine::EngineError::Rank(precedent_rank::RankError::NoWords) => {
-            Problem::bad_request(format!(
-                "{} has no words (only punctuation or symbols); type the words to look for",
-                if ranking.exclude.is_some() {
-                    "the clause"
-                } else {
-                    "the query"
-                }
-            ))
-        }
-        other => engine_error(other),
+    .map_err(|e| match e.refused_query(ranking.exclude.is_some()) {
+        Some(why) => Problem::bad_request(why),
+        None => engine_error(e),
     })
 }
 
@@ -645,7 +576,7 @@ pub async fn compare(
         )
             .into_response());
     }
-    let ops = runs.into_iter().map(DiffOp::from).collect();
+    let ops = compare_view::ops(runs);
     Ok(Json(CompareResponse {
         left_text,
         right_text,
@@ -824,46 +755,4 @@ pub async fn metrics(
         state.metrics.render(),
     )
         .into_response())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn api_filters_become_the_library_filter() {
-        let metadata = serde_json::json!({
-            "contract": "x", "parties": ["Pelican Delivers Inc."], "date": "2018-03-01",
-            "governing_law": "Delaware", "document_type": "License Agreement",
-            "clause_types": [{"category": "Cap On Liability", "confidence": 0.9}]
-        });
-        let filter = |v: serde_json::Value| {
-            checked_filter(&serde_json::from_value::<Filter>(v).expect("filters"))
-        };
-        let pass = |v: serde_json::Value| filter(v).expect("valid").matches(&metadata);
-        assert!(pass(
-            serde_json::json!({"party": "pelican", "governing_law": "delaware"})
-        ));
-        assert!(pass(serde_json::json!({"clause_type": "cap on liability"})));
-        assert!(!pass(serde_json::json!({"clause_type": "Audit Rights"})));
-        // A name that is no CUAD type is a 400, not a filter that silently matches nothing.
-        let problem = filter(serde_json::json!({"clause_type": "Limitation of Liability"}))
-            .expect_err("an alias, not a CUAD name");
-        assert_eq!(problem.status, 400);
-        assert_eq!(problem.suggestions, ["Cap on Liability"]);
-        assert!(
-            problem.detail.contains("Governing Law"),
-            "{}",
-            problem.detail
-        );
-        assert!(pass(
-            serde_json::json!({"date_from": "2018", "date_to": "2018-03"})
-        ));
-        assert!(!pass(serde_json::json!({"date_from": "2018-03-02"})));
-        assert!(!pass(serde_json::json!({"document_type": "lease"})));
-        assert!(filter(serde_json::json!({"party": " "}))
-            .expect("blank")
-            .is_empty());
-        assert!(filter(serde_json::json!({"date_from": "2018-13-01"})).is_err());
-    }
 }

@@ -10,7 +10,10 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::Json;
 use precedent_clause_types::clause_classifier::ClauseClassifier;
-use serde::{Deserialize, Serialize};
+use precedent_engine::classify_view;
+// The answer's shapes are the engine's ([`precedent_engine::classify_view`]).
+pub use precedent_engine::classify_view::{ClassifiedClause, ClassifyResponse, TypeScore};
+use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::api::{check_text, run_blocking};
@@ -22,24 +25,6 @@ use crate::AppState;
 
 /// Most clauses one request may classify (a clause's types take ~0.1-0.4 s on 2 cores).
 pub const MAX_CLAUSES: usize = 64;
-
-/// One CUAD category's reading of a clause.
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct TypeScore {
-    /// CUAD category, as in CUAD's master_clauses.csv, e.g. "Non-Compete".
-    pub category: String,
-    /// 0..1.
-    pub confidence: f32,
-    /// The cut the confidence is read against: the category's own (tuned for LegalBench's
-    /// balanced accuracy, so it errs towards listing), or the request's `threshold`.
-    pub threshold: f32,
-    /// The type reads as likely rather than only possible: a confidence of 0.5 or more that a
-    /// second model, which also learnt from clauses of no CUAD type, agrees with enough.
-    pub likely: bool,
-    /// That second model's confidence for the category, when the server has it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gate: Option<f32>,
-}
 
 /// Loads the classifier; called once, on the first classify request.
 pub type ClassifierLoader = Loader<ClauseClassifier>;
@@ -64,19 +49,6 @@ pub struct ClassifyRequest {
     /// Every category with its confidence, not only those reaching the threshold.
     #[serde(default)]
     pub all: bool,
-}
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ClassifiedClause {
-    /// The categories reaching their threshold (every category with `all`), most confident
-    /// first; empty when none does.
-    pub types: Vec<TypeScore>,
-}
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ClassifyResponse {
-    /// One entry per request text, in the request's order.
-    pub clauses: Vec<ClassifiedClause>,
 }
 
 fn check_request(request: &ClassifyRequest) -> Result<(), Problem> {
@@ -120,26 +92,9 @@ pub async fn classify(
     let classifier = crate::lazy::load(&state.classifier).await?;
     run_blocking(&state, move || {
         let texts: Vec<&str> = request.texts.iter().map(String::as_str).collect();
-        let clauses = classifier
-            .types_of(&texts, request.threshold, request.all)
-            .map_err(|e| Problem::internal(format!("classifying failed: {e:#}")))?;
-        Ok(Json(ClassifyResponse {
-            clauses: clauses
-                .into_iter()
-                .map(|types| ClassifiedClause {
-                    types: types
-                        .into_iter()
-                        .map(|t| TypeScore {
-                            category: t.category.to_owned(),
-                            confidence: t.confidence,
-                            threshold: t.threshold,
-                            likely: t.likely,
-                            gate: t.gate,
-                        })
-                        .collect(),
-                })
-                .collect(),
-        }))
+        classify_view::classify(&classifier, &texts, request.threshold, request.all)
+            .map(Json)
+            .map_err(|e| Problem::internal(format!("classifying failed: {e:#}")))
     })
     .await
 }

@@ -38,7 +38,7 @@ pub use lazy::{LazyModel, Loader, ModelState};
 pub use precedent_engine::keys::{self, KeyRecord, KeyStore, Role};
 pub use precedent_engine::ratings;
 pub use review::{Finding, ReviewKind, ReviewerLoader, TosLoader};
-pub use state::{LibrarySpec, ModelOptions};
+pub use state::{LibrarySpec, ModelOptions, ServedModelOptions};
 
 use crate::metrics::Metrics;
 use crate::problem::Problem;
@@ -77,7 +77,7 @@ pub struct AppState {
     /// The UNFAIR-ToS classifier behind terms-of-service reviews.
     tos: Arc<LazyModel<precedent_unfair::UnfairModel>>,
     classifier: Arc<LazyModel<precedent_clause_types::clause_classifier::ClauseClassifier>>,
-    /// The clause-type reader of queries naming a CUAD type ([`ModelOptions::clause_types`]),
+    /// The clause-type reader of queries naming a CUAD type ([`ServedModelOptions::clause_types`]),
     /// for `/healthz` to say whether its model is there.
     query_types: Option<Arc<dyn precedent_learn::ClauseTypeReader>>,
     /// The detailed `/healthz` and `/metrics` need no key ([`ModelOptions::public_status`]).
@@ -237,7 +237,7 @@ pub async fn serve(
 ) -> Result<(), ServeError> {
     let specs = specs.to_vec();
     let watch_every = models.watch_every;
-    let query_types = models.clause_types.clone();
+    let query_types = models.models.clause_types.clone();
     let public_status = models.public_status;
     let compare_limit = models.compare_limit;
     let models = models.clone();

@@ -5,10 +5,16 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::Json;
 use precedent_engine::market::{market, MarketOptions};
-use serde::{Deserialize, Serialize};
+// The answer's shapes are the engine's ([`precedent_engine::market_view`]).
+pub use precedent_engine::market_view::{
+    DraftStandingView, FormShareView, FormulationView, MarketResponse,
+};
+use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::api::{check_text, checked_clause_type, run_blocking};
+use precedent_engine::search::checked_clause_type;
+
+use crate::api::{check_text, filter_problem, run_blocking};
 use crate::auth::{authorize, Caller};
 use crate::keys::Role;
 use crate::problem::Problem;
@@ -32,53 +38,6 @@ pub struct MarketRequest {
     pub library: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct FormShareView {
-    /// "mutual" or "carve-out".
-    pub form: String,
-    /// Share of the formulation's clauses written in that form (0..1).
-    pub share: f32,
-}
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct FormulationView {
-    pub clauses: usize,
-    pub contracts: usize,
-    /// Share of the type's clauses (0..1).
-    pub share: f32,
-    /// The clause closest to the formulation's centre: id, citation and own text.
-    pub representative_id: String,
-    pub representative_citation: Option<String>,
-    pub representative_text: String,
-    /// Words most of these clauses use and the type's other clauses use less.
-    pub distinctive_words: Vec<String>,
-    pub forms: Vec<FormShareView>,
-}
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct DraftStandingView {
-    /// Index into `formulations` of the closest formulation.
-    pub closest: usize,
-    pub similarity: f32,
-    /// How common that formulation is (0..1).
-    pub share: f32,
-    /// Words most clauses of that formulation use that the draft does not.
-    pub lacks: Vec<String>,
-    /// Drafting forms the draft is written in ("mutual", "carve-out").
-    pub forms: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct MarketResponse {
-    pub library: String,
-    pub clause_type: String,
-    pub clauses: usize,
-    pub contracts: usize,
-    /// Most common first.
-    pub formulations: Vec<FormulationView>,
-    pub draft: Option<DraftStandingView>,
-}
-
 #[utoipa::path(
     post, path = "/v1/market", tag = "clauses",
     request_body = MarketRequest,
@@ -95,7 +54,8 @@ pub async fn market_view(
 ) -> Result<Json<MarketResponse>, Problem> {
     let Caller { service, .. } =
         authorize(&state, &headers, request.library.as_deref(), Role::Read)?;
-    let clause_type = checked_clause_type("clause_type", &request.clause_type, "")?;
+    let clause_type =
+        checked_clause_type("clause_type", &request.clause_type, "").map_err(filter_problem)?;
     if let Some(draft) = &request.draft {
         check_text("draft", draft)?;
     }
@@ -116,38 +76,5 @@ pub async fn market_view(
             .map_err(|e| Problem::internal(e.to_string()))
     })
     .await?;
-    Ok(Json(MarketResponse {
-        library: service.name.clone(),
-        clause_type: found.clause_type,
-        clauses: found.clauses,
-        contracts: found.contracts,
-        formulations: found
-            .formulations
-            .into_iter()
-            .map(|f| FormulationView {
-                clauses: f.clauses,
-                contracts: f.contracts,
-                share: f.share,
-                representative_id: f.representative.id,
-                representative_citation: f.representative.citation,
-                representative_text: f.representative.text,
-                distinctive_words: f.distinctive_words,
-                forms: f
-                    .forms
-                    .into_iter()
-                    .map(|s| FormShareView {
-                        form: s.form.to_owned(),
-                        share: s.share,
-                    })
-                    .collect(),
-            })
-            .collect(),
-        draft: found.draft.map(|d| DraftStandingView {
-            closest: d.closest,
-            similarity: d.similarity,
-            share: d.share,
-            lacks: d.lacks,
-            forms: d.forms.into_iter().map(str::to_owned).collect(),
-        }),
-    }))
+    Ok(Json(MarketResponse::new(service.name.clone(), found)))
 }

@@ -20,7 +20,6 @@ use precedent_engine::review::to_csv;
 use precedent_engine::review_view;
 // The review's shapes are the engine's ([`precedent_engine::review_view`]).
 pub use precedent_engine::review_view::{Finding, ReviewResponse, SectionView};
-use precedent_unfair::document::looks_like_terms_of_service;
 use precedent_unfair::UnfairModel;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -52,19 +51,8 @@ pub(crate) fn lazy_tos(loader: Option<TosLoader>) -> LazyModel<UnfairModel> {
     )
 }
 
-/// What the uploaded document is reviewed as.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ReviewKind {
-    /// Terms of service when the text reads like them (names itself so, addresses "you"),
-    /// else a contract.
-    #[default]
-    Auto,
-    /// CUAD clause types.
-    Contract,
-    /// Potentially unfair terms of service (UNFAIR-ToS), per sentence.
-    Tos,
-}
+/// What the uploaded document is reviewed as ([`precedent_engine::documents::DocumentKind`]).
+pub use precedent_engine::documents::DocumentKind as ReviewKind;
 
 /// What `POST /v1/review` answers with.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
@@ -174,11 +162,7 @@ pub async fn review(
     })
     .await?;
     let contract = upload.file_name;
-    let is_tos = match query.kind {
-        ReviewKind::Tos => true,
-        ReviewKind::Contract => false,
-        ReviewKind::Auto => looks_like_terms_of_service(&document.text),
-    };
+    let is_tos = query.kind.is_terms_of_service(&document.text, false);
     if is_tos && query.format != ReviewFormat::Json {
         return Err(Problem::bad_request(
             "format=csv and format=docx are the checklist of the 41 CUAD clause types of a \
@@ -199,13 +183,11 @@ pub async fn review(
     // Loading (or, the very first time, training) the typer can take a minute.
     let typer = crate::lazy::load(&state.reviewer).await?;
     run_blocking(&state, move || {
-        let (mut review, rows) = review_view::typed_review(&typer, &contract, &document.text);
+        let (review, rows) = review_view::typed_review(&typer, &contract, &document.text);
         match query.format {
             ReviewFormat::Csv => return Ok(csv_attachment(&contract, to_csv(&rows))),
             ReviewFormat::Docx => {
-                review.metadata = Some(precedent_contracts::meta::extract(&document.text));
-                review.ocr = document.ocr;
-                let docx = precedent_engine::review::report_docx(&review, &rows)
+                let docx = review_view::report(review, &rows, &document)
                     .map_err(|e| Problem::internal(format!("writing the report: {e}")))?;
                 return Ok(attachment(
                     &contract,

@@ -172,3 +172,44 @@ pub fn load_or_train_minilm(
     ));
     MiniLmModel::train(&rows, options, &folder, progress)
 }
+
+/// Where the UNFAIR-ToS model comes from, as `review`, `serve` and `eval-unfair-tos` name it:
+/// the data folder (else the one found beside the checkout), the rows it learns from and the
+/// cache of trained models.
+#[derive(Clone, Debug)]
+pub struct UnfairSource {
+    pub data: Option<PathBuf>,
+    pub split: TrainSplit,
+    pub cache: PathBuf,
+}
+
+impl UnfairSource {
+    /// The data folder: the one given, else [`find_data_dir`].
+    pub fn data_dir(&self) -> Result<PathBuf> {
+        match &self.data {
+            Some(d) => Ok(d.clone()),
+            None => find_data_dir().context(
+                "no UNFAIR-ToS data to train from: pass --data DIR (holding unfair_tos_train.csv)",
+            ),
+        }
+    }
+
+    /// The cached model, or one trained now (a few seconds) and cached, saying so on stderr.
+    pub fn load(&self) -> Result<UnfairModel> {
+        let dir = self.data_dir()?;
+        load_or_train(
+            &dir,
+            &self.cache,
+            self.split,
+            &ModelOptions::default(),
+            || {
+                eprintln!(
+                    "training the UNFAIR-ToS classifier from {} (once; cached in {})",
+                    dir.display(),
+                    self.cache.display()
+                )
+            },
+        )
+        .with_context(|| format!("training the UNFAIR-ToS classifier from {}", dir.display()))
+    }
+}

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::cache::{load_or_train_minilm, training_rows, TrainSplit};
+use crate::cache::{load_or_train_minilm, training_rows, TrainSplit, UnfairSource};
 use crate::minilm::{Ensemble, MiniLmModel, MiniLmOptions};
 use crate::model::Prediction;
 use crate::{label_ids, LabelSet, UnfairModel};
@@ -101,6 +101,22 @@ pub fn load_classifier(
     let ensemble = Ensemble::fit(svm, minilm, &rows)
         .with_context(|| format!("fitting the ensemble's thresholds on {}", dir.display()))?;
     Ok(Classifier::Ensemble(Box::new(ensemble)))
+}
+
+/// The classifier of `kind` from `source` ([`load_classifier`], with the SVMs of
+/// [`UnfairSource::load`]); the MiniLM's progress lines go to stderr.
+pub fn load_from(kind: ClassifierKind, source: &UnfairSource, epochs: usize) -> Result<Classifier> {
+    let load_svm = || source.load();
+    if kind == ClassifierKind::Svm {
+        return Ok(Classifier::Svm(Box::new(load_svm()?)));
+    }
+    let source = ClassifierSource {
+        data_dir: &source.data_dir()?,
+        cache: &source.cache,
+        split: source.split,
+        epochs,
+    };
+    load_classifier(kind, &source, &load_svm, &mut |line| eprintln!("{line}"))
 }
 
 /// Writes one `{"row": i, "labels": [ids]}` line per input row, in input order.

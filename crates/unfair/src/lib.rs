@@ -19,6 +19,7 @@ pub mod cache;
 pub mod classifiers;
 pub mod data;
 pub mod document;
+pub mod evaluation;
 pub mod features;
 pub mod metric;
 pub mod minilm;

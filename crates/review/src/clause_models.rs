@@ -215,6 +215,24 @@ impl ClauseModels {
         .with_context(|| format!("training the clause classifier from {}", dir.display()))
     }
 
+    /// The classifier `classify` and `/v1/classify` answer with: the LegalBench classifier of
+    /// `classify_model` (else the cached one, [`Self::load_legalbench_classifier`]), with the
+    /// type gate of these models' second-stage classifier unless `gated` is false.
+    pub fn load_classify(
+        &self,
+        classify_model: Option<PathBuf>,
+        words_only: bool,
+        gated: bool,
+    ) -> Result<ClauseClassifier> {
+        let mut model = self
+            .with_classifier(classify_model)
+            .load_legalbench_classifier(words_only)?;
+        if gated {
+            self.attach_type_gate(&mut model)?;
+        }
+        Ok(model)
+    }
+
     /// The typer without the clause classifier: first-stage confidences only (what a clause
     /// on its own gets anyway, [`ClauseTyper::classify_scores`]).
     pub fn load_first_stage(&self) -> Result<ClauseTyper> {

@@ -4,9 +4,9 @@
 //! Why here: which files of a folder are contracts, and what a row of the table holds (the
 //! contract's metadata, each category's best confidence), are the review's decisions.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use precedent_contracts::meta::ContractMeta;
 use precedent_contracts::Format;
 use precedent_cuad::CATEGORIES;
@@ -59,7 +59,7 @@ pub fn contract_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
-            let found: Vec<PathBuf> = crate::ingest::walk(path)?
+            let found: Vec<PathBuf> = walk(path)?
                 .into_iter()
                 .filter(|f| Format::from_path(f).is_some())
                 .collect();
@@ -75,4 +75,31 @@ pub fn contract_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         }
     }
     Ok(files)
+}
+
+/// Every file under `dir`, sorted, hidden entries skipped; symlinked directories are not
+/// followed (no cycles).
+pub fn walk(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        let entries =
+            std::fs::read_dir(&d).with_context(|| format!("reading folder {}", d.display()))?;
+        for entry in entries {
+            let entry = entry.with_context(|| format!("reading folder {}", d.display()))?;
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let file_type = entry
+                .file_type()
+                .with_context(|| format!("inspecting {}", entry.path().display()))?;
+            if file_type.is_dir() {
+                pending.push(entry.path());
+            } else {
+                out.push(entry.path());
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
 }

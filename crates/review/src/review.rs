@@ -487,7 +487,7 @@ mod tests {
 /// Change of Control clause found"), since what a contract lacks is often what a lawyer must
 /// raise.
 pub fn report_docx(review: &ContractReview, rows: &[ChecklistRow]) -> std::io::Result<Vec<u8>> {
-    use crate::docx::Body;
+    use precedent_redline::docx::Body;
     let mut body = Body::new();
     let title = format!("Contract review: {}", review.contract);
     body.heading(&title, 0);

@@ -192,6 +192,18 @@ pub fn typed_review(
     (review, rows)
 }
 
+/// A contract review as a Word report ([`crate::review::report_docx`]), with what the
+/// document says about itself and whether its text was recognised by OCR.
+pub fn report(
+    mut review: crate::review::ContractReview,
+    rows: &[ChecklistRow],
+    document: &Document,
+) -> std::io::Result<Vec<u8>> {
+    review.metadata = Some(precedent_contracts::meta::extract(&document.text));
+    review.ocr = document.ocr;
+    crate::review::report_docx(&review, rows)
+}
+
 /// The name of a download made from an uploaded contract: `franchise.pdf` and `review.docx`
 /// give `franchise-review.docx`, with only safe characters (the name goes into a header).
 pub fn attachment_name(contract: &str, suffix: &str) -> String {
