@@ -182,15 +182,18 @@ pub fn listing_text(
     explain: bool,
 ) -> String {
     use std::fmt::Write;
+    // The whole text with --full, else its first `max_chars` characters.
+    let displayed = |text: &str, max_chars: usize| {
+        if full {
+            text.to_owned()
+        } else {
+            preview(text, max_chars)
+        }
+    };
     let mut out = String::new();
     for (result, folded) in results.iter().zip(hits) {
         let hit = &folded.hit;
-        let text = result["text"].as_str().unwrap_or_default();
-        let shown = if full {
-            text.to_owned()
-        } else {
-            preview(text, 400)
-        };
+        let shown = displayed(result["text"].as_str().unwrap_or_default(), 400);
         let _ = writeln!(
             out,
             "{:>3}. {}  score {:.4}",
@@ -234,12 +237,7 @@ pub fn listing_text(
             let _ = writeln!(out, "     {line}");
         }
         for reference in result["references"].as_array().into_iter().flatten() {
-            let text = reference["text"].as_str().unwrap_or_default();
-            let text = if full {
-                text.to_owned()
-            } else {
-                preview(text, 200)
-            };
+            let text = displayed(reference["text"].as_str().unwrap_or_default(), 200);
             let _ = writeln!(
                 out,
                 "     (refers to § {}) {text}",

@@ -7,13 +7,14 @@ use precedent_clause_types::candidates::Candidate;
 use precedent_clause_types::clause_classifier::{
     span_examples, ClassifierOptions, ClauseClassifier,
 };
-use precedent_clause_types::dense::{SentenceEmbedder, SENTENCE_MAX_TOKENS};
+use precedent_clause_types::dense::SentenceEmbedder;
 use precedent_clause_types::selection::{Chosen, Selection};
 use precedent_clause_types::typer::prepare;
 use precedent_clause_types::{ClauseTyper, TrainOptions};
 use precedent_cuad::{category_index, load, CuadContract};
+use precedent_engine::MiniLmSentences;
 use precedent_eval::cuad::{cross_validate, CvOptions};
-use precedent_models::{EmbedOptions, Embedder};
+use precedent_models::Embedder;
 
 fn cuad_dir() -> &'static Path {
     Path::new(concat!(
@@ -22,27 +23,8 @@ fn cuad_dir() -> &'static Path {
     ))
 }
 
-/// MiniLM as `precedent review` embeds sentences (the CLI's adapter, which this crate cannot see).
-struct MiniLm(Embedder);
-
-impl SentenceEmbedder for MiniLm {
-    fn embed_sentences(&self, texts: &[&str]) -> anyhow::Result<Vec<Vec<f32>>> {
-        let options = EmbedOptions {
-            max_tokens: Some(SENTENCE_MAX_TOKENS),
-            ..EmbedOptions::default()
-        };
-        Ok(self.0.embed_with(texts, &options, &|_| {})?)
-    }
-    fn dim(&self) -> usize {
-        self.0.dim()
-    }
-    fn model_id(&self) -> &str {
-        self.0.model_id()
-    }
-}
-
 /// The same vectors under another model's name.
-struct Renamed(MiniLm);
+struct Renamed(MiniLmSentences);
 
 impl SentenceEmbedder for Renamed {
     fn embed_sentences(&self, texts: &[&str]) -> anyhow::Result<Vec<Vec<f32>>> {
@@ -196,7 +178,7 @@ fn learns_governing_law_and_round_trips() {
     let plain: Vec<_> = sample.iter().map(|c| law_findings(&typer, c)).collect();
     assert!(!typer.reads_sentence_embeddings());
     typer
-        .set_sentence_embedder(Arc::new(MiniLm(Embedder::load_default().unwrap())))
+        .set_sentence_embedder(Arc::new(MiniLmSentences(Embedder::load_default().unwrap())))
         .unwrap();
     assert!(typer.reads_sentence_embeddings());
     let mut found = 0;
@@ -212,8 +194,9 @@ fn learns_governing_law_and_round_trips() {
     }
     assert!(found >= 3, "{found} of 4");
     // An embedder of another model is refused and leaves the typer as it was.
-    let refused =
-        typer.set_sentence_embedder(Arc::new(Renamed(MiniLm(Embedder::load_default().unwrap()))));
+    let refused = typer.set_sentence_embedder(Arc::new(Renamed(MiniLmSentences(
+        Embedder::load_default().unwrap(),
+    ))));
     assert!(refused.unwrap_err().to_string().contains("fitted on"));
     assert!(typer.reads_sentence_embeddings());
 
