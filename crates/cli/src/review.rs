@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use precedent_clause_types::cache::{default_cache, default_classifier_cache};
 use precedent_cuad::CATEGORIES;
 use precedent_engine::documents::{
-    contract_text, tos_text, DocumentKind as Kind, Reviewed, Reviewer,
+    contract_text, tos_text, DocumentKind as Kind, ReviewOutputs, Reviewed, Reviewer,
 };
 use precedent_engine::review::{checklist_rows, to_csv};
 use precedent_engine::review_table::{contract_files, matrix_row, META_COLUMNS};
@@ -126,31 +126,14 @@ impl From<DocumentKind> for Kind {
 
 pub fn run(args: ReviewArgs) -> Result<()> {
     let files = contract_files(&args.files)?;
-    if args.csv && args.kind == DocumentKind::Tos {
-        bail!("--csv tabulates CUAD clause types of contracts; terms of service have --json");
-    }
-    for (flag, out) in [
-        ("--checklist-csv", &args.checklist_csv),
-        ("--report-docx", &args.report_docx),
-    ] {
-        let Some(out) = out else { continue };
-        if files.len() != 1 {
-            bail!(
-                "{flag} writes one contract's checklist, and {} files were given; \
-                 review them one at a time, or use --csv for a table of many contracts",
-                files.len()
-            );
-        }
-        if args.kind == DocumentKind::Tos {
-            bail!(
-                "{flag} lists the 41 CUAD clause types of a contract; terms of service \
-                 are reviewed for unfair terms (--json)"
-            );
-        }
-        if out.is_dir() {
-            bail!("{flag} {}: is a folder; name a file", out.display());
-        }
-    }
+    let outputs = ReviewOutputs {
+        files: files.len(),
+        kind: args.kind.into(),
+        csv: args.csv,
+        checklist_csv: args.checklist_csv.as_deref(),
+        report_docx: args.report_docx.as_deref(),
+    };
+    outputs.check()?;
     let mut reviewer = Reviewer::new(
         args.typer.models(),
         args.fast,
@@ -180,13 +163,7 @@ pub fn run(args: ReviewArgs) -> Result<()> {
             }
         };
         let is_tos = Kind::from(args.kind).is_terms_of_service(&document.text, args.csv);
-        if is_tos && (args.checklist_csv.is_some() || args.report_docx.is_some()) {
-            bail!(
-                "{}: reads like terms of service, which have no CUAD checklist (--json lists \
-                 their unfair terms); if it is a contract, add --kind contract",
-                path.display()
-            );
-        }
+        outputs.check_document(path, is_tos)?;
         let review = match reviewer.review(path, &document, is_tos)? {
             Reviewed::Tos(review) => {
                 if args.json {

@@ -9,7 +9,7 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use precedent_clause_types::ClauseTyper;
 use precedent_contracts::meta::ContractMeta;
 use precedent_contracts::Document;
@@ -48,6 +48,66 @@ impl DocumentKind {
             DocumentKind::Contract => false,
             DocumentKind::Auto => !tabulated && looks_like_terms_of_service(text),
         }
+    }
+}
+
+/// The files a review run is asked to write besides its listing.
+///
+/// Why checked here, before any model loads: the checklist and the Word report are one
+/// contract's, and a run that cannot produce them should be refused before minutes of review
+/// are spent, with the flag to use instead.
+pub struct ReviewOutputs<'a> {
+    /// How many files the run reviews.
+    pub files: usize,
+    pub kind: DocumentKind,
+    /// One table of many contracts (`--csv`).
+    pub csv: bool,
+    pub checklist_csv: Option<&'a Path>,
+    pub report_docx: Option<&'a Path>,
+}
+
+impl ReviewOutputs<'_> {
+    /// Refuses output flags that cannot go together, before any document is read.
+    pub fn check(&self) -> Result<()> {
+        if self.csv && self.kind == DocumentKind::Tos {
+            bail!("--csv tabulates CUAD clause types of contracts; terms of service have --json");
+        }
+        for (flag, out) in [
+            ("--checklist-csv", self.checklist_csv),
+            ("--report-docx", self.report_docx),
+        ] {
+            let Some(out) = out else { continue };
+            if self.files != 1 {
+                bail!(
+                    "{flag} writes one contract's checklist, and {} files were given; \
+                     review them one at a time, or use --csv for a table of many contracts",
+                    self.files
+                );
+            }
+            if self.kind == DocumentKind::Tos {
+                bail!(
+                    "{flag} lists the 41 CUAD clause types of a contract; terms of service \
+                     are reviewed for unfair terms (--json)"
+                );
+            }
+            if out.is_dir() {
+                bail!("{flag} {}: is a folder; name a file", out.display());
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a checklist of a document that reads like terms of service: `auto` decided so
+    /// from its words, and the lawyer may know better.
+    pub fn check_document(&self, path: &Path, is_tos: bool) -> Result<()> {
+        if is_tos && (self.checklist_csv.is_some() || self.report_docx.is_some()) {
+            bail!(
+                "{}: reads like terms of service, which have no CUAD checklist (--json lists \
+                 their unfair terms); if it is a contract, add --kind contract",
+                path.display()
+            );
+        }
+        Ok(())
     }
 }
 
@@ -281,7 +341,61 @@ pub fn paragraphs(text: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::paragraphs;
+    use std::path::Path;
+
+    use super::{paragraphs, DocumentKind, ReviewOutputs};
+
+    fn outputs<'a>(
+        files: usize,
+        kind: DocumentKind,
+        checklist: Option<&'a Path>,
+    ) -> ReviewOutputs<'a> {
+        ReviewOutputs {
+            files,
+            kind,
+            csv: false,
+            checklist_csv: checklist,
+            report_docx: None,
+        }
+    }
+
+    #[test]
+    fn a_checklist_is_one_contracts() {
+        let out = Some(Path::new("checklist.csv"));
+        assert!(outputs(1, DocumentKind::Auto, out).check().is_ok());
+        let many = outputs(2, DocumentKind::Auto, out).check().unwrap_err();
+        assert!(many.to_string().contains("2 files were given"), "{many}");
+        let tos = outputs(1, DocumentKind::Tos, out).check().unwrap_err();
+        assert!(
+            tos.to_string().starts_with("--checklist-csv lists"),
+            "{tos}"
+        );
+        let folder = outputs(1, DocumentKind::Contract, Some(Path::new("."))).check();
+        assert!(folder.unwrap_err().to_string().contains("is a folder"));
+        // Several files are fine when nothing is written per contract.
+        assert!(outputs(3, DocumentKind::Tos, None).check().is_ok());
+    }
+
+    #[test]
+    fn a_table_is_of_contracts() {
+        let mut table = outputs(3, DocumentKind::Tos, None);
+        table.csv = true;
+        assert!(table.check().is_err());
+        table.kind = DocumentKind::Auto;
+        assert!(table.check().is_ok());
+    }
+
+    #[test]
+    fn terms_of_service_have_no_checklist() {
+        let path = Path::new("terms.txt");
+        let with = outputs(1, DocumentKind::Auto, Some(Path::new("c.csv")));
+        let refused = with.check_document(path, true).unwrap_err().to_string();
+        assert!(refused.contains("--kind contract"), "{refused}");
+        assert!(with.check_document(path, false).is_ok());
+        assert!(outputs(1, DocumentKind::Auto, None)
+            .check_document(path, true)
+            .is_ok());
+    }
 
     #[test]
     fn paragraphs_are_runs_of_non_blank_lines() {
