@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use precedent_engine::compare::{word_diff, DiffOptions};
-use precedent_engine::compare_view;
+use precedent_engine::compare_view::{self, comparison_text, read_side};
 use precedent_engine::redline::{redline_docx, RedlineHeading};
 use precedent_library::Library;
 
@@ -51,67 +51,27 @@ pub struct CompareArgs {
     json: bool,
 }
 
-/// One side's text and how the redline names it.
-fn side(
-    library: Option<&Library>,
-    id: Option<&str>,
-    file: Option<&PathBuf>,
-    which: &str,
-) -> Result<(String, String)> {
-    match (id, file) {
-        (Some(id), None) => {
-            let library = library.with_context(|| {
-                format!("--{which} names a clause: say which library with --index")
-            })?;
-            let row = library
-                .store()
-                .row(id)
-                .with_context(|| format!("--{which}: no clause {id:?} in this library"))?;
-            let clause = library.store().clause(row)?;
-            // The clause as the lawyer reads it: its own text, without referenced sections.
-            let (own, _) =
-                precedent_contracts::library_docs::split_references(&clause.text, &clause.metadata);
-            let name = precedent_contracts::library_docs::citation(&clause.metadata)
-                .unwrap_or_else(|| format!("clause {id}"));
-            Ok((own.to_owned(), name))
-        }
-        (None, Some(path)) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            if text.trim().is_empty() {
-                bail!("{}: the file is empty", path.display());
-            }
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "your text".to_owned());
-            Ok((text, name))
-        }
-        _ => bail!("give exactly one of --{which} or --{which}-file"),
-    }
-}
-
 pub fn run(args: CompareArgs) -> Result<()> {
     let library = args.index.as_deref().map(Library::open).transpose()?;
-    let (left, left_name) = side(
+    let left = read_side(
         library.as_ref(),
         args.left.as_deref(),
-        args.left_file.as_ref(),
+        args.left_file.as_deref(),
         "left",
     )?;
-    let (right, right_name) = side(
+    let right = read_side(
         library.as_ref(),
         args.right.as_deref(),
-        args.right_file.as_ref(),
+        args.right_file.as_deref(),
         "right",
     )?;
     let options = DiffOptions {
         ignore_case: !args.case_sensitive,
         ignore_whitespace: !args.keep_spacing,
     };
-    let (runs, similarity) = word_diff(&left, &right, options);
+    let (runs, similarity) = word_diff(&left.text, &right.text, options);
     if let Some(path) = &args.docx {
-        let heading = RedlineHeading::for_sides(&left_name, &right_name, similarity);
+        let heading = RedlineHeading::for_sides(&left.name, &right.name, similarity);
         let docx = redline_docx(&runs, &heading)?;
         std::fs::write(path, docx).with_context(|| format!("writing {}", path.display()))?;
         eprintln!("redline with tracked changes written to {}", path.display());
@@ -120,18 +80,17 @@ pub fn run(args: CompareArgs) -> Result<()> {
         println!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
-                "left": left_name,
-                "right": right_name,
+                "left": left.name,
+                "right": right.name,
                 "similarity": similarity,
                 "ops": compare_view::ops(runs),
             }))?
         );
         return Ok(());
     }
-    println!(
-        "{left_name} → {right_name}: {:.0}% of words in common",
-        similarity * 100.0
+    print!(
+        "{}",
+        comparison_text(&left.name, &right.name, similarity, &runs)
     );
-    println!("{}", compare_view::marked(&runs));
     Ok(())
 }
