@@ -58,7 +58,8 @@ pub struct TrainCrossEncoderArgs {
 }
 
 pub fn run(args: TrainCrossEncoderArgs, bars: &Bars) -> Result<()> {
-    keep_freed_memory();
+    // A short-lived process with a peak of a few GB: freed memory stays in the heap.
+    precedent_models::keep_freed_memory();
     let docs = precedent_formats::read_corpus(&args.corpus)?;
     let queries = precedent_formats::read_queries(&args.queries)?;
     let qrels = crate::train::read_all_qrels(&args.qrels)?;
@@ -92,24 +93,3 @@ pub fn run(args: TrainCrossEncoderArgs, bars: &Bars) -> Result<()> {
     );
     Ok(())
 }
-
-/// glibc gives every freed block over its mmap threshold (at most 32 MB) straight back to
-/// the kernel, so each step's hundreds of large activations and gradients are fresh pages
-/// faulted in and zeroed again. Measured on MiniLM, batch 64, 128 tokens: 18 s a step,
-/// most of it in the kernel, against 10 s with freed memory kept in the heap. Only this
-/// command asks for it: the process is short-lived and its peak is a few GB.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn keep_freed_memory() {
-    // SAFETY: mallopt only tunes the allocator, takes the allocator's own locks (it is
-    // thread-safe), and reports an unsupported parameter by its return value.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_MAX, 0);
-        // -1 disables trimming (mallopt(3)); a positive int caps it at 2 GB, below a
-        // step's working set, and a step then took 14 s, a third of it in the kernel.
-        libc::mallopt(libc::M_TRIM_THRESHOLD, -1);
-        libc::mallopt(libc::M_TOP_PAD, 1 << 30);
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn keep_freed_memory() {}

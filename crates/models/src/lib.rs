@@ -35,7 +35,8 @@ pub use cross::CrossEncoder;
 pub use embedder::{EmbedOptions, Embedder, LongTextPolicy};
 pub use error::ModelError;
 pub use finetune::{
-    BalancedSampler, CrossEncoderTrainer, FineTuneOptions, MultiLabelTrainer, TrainingPair,
+    keep_freed_memory, BalancedSampler, CrossEncoderTrainer, FineTuneOptions, MultiLabelTrainer,
+    TrainingPair,
 };
 pub use locate::DEFAULT_MODEL;
 
