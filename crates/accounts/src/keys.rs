@@ -95,6 +95,8 @@ pub enum KeyError {
     Random(String),
     #[error("{0}")]
     Library(#[from] precedent_library::LibraryError),
+    #[error("{}: not a Precedent library (build one with `precedent index`)", .0.display())]
+    NotALibrary(PathBuf),
 }
 
 /// The keys of one library. Reads go through a cache refreshed when the file changes, so keys
@@ -136,6 +138,17 @@ impl KeyStore {
             path: library_dir.join(KEYS_FILE),
             cache: Mutex::new(Cached::default()),
         }
+    }
+
+    /// The key store of the library in `library_dir`, which must exist.
+    ///
+    /// Why refuse another folder: keys written beside a mistyped path would be handed out and
+    /// never checked by any server.
+    pub fn of_library(library_dir: &Path) -> Result<Self, KeyError> {
+        if !precedent_library::Library::exists(library_dir) {
+            return Err(KeyError::NotALibrary(library_dir.to_path_buf()));
+        }
+        Ok(KeyStore::new(library_dir))
     }
 
     pub fn path(&self) -> &Path {
@@ -234,6 +247,33 @@ impl KeyStore {
     }
 }
 
+/// The keys as `precedent keys list` prints them: a table of ids, roles, whether each is still
+/// accepted, and labels; with no key, how to create one for `library_dir`.
+pub fn keys_table(keys: &[KeyRecord], library_dir: &Path) -> String {
+    if keys.is_empty() {
+        return format!(
+            "no keys; create one with `precedent keys create --index {} --role read`\n",
+            library_dir.display()
+        );
+    }
+    let mut out = format!("{:<10} {:<6} {:<8} label\n", "id", "role", "status");
+    for k in keys {
+        let status = if k.revoked_unix.is_some() {
+            "revoked"
+        } else {
+            "active"
+        };
+        out.push_str(&format!(
+            "{:<10} {:<6} {:<8} {}\n",
+            k.id,
+            k.role.as_str(),
+            status,
+            k.label
+        ));
+    }
+    out
+}
+
 /// Compares two hashes without an early exit, so response timing says nothing about how much
 /// of a guessed hash matched.
 fn constant_time_eq(a: &str, b: &str) -> bool {
@@ -247,6 +287,44 @@ fn constant_time_eq(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_live_only_beside_a_library() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let refused = KeyStore::of_library(dir.path())
+            .err()
+            .expect("not a library");
+        assert!(refused
+            .to_string()
+            .ends_with("not a Precedent library (build one with `precedent index`)"));
+    }
+
+    #[test]
+    fn the_table_shows_status_not_tokens() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = KeyStore::new(dir.path());
+        let empty = keys_table(&store.list().expect("list"), Path::new("lib"));
+        assert_eq!(
+            empty,
+            "no keys; create one with `precedent keys create --index lib --role read`\n"
+        );
+        let (alice, token) = store.create(Role::Rate, "alice").expect("create");
+        store.create(Role::Read, "bob").expect("create");
+        store.revoke(&alice.id).expect("revoke");
+        let table = keys_table(&store.list().expect("list"), Path::new("lib"));
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].starts_with("id") && lines[0].ends_with("label"));
+        assert!(
+            lines[1].contains("revoked") && lines[1].ends_with("alice"),
+            "{table}"
+        );
+        assert!(
+            lines[2].contains("active") && lines[2].ends_with("bob"),
+            "{table}"
+        );
+        assert!(!table.contains(&token));
+    }
 
     #[test]
     fn created_keys_are_found_by_token_until_revoked() {

@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand};
-use precedent_server::{KeyStore, Role};
+use precedent_engine::keys::{keys_table, KeyStore, Role};
 
 #[derive(Args)]
 pub struct KeysArgs {
@@ -45,16 +45,6 @@ enum KeysAction {
     },
 }
 
-fn store(index: &std::path::Path) -> Result<KeyStore> {
-    if !precedent_server::state::is_library(index) {
-        bail!(
-            "{}: not a Precedent library (build one with `precedent index`)",
-            index.display()
-        );
-    }
-    Ok(KeyStore::new(index))
-}
-
 pub fn run(args: KeysArgs) -> Result<()> {
     match args.action {
         KeysAction::Create {
@@ -63,7 +53,7 @@ pub fn run(args: KeysArgs) -> Result<()> {
             label,
             json,
         } => {
-            let (record, token) = store(&index)?.create(role, &label)?;
+            let (record, token) = KeyStore::of_library(&index)?.create(role, &label)?;
             if json {
                 let out = serde_json::json!({
                     "id": record.id, "role": record.role, "label": record.label, "key": token,
@@ -80,34 +70,15 @@ pub fn run(args: KeysArgs) -> Result<()> {
             }
         }
         KeysAction::Revoke { index, id } => {
-            let record = store(&index)?.revoke(&id)?;
+            let record = KeyStore::of_library(&index)?.revoke(&id)?;
             eprintln!("revoked key {} (role {})", record.id, record.role);
         }
         KeysAction::List { index, json } => {
-            let keys = store(&index)?.list()?;
+            let keys = KeyStore::of_library(&index)?.list()?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&keys)?);
-            } else if keys.is_empty() {
-                println!(
-                    "no keys; create one with `precedent keys create --index {} --role read`",
-                    index.display()
-                );
             } else {
-                println!("{:<10} {:<6} {:<8} label", "id", "role", "status");
-                for k in keys {
-                    let status = if k.revoked_unix.is_some() {
-                        "revoked"
-                    } else {
-                        "active"
-                    };
-                    println!(
-                        "{:<10} {:<6} {:<8} {}",
-                        k.id,
-                        k.role.as_str(),
-                        status,
-                        k.label
-                    );
-                }
+                print!("{}", keys_table(&keys, &index));
             }
         }
     }
