@@ -13,12 +13,9 @@
 
 use std::io::Read;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
-use precedent_clause_types::clause_classifier::TypeScore;
-use precedent_engine::classify_view::classified_text;
-use precedent_engine::documents::paragraphs;
-use serde::Serialize;
+use precedent_engine::classify_view::{classified_text, clauses_to_classify, ClassifiedLine};
 
 use crate::review::TyperArgs;
 
@@ -55,55 +52,15 @@ pub struct ClassifyArgs {
     pub typer: TyperArgs,
 }
 
-#[derive(Serialize)]
-struct Classified<'a> {
-    text: &'a str,
-    types: Vec<TypeScore>,
-}
-
-/// The clauses to classify: the arguments in order, stdin's text standing for the first "-"
-/// (or for the only clause when there is no argument); with `--paragraphs`, stdin's paragraphs.
-fn clauses(args: &ClassifyArgs) -> Result<Vec<String>> {
-    let read_stdin = |out: &mut Vec<String>| -> Result<()> {
+pub fn run(args: ClassifyArgs) -> Result<()> {
+    let mut read_stdin = || -> Result<String> {
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
             .context("reading clauses from stdin")?;
-        if args.paragraphs {
-            let found = paragraphs(&text);
-            if found.is_empty() {
-                bail!("stdin has no clause: --paragraphs reads clauses separated by blank lines");
-            }
-            out.extend(found);
-        } else {
-            out.push(text);
-        }
-        Ok(())
+        Ok(text)
     };
-    let mut out = Vec::new();
-    if args.texts.is_empty() {
-        read_stdin(&mut out)?;
-    }
-    let mut stdin_used = false;
-    for t in &args.texts {
-        if t != "-" {
-            out.push(t.clone());
-        } else if !stdin_used {
-            stdin_used = true;
-            read_stdin(&mut out)?;
-        }
-    }
-    if let Some(i) = out.iter().position(|t| t.trim().is_empty()) {
-        bail!(
-            "clause {} is empty: give the clause's text as an argument or on stdin",
-            i + 1
-        );
-    }
-    Ok(out)
-}
-
-pub fn run(args: ClassifyArgs) -> Result<()> {
-    let texts = clauses(&args)?;
+    let texts = clauses_to_classify(&args.texts, args.paragraphs, &mut read_stdin)?;
     // `--classifier` is the classify model here, so the gate comes from the cache.
     let model = args.typer.models().with_classifier(None).load_classify(
         args.typer.classifier.clone(),
@@ -114,7 +71,11 @@ pub fn run(args: ClassifyArgs) -> Result<()> {
     let listed = model.types_of(&refs, args.threshold, args.all)?;
     for (text, types) in refs.iter().zip(listed) {
         if args.json {
-            println!("{}", serde_json::to_string(&Classified { text, types })?);
+            let line = ClassifiedLine {
+                text,
+                types: &types,
+            };
+            println!("{}", serde_json::to_string(&line)?);
             continue;
         }
         print!("{}", classified_text(text, &types));

@@ -76,6 +76,61 @@ pub fn classify(
     })
 }
 
+/// A clause and its types as one line of `precedent classify --json`.
+#[derive(Serialize)]
+pub struct ClassifiedLine<'a> {
+    pub text: &'a str,
+    pub types: &'a [ClassifierTypeScore],
+}
+
+/// The clauses `precedent classify` is asked about: the arguments in order, stdin's text
+/// (`read_stdin`, read once) standing for the first "-", or for the only clause when there is no
+/// argument; with `paragraphs`, each paragraph of stdin is a clause of its own
+/// ([`crate::documents::paragraphs`]).
+///
+/// Why refused here: an empty clause would be answered "no type", which reads as a finding.
+pub fn clauses_to_classify(
+    texts: &[String],
+    paragraphs: bool,
+    read_stdin: &mut dyn FnMut() -> anyhow::Result<String>,
+) -> anyhow::Result<Vec<String>> {
+    let mut stdin = |out: &mut Vec<String>| -> anyhow::Result<()> {
+        let text = read_stdin()?;
+        if paragraphs {
+            let found = crate::documents::paragraphs(&text);
+            if found.is_empty() {
+                anyhow::bail!(
+                    "stdin has no clause: --paragraphs reads clauses separated by blank lines"
+                );
+            }
+            out.extend(found);
+        } else {
+            out.push(text);
+        }
+        Ok(())
+    };
+    let mut out = Vec::new();
+    if texts.is_empty() {
+        stdin(&mut out)?;
+    }
+    let mut stdin_used = false;
+    for t in texts {
+        if t != "-" {
+            out.push(t.clone());
+        } else if !stdin_used {
+            stdin_used = true;
+            stdin(&mut out)?;
+        }
+    }
+    if let Some(i) = out.iter().position(|t| t.trim().is_empty()) {
+        anyhow::bail!(
+            "clause {} is empty: give the clause's text as an argument or on stdin",
+            i + 1
+        );
+    }
+    Ok(out)
+}
+
 /// A clause's types as `precedent classify` prints them: the clause's first 100 characters,
 /// then each type with its confidence, threshold and mark ([`ClassifierTypeScore::mark`]), and a note when
 /// types are listed but none is likely.
@@ -109,4 +164,39 @@ pub fn classified_text(text: &str, types: &[ClassifierTypeScore]) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod clause_tests {
+    use super::clauses_to_classify;
+
+    fn args(texts: &[&str]) -> Vec<String> {
+        texts.iter().map(|t| t.to_string()).collect()
+    }
+
+    #[test]
+    fn stdin_stands_for_the_first_dash_or_the_only_clause() {
+        let mut reads = 0;
+        let mut stdin = || {
+            reads += 1;
+            Ok("From stdin.".to_owned())
+        };
+        let got = clauses_to_classify(&args(&["A.", "-", "B.", "-"]), false, &mut stdin);
+        assert_eq!(got.expect("clauses"), ["A.", "From stdin.", "B."]);
+        let got = clauses_to_classify(&[], false, &mut stdin).expect("clauses");
+        assert_eq!(got, ["From stdin."]);
+        assert_eq!(reads, 2);
+    }
+
+    #[test]
+    fn paragraphs_are_clauses_and_empty_ones_are_refused() {
+        let mut stdin = || Ok("First clause.\n\nSecond clause.\n".to_owned());
+        let got = clauses_to_classify(&[], true, &mut stdin).expect("clauses");
+        assert_eq!(got, ["First clause.", "Second clause."]);
+        let mut blank = || Ok("  \n".to_owned());
+        let err = clauses_to_classify(&[], true, &mut blank).unwrap_err();
+        assert!(err.to_string().starts_with("stdin has no clause"), "{err}");
+        let err = clauses_to_classify(&args(&["A.", " "]), false, &mut blank).unwrap_err();
+        assert!(err.to_string().starts_with("clause 2 is empty"), "{err}");
+    }
 }
