@@ -10,7 +10,6 @@ use clap::Args;
 use precedent_clause_types::ClauseTyper;
 use precedent_contracts::ReadOptions;
 use precedent_engine::ingest_run::{ingest_folder, IngestPlan};
-use precedent_rank::EmbedSettings;
 
 use crate::progress::Bars;
 use crate::review::TyperArgs;
@@ -55,13 +54,7 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
         cache: &args.vectors.cache,
     };
     let load_typer = || args.typer.models().load();
-    let new_vectors = || -> Result<Option<EmbedSettings>> {
-        if args.vectors.no_vectors {
-            Ok(None)
-        } else {
-            Ok(Some(args.vectors.settings()?))
-        }
-    };
+    let new_vectors = || args.vectors.new_vectors();
     let typer: Option<&dyn Fn() -> Result<ClauseTyper>> =
         (!args.no_types).then_some(&load_typer as &dyn Fn() -> Result<ClauseTyper>);
     let outcome = ingest_folder(&plan, typer, &new_vectors, bars)?;

@@ -26,7 +26,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use precedent_engine::library_setup;
 use precedent_engine::pipeline_choice::{self, build_command_pipeline, PipelineOptions};
-use precedent_engine::search_listing::{listing_text, search_and_list, ListingRequest};
+use precedent_engine::search_listing::{search_and_list, ListingRequest};
 use precedent_eval::{EvalOptions, Protocol};
 use precedent_judge::pipelines::{usage_line, JudgeSettings};
 use precedent_library::Library;
@@ -109,11 +109,7 @@ struct BenchArgs {
     #[arg(long)]
     model: Option<String>,
     #[command(flatten)]
-    rerank: RerankArgs,
-    #[command(flatten)]
-    learned: train::LearnedArgs,
-    #[command(flatten)]
-    judge: judge::JudgeArgs,
+    stages: StageArgs,
     /// Clauses retrieved per query.
     #[arg(short, default_value_t = 100)]
     k: usize,
@@ -165,6 +161,53 @@ struct VectorArgs {
 impl VectorArgs {
     fn settings(&self) -> Result<EmbedSettings> {
         library_setup::embed_settings(&self.model, &self.vector_index, &self.long_text)
+    }
+
+    /// The settings of a new library's vectors; none with `--no-vectors`.
+    fn new_vectors(&self) -> Result<Option<EmbedSettings>> {
+        (!self.no_vectors).then(|| self.settings()).transpose()
+    }
+
+    /// How a library built for a command embeds its clauses ([`library_setup::VectorPlan`]).
+    fn plan(&self) -> Result<library_setup::VectorPlan<'_>> {
+        Ok(library_setup::VectorPlan {
+            settings: self.settings()?,
+            cache: &self.cache,
+        })
+    }
+}
+
+/// What ranks after retrieval (shared by search, eval and bench): a reranker, the learned
+/// ranker, an LLM judge.
+#[derive(Args, Clone)]
+struct StageArgs {
+    #[command(flatten)]
+    rerank: RerankArgs,
+    #[command(flatten)]
+    learned: train::LearnedArgs,
+    #[command(flatten)]
+    judge: judge::JudgeArgs,
+}
+
+impl StageArgs {
+    /// What these flags ask of a pipeline ([`PipelineOptions`]), with the query `model`.
+    fn options<'a>(
+        &'a self,
+        model: Option<&'a str>,
+        judge: &'a JudgeSettings,
+    ) -> PipelineOptions<'a> {
+        let rerank = &self.rerank;
+        PipelineOptions {
+            model,
+            rerank: library_setup::RerankChoice {
+                rerank: rerank.rerank.as_deref(),
+                rerank_model: rerank.rerank_model.as_deref(),
+                rerank_top: rerank.rerank_top,
+                weights: rerank.weights,
+            },
+            learned: self.learned.choice(),
+            judge,
+        }
     }
 }
 
@@ -219,11 +262,7 @@ struct SearchArgs {
     #[arg(long)]
     model: Option<String>,
     #[command(flatten)]
-    rerank: RerankArgs,
-    #[command(flatten)]
-    learned: train::LearnedArgs,
-    #[command(flatten)]
-    judge: judge::JudgeArgs,
+    stages: StageArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -281,11 +320,7 @@ struct EvalArgs {
     #[command(flatten)]
     vectors: VectorArgs,
     #[command(flatten)]
-    rerank: RerankArgs,
-    #[command(flatten)]
-    learned: train::LearnedArgs,
-    #[command(flatten)]
-    judge: judge::JudgeArgs,
+    stages: StageArgs,
 }
 
 fn main() {
@@ -343,13 +378,7 @@ fn index(args: IndexArgs, bars: &Bars) -> Result<()> {
             started.elapsed().as_secs_f64()
         );
     } else {
-        let vectors = || -> Result<Option<EmbedSettings>> {
-            if args.vectors.no_vectors {
-                Ok(None)
-            } else {
-                Ok(Some(args.vectors.settings()?))
-            }
-        };
+        let vectors = || args.vectors.new_vectors();
         let library =
             library_setup::build_library(&args.index, &args.corpus, &docs, &vectors, cache, bars)?;
         eprintln!(
@@ -367,38 +396,18 @@ fn index(args: IndexArgs, bars: &Bars) -> Result<()> {
     Ok(())
 }
 
-/// What the pipeline flags ask of a pipeline ([`PipelineOptions`]).
-fn pipeline_options<'a>(
-    model: Option<&'a str>,
-    rerank: &'a RerankArgs,
-    learned: &'a train::LearnedArgs,
-    judge: &'a JudgeSettings,
-) -> PipelineOptions<'a> {
-    PipelineOptions {
-        model,
-        rerank: library_setup::RerankChoice {
-            rerank: rerank.rerank.as_deref(),
-            rerank_model: rerank.rerank_model.as_deref(),
-            rerank_top: rerank.rerank_top,
-            weights: rerank.weights,
-        },
-        learned: learned.choice(),
-        judge,
-    }
-}
-
 fn search(args: SearchArgs) -> Result<()> {
     if args.query.trim().is_empty() {
         bail!("the query is empty: say what clause you are looking for");
     }
     let library = Arc::new(Library::open(&args.index)?);
-    let model_dir = args.learned.model_dir.as_deref();
+    let model_dir = args.stages.learned.model_dir.as_deref();
     let pipeline_name = match &args.pipeline {
         Some(name) => name.clone(),
         None => pipeline_choice::default_ranking(&library, model_dir)?.to_owned(),
     };
-    let judge = args.judge.settings();
-    let options = pipeline_options(args.model.as_deref(), &args.rerank, &args.learned, &judge);
+    let judge = args.stages.judge.settings();
+    let options = args.stages.options(args.model.as_deref(), &judge);
     let built = build_command_pipeline(&pipeline_name, library.clone(), &options)?;
     let filter = args.filter.filter()?;
     let request = ListingRequest {
@@ -410,30 +419,12 @@ fn search(args: SearchArgs) -> Result<()> {
         keep_duplicates: args.keep_duplicates,
     };
     let listing = search_and_list(&library, &built, &request)?;
-    let results: Vec<serde_json::Value> = listing
-        .listed
-        .iter()
-        .map(serde_json::to_value)
-        .collect::<Result<_, _>>()?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "query": args.query,
-                "pipeline": built.pipeline.name(),
-                "hits": results,
-            }))?
-        );
-        return Ok(());
+        let json = listing.json(&args.query, built.pipeline.name())?;
+        println!("{}", serde_json::to_string_pretty(&json)?);
+    } else {
+        print!("{}", listing.text(args.full, args.explain)?);
     }
-    if let Some(no_match) = &listing.no_match {
-        println!("{no_match}");
-        return Ok(());
-    }
-    print!(
-        "{}",
-        listing_text(&results, &listing.hits, args.full, args.explain)
-    );
     Ok(())
 }
 
@@ -445,16 +436,11 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         index: args.index.as_deref(),
         pipeline: args.pipeline.as_deref(),
     };
-    let plan = || -> Result<library_setup::VectorPlan<'_>> {
-        Ok(library_setup::VectorPlan {
-            settings: args.vectors.settings()?,
-            cache: &args.vectors.cache,
-        })
-    };
+    let plan = || args.vectors.plan();
     let library = precedent_eval::wordings::eval_library(&source, &plan, bars)?;
     let library = Arc::new(library);
-    let judge = args.judge.settings();
-    let options = pipeline_options(None, &args.rerank, &args.learned, &judge);
+    let judge = args.stages.judge.settings();
+    let options = args.stages.options(None, &judge);
     let built = precedent_eval::wordings::eval_pipeline(
         args.pipeline.as_deref(),
         library.clone(),
@@ -518,8 +504,8 @@ fn bench(args: BenchArgs) -> Result<()> {
     let open_started = std::time::Instant::now();
     let library = Arc::new(Library::open(&args.index)?);
     let open_ms = open_started.elapsed().as_secs_f64() * 1e3;
-    let judge = args.judge.settings();
-    let options = pipeline_options(args.model.as_deref(), &args.rerank, &args.learned, &judge);
+    let judge = args.stages.judge.settings();
+    let options = args.stages.options(args.model.as_deref(), &judge);
     let built = build_command_pipeline(&args.pipeline, library.clone(), &options)?;
     let report = precedent_eval::latency::measure(
         &built.pipeline,

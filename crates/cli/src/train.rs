@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use precedent_engine::library_setup::VectorPlan;
 use precedent_engine::pipeline_choice::LearnedChoice;
 use precedent_eval::ranker_cv::{self, CvPlan};
 use precedent_learn::{Learner, RankObjective, TrainOptions};
@@ -176,12 +175,7 @@ pub(crate) use ranker_cv::{read_all_qrels, read_wordings, RatedInputs};
 /// Reads the queries and ratings, opens (or builds) the library and embeds the queries
 /// ([`ranker_cv::load_rated`]).
 pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs> {
-    let vectors = || -> Result<VectorPlan<'_>> {
-        Ok(VectorPlan {
-            settings: source.vectors.settings()?,
-            cache: &source.vectors.cache,
-        })
-    };
+    let vectors = || source.vectors.plan();
     let rated = ranker_cv::RatedSource {
         corpus: &source.corpus,
         queries: &source.queries,

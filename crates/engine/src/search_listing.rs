@@ -116,6 +116,35 @@ pub struct Listing {
     pub no_match: Option<String>,
 }
 
+impl Listing {
+    /// The page as `search --json` prints it: the query, the pipeline that ranked it and the
+    /// listed hits (an empty list when nothing matched: a script reads no sentence).
+    pub fn json(&self, query: &str, pipeline: &str) -> anyhow::Result<serde_json::Value> {
+        Ok(serde_json::json!({
+            "query": query,
+            "pipeline": pipeline,
+            "hits": self.values()?,
+        }))
+    }
+
+    /// The page as `search` prints it: the sentence saying why nothing matched, else each hit
+    /// ([`listing_text`]).
+    pub fn text(&self, full: bool, explain: bool) -> anyhow::Result<String> {
+        if let Some(no_match) = &self.no_match {
+            return Ok(format!("{no_match}\n"));
+        }
+        Ok(listing_text(&self.values()?, &self.hits, full, explain))
+    }
+
+    fn values(&self) -> anyhow::Result<Vec<serde_json::Value>> {
+        Ok(self
+            .listed
+            .iter()
+            .map(serde_json::to_value)
+            .collect::<Result<_, _>>()?)
+    }
+}
+
 /// Ranks `request` with `built` over `library` ([`crate::search::search`]) and lists the page
 /// ([`list_hits`]), as `precedent search` prints it (text or `--json`).
 pub fn search_and_list(
@@ -279,4 +308,25 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         lines.push(line);
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Listing;
+
+    #[test]
+    fn an_empty_page_says_why_in_text_and_nothing_in_json() {
+        let listing = Listing {
+            hits: Vec::new(),
+            listed: Vec::new(),
+            no_match: Some("No clause matches the filters.".to_owned()),
+        };
+        let text = listing.text(false, false).expect("text");
+        assert_eq!(text, "No clause matches the filters.\n");
+        let json = listing.json("cap", "bm25").expect("json");
+        assert_eq!(
+            json,
+            serde_json::json!({"query": "cap", "pipeline": "bm25", "hits": []})
+        );
+    }
 }
