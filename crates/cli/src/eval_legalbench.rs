@@ -8,20 +8,12 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
-use precedent_eval::legalbench_run::{eval_legalbench, LegalbenchPlan};
+use clap::Args;
+use precedent_eval::legalbench_run::{
+    eval_legalbench, scores_json, LegalbenchModel, LegalbenchPlan,
+};
 
 use crate::review::TyperArgs;
-
-/// Which model answers "is this clause of category X?".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum LegalbenchModel {
-    /// Logistic regressions trained on the annotated CUAD spans themselves (default).
-    Classifier,
-    /// The contract typer's first stage with the thresholds shipped in
-    /// `models/legalbench/thresholds.json` (the earlier method, kept for comparison).
-    Typer,
-}
 
 #[derive(Args)]
 pub struct EvalLegalbenchArgs {
@@ -65,7 +57,7 @@ pub fn run(args: EvalLegalbenchArgs) -> Result<()> {
     let plan = LegalbenchPlan {
         dir: &args.dir,
         split: &args.split,
-        typer: args.model == LegalbenchModel::Typer,
+        model: args.model,
         thresholds: args.thresholds.as_deref(),
         dev_cuad: args.dev_cuad.as_deref(),
         folds: args.folds,
@@ -76,9 +68,7 @@ pub fn run(args: EvalLegalbenchArgs) -> Result<()> {
     let (scores, text) = eval_legalbench(&plan)?;
     print!("{text}");
     if let Some(path) = &args.json_out {
-        let mean = scores.values().sum::<f64>() / scores.len().max(1) as f64;
-        let json = serde_json::json!({ "tasks": scores, "mean": mean });
-        std::fs::write(path, serde_json::to_string_pretty(&json)?)
+        std::fs::write(path, serde_json::to_string_pretty(&scores_json(&scores))?)
             .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())

@@ -6,44 +6,11 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use precedent_unfair::cache::{default_cache, TrainSplit, UnfairSource};
 use precedent_unfair::classifiers::ClassifierKind;
 use precedent_unfair::evaluation::{evaluate_csv, UnfairTosPlan};
 use precedent_unfair::minilm::MiniLmOptions;
-
-/// Which classifier scores the rows (`--model`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ModelKind {
-    /// Per-label linear SVMs over TF-IDF (trained in seconds).
-    Svm,
-    /// all-MiniLM-L6-v2 fine-tuned with eight sigmoid outputs (10-30 minutes on 2 cores the
-    /// first time, then cached).
-    Minilm,
-    /// The mean of the SVM's and the fine-tuned MiniLM's calibrated probabilities.
-    Ensemble,
-}
-
-/// Which shared rows train the model (`--fit-on`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FitOn {
-    /// `unfair_tos_train.csv` only (LexGLUE's protocol): what the validation figures are
-    /// measured with, since a model fitted on the validation rows cannot be scored on them.
-    Train,
-    /// Train and validation rows together (the default: 41% more sentences, which the rare
-    /// types need; thresholds then come from contiguous-block CV over both). For the official
-    /// test split and the product, never for scoring the validation file.
-    TrainValidation,
-}
-
-impl From<FitOn> for TrainSplit {
-    fn from(f: FitOn) -> Self {
-        match f {
-            FitOn::Train => TrainSplit::Train,
-            FitOn::TrainValidation => TrainSplit::TrainAndValidation,
-        }
-    }
-}
 
 /// Where the UNFAIR-ToS model comes from (shared by eval-unfair-tos, review and serve).
 #[derive(Args, Clone)]
@@ -54,8 +21,8 @@ pub struct UnfairArgs {
     #[arg(long)]
     pub unfair_data: Option<PathBuf>,
     /// Which shared rows the terms-of-service model learns from.
-    #[arg(long, value_enum, default_value_t = FitOn::TrainValidation)]
-    pub fit_on: FitOn,
+    #[arg(long, value_enum, default_value_t = TrainSplit::TrainAndValidation)]
+    pub fit_on: TrainSplit,
     /// Cache directory of trained UNFAIR-ToS models (default: .precedent/cache/unfair-tos).
     #[arg(long, default_value_os_t = default_cache())]
     pub unfair_cache: PathBuf,
@@ -66,7 +33,7 @@ impl UnfairArgs {
     pub fn source(&self) -> UnfairSource {
         UnfairSource {
             data: self.unfair_data.clone(),
-            split: self.fit_on.into(),
+            split: self.fit_on,
             cache: self.unfair_cache.clone(),
         }
     }
@@ -87,23 +54,13 @@ pub struct EvalUnfairTosArgs {
     #[arg(long, conflicts_with = "unfair_data")]
     pub data: Option<PathBuf>,
     /// The classifier to score with.
-    #[arg(long = "model", value_enum, default_value_t = ModelKind::Svm)]
-    pub kind: ModelKind,
+    #[arg(long = "model", value_enum, default_value_t = ClassifierKind::Svm)]
+    pub kind: ClassifierKind,
     /// Fine-tuning epochs of the MiniLM classifier (--model minilm or ensemble).
     #[arg(long, default_value_t = MiniLmOptions::default().epochs)]
     pub epochs: usize,
     #[command(flatten)]
     pub model: UnfairArgs,
-}
-
-impl From<ModelKind> for ClassifierKind {
-    fn from(kind: ModelKind) -> Self {
-        match kind {
-            ModelKind::Svm => ClassifierKind::Svm,
-            ModelKind::Minilm => ClassifierKind::Minilm,
-            ModelKind::Ensemble => ClassifierKind::Ensemble,
-        }
-    }
 }
 
 pub fn run(mut args: EvalUnfairTosArgs) -> Result<()> {
@@ -112,7 +69,7 @@ pub fn run(mut args: EvalUnfairTosArgs) -> Result<()> {
     }
     let plan = UnfairTosPlan {
         test: &args.test,
-        kind: args.kind.into(),
+        kind: args.kind,
         source: &args.model.source(),
         epochs: args.epochs,
         predictions_out: args.predictions_out.as_deref(),

@@ -4,14 +4,13 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use precedent_clause_types::cache::{default_cache, default_classifier_cache};
-use precedent_cuad::CATEGORIES;
 use precedent_engine::documents::{
-    contract_text, tos_text, DocumentKind as Kind, ReviewOutputs, Reviewed, Reviewer,
+    contract_text, tos_text, DocumentKind, ReviewOutputs, Reviewed, Reviewer,
 };
 use precedent_engine::review::{checklist_rows, to_csv};
-use precedent_engine::review_table::{contract_files, matrix_row, META_COLUMNS};
+use precedent_engine::review_table::{contract_files, matrix_header, matrix_row};
 use precedent_engine::ClauseModels;
 
 use crate::eval_unfair_tos::UnfairArgs;
@@ -103,32 +102,11 @@ pub struct ReviewArgs {
     pub unfair: UnfairArgs,
 }
 
-/// The kind of document `review` treats a file as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DocumentKind {
-    /// Terms of service when the text reads like them, else a contract.
-    Auto,
-    /// A negotiated contract: CUAD clause types.
-    Contract,
-    /// Online terms of service: potentially unfair terms (UNFAIR-ToS).
-    Tos,
-}
-
-impl From<DocumentKind> for Kind {
-    fn from(kind: DocumentKind) -> Kind {
-        match kind {
-            DocumentKind::Auto => Kind::Auto,
-            DocumentKind::Contract => Kind::Contract,
-            DocumentKind::Tos => Kind::Tos,
-        }
-    }
-}
-
 pub fn run(args: ReviewArgs) -> Result<()> {
     let files = contract_files(&args.files)?;
     let outputs = ReviewOutputs {
         files: files.len(),
-        kind: args.kind.into(),
+        kind: args.kind,
         csv: args.csv,
         checklist_csv: args.checklist_csv.as_deref(),
         report_docx: args.report_docx.as_deref(),
@@ -142,11 +120,7 @@ pub fn run(args: ReviewArgs) -> Result<()> {
     );
     let mut matrix = if args.csv {
         let mut writer = csv::Writer::from_writer(std::io::stdout());
-        writer.write_record(
-            std::iter::once("contract")
-                .chain(META_COLUMNS)
-                .chain(CATEGORIES),
-        )?;
+        writer.write_record(matrix_header())?;
         writer.flush()?;
         Some(writer)
     } else {
@@ -162,7 +136,7 @@ pub fn run(args: ReviewArgs) -> Result<()> {
                 continue;
             }
         };
-        let is_tos = Kind::from(args.kind).is_terms_of_service(&document.text, args.csv);
+        let is_tos = args.kind.is_terms_of_service(&document.text, args.csv);
         outputs.check_document(path, is_tos)?;
         let review = match reviewer.review(path, &document, is_tos)? {
             Reviewed::Tos(review) => {

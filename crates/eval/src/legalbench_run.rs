@@ -236,14 +236,25 @@ pub fn dev_scores(
     })
 }
 
+/// Which model answers "is this clause of category X?".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum LegalbenchModel {
+    /// Logistic regressions trained on the annotated CUAD spans themselves (default).
+    Classifier,
+    /// The contract typer's first stage with the thresholds shipped in
+    /// `models/legalbench/thresholds.json` (the earlier method, kept for comparison).
+    Typer,
+}
+
 /// What `precedent eval-legalbench` is asked to run (its flags).
 pub struct LegalbenchPlan<'a> {
     /// The folder of `CUAD_<Category>/` task folders.
     pub dir: &'a Path,
     /// Which rows to score: test (train where a folder has no test file) or train.
     pub split: &'a str,
-    /// The typer's first stage answers instead of the single-clause classifier.
-    pub typer: bool,
+    /// The model that answers each task.
+    pub model: LegalbenchModel,
     /// Thresholds replacing the model's.
     pub thresholds: Option<&'a Path>,
     /// Cross-validate the classifier on this CUAD folder instead of scoring the rows.
@@ -269,13 +280,20 @@ pub fn eval_legalbench(plan: &LegalbenchPlan<'_>) -> Result<(BTreeMap<String, f6
     Ok((scores, out))
 }
 
+/// What `eval-legalbench --json-out` writes: each task's balanced accuracy and their mean, as
+/// fractions.
+pub fn scores_json(scores: &BTreeMap<String, f64>) -> serde_json::Value {
+    let mean = scores.values().sum::<f64>() / scores.len().max(1) as f64;
+    serde_json::json!({ "tasks": scores, "mean": mean })
+}
+
 /// Balanced accuracy per task on the folders' rows ([`score_rows`]).
 fn rows_command(
     plan: &LegalbenchPlan<'_>,
     tasks: &[Task],
     out: &mut String,
 ) -> Result<BTreeMap<String, f64>> {
-    let scorer = if plan.typer {
+    let scorer = if plan.model == LegalbenchModel::Typer {
         Scorer::Typer(Box::new(plan.models.load_first_stage()?))
     } else {
         Scorer::Classifier(Box::new(
@@ -316,7 +334,7 @@ fn dev_command(
     tasks: &[Task],
     out: &mut String,
 ) -> Result<BTreeMap<String, f64>> {
-    if plan.typer {
+    if plan.model == LegalbenchModel::Typer {
         bail!("--dev-cuad cross-validates the classifier; the typer's figure is `eval-cuad`'s legalbench_dev");
     }
     if plan.thresholds.is_some() || plan.models.classifier.is_some() {
@@ -384,4 +402,20 @@ fn dev_command(
         }
     }
     Ok(scores)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::scores_json;
+
+    #[test]
+    fn the_json_holds_each_task_and_their_mean() {
+        let scores = BTreeMap::from([("CUAD_a".to_owned(), 0.5), ("CUAD_b".to_owned(), 1.0)]);
+        let json = scores_json(&scores);
+        assert_eq!(json["tasks"]["CUAD_b"], 1.0);
+        assert_eq!(json["mean"], 0.75);
+        assert_eq!(scores_json(&BTreeMap::new())["mean"], 0.0);
+    }
 }

@@ -26,15 +26,16 @@ use crate::ClauseModels;
 /// What a document is reviewed as (`review --kind`, `POST /v1/review?kind=`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = ReviewKind))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum DocumentKind {
     /// Terms of service when the text reads like them (names itself so, addresses "you"),
     /// else a contract.
     #[default]
     Auto,
-    /// CUAD clause types.
+    /// A negotiated contract: CUAD clause types.
     Contract,
-    /// Potentially unfair terms of service (UNFAIR-ToS), per sentence.
+    /// Online terms of service: potentially unfair terms (UNFAIR-ToS), per sentence.
     Tos,
 }
 

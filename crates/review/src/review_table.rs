@@ -26,6 +26,13 @@ pub fn party_list(meta: &ContractMeta) -> String {
 /// The metadata columns of `review --csv`, after the contract's path.
 pub const META_COLUMNS: [&str; 4] = ["title", "date", "governing_law", "parties"];
 
+/// The header of `review --csv`: the contract, [`META_COLUMNS`], then [`CATEGORIES`].
+pub fn matrix_header() -> impl Iterator<Item = &'static str> {
+    std::iter::once("contract")
+        .chain(META_COLUMNS)
+        .chain(CATEGORIES)
+}
+
 /// A row of `review --csv`: the contract and its metadata ([`META_COLUMNS`]), then per CUAD
 /// category (in [`CATEGORIES`] order) the confidence of its most confident finding, empty when
 /// the category has none.
@@ -102,4 +109,16 @@ pub fn walk(dir: &Path) -> Result<Vec<PathBuf>> {
     }
     out.sort();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{matrix_header, CATEGORIES, META_COLUMNS};
+
+    #[test]
+    fn the_header_names_every_column_of_a_row() {
+        let header: Vec<&str> = matrix_header().collect();
+        assert_eq!(header.len(), 1 + META_COLUMNS.len() + CATEGORIES.len());
+        assert_eq!(header[..2], ["contract", "title"]);
+    }
 }

@@ -21,12 +21,17 @@ pub const TRAIN_FILE: &str = "unfair_tos_train.csv";
 /// The validation file of the shared data.
 pub const VALIDATION_FILE: &str = "unfair_tos_validation.csv";
 
-/// Which shared rows the model learns from.
+/// Which shared rows the model learns from (`--fit-on`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum TrainSplit {
-    /// `unfair_tos_train.csv` only: LexGLUE's protocol, and what the validation figures need.
+    /// `unfair_tos_train.csv` only (LexGLUE's protocol): what the validation figures are
+    /// measured with, since a model fitted on the validation rows cannot be scored on them.
     Train,
-    /// Train and validation rows together (more companies seen) for scoring other terms.
+    /// Train and validation rows together (the default: 41% more sentences, which the rare
+    /// types need; thresholds then come from contiguous-block CV over both). For the official
+    /// test split and the product, never for scoring the validation file.
+    #[cfg_attr(feature = "clap", value(name = "train-validation"))]
     TrainAndValidation,
 }
 

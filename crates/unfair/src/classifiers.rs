@@ -15,12 +15,14 @@ use crate::minilm::{Ensemble, MiniLmModel, MiniLmOptions};
 use crate::model::Prediction;
 use crate::{label_ids, LabelSet, UnfairModel};
 
-/// Which classifier scores the rows.
+/// Which classifier scores the rows (`eval-unfair-tos --model`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum ClassifierKind {
-    /// Per-label linear SVMs over TF-IDF.
+    /// Per-label linear SVMs over TF-IDF (trained in seconds).
     Svm,
-    /// all-MiniLM-L6-v2 fine-tuned with eight sigmoid outputs.
+    /// all-MiniLM-L6-v2 fine-tuned with eight sigmoid outputs (10-30 minutes on 2 cores the
+    /// first time, then cached).
     Minilm,
     /// The mean of the SVM's and the fine-tuned MiniLM's calibrated probabilities.
     Ensemble,
