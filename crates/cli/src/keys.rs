@@ -3,17 +3,11 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::{Args, Subcommand};
+use clap::Subcommand;
 use precedent_engine::keys::{keys_table, KeyStore, Role};
 
-#[derive(Args)]
-pub struct KeysArgs {
-    #[command(subcommand)]
-    action: KeysAction,
-}
-
 #[derive(Subcommand)]
-enum KeysAction {
+pub enum KeysAction {
     /// Create a key and print it once (only its hash is stored).
     Create {
         /// Library directory built by `precedent index`.
@@ -45,8 +39,8 @@ enum KeysAction {
     },
 }
 
-pub fn run(args: KeysArgs) -> Result<()> {
-    match args.action {
+pub fn run(action: KeysAction) -> Result<()> {
+    match action {
         KeysAction::Create {
             index,
             role,

@@ -25,7 +25,9 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use precedent_engine::library_setup;
-use precedent_engine::pipeline_choice::{self, build_command_pipeline, PipelineOptions};
+use precedent_engine::pipeline_choice::{
+    self, build_command_pipeline, LearnedChoice, PipelineOptions,
+};
 use precedent_engine::search_listing::{search_and_list, ListingRequest};
 use precedent_eval::{EvalOptions, Protocol};
 use precedent_judge::pipelines::{usage_line, JudgeSettings};
@@ -68,7 +70,8 @@ enum Command {
     /// where your draft stands among them.
     Market(market::MarketArgs),
     /// Create, list and revoke the API keys of a library.
-    Keys(keys::KeysArgs),
+    #[command(subcommand)]
+    Keys(keys::KeysAction),
     /// Build (or extend) a clause library from a folder of contracts (TXT, HTML, PDF, DOCX).
     Ingest(ingest::IngestArgs),
     /// Take contracts (or single clauses) out of a library.
@@ -181,39 +184,6 @@ impl VectorArgs {
 /// ranker, an LLM judge.
 #[derive(Args, Clone)]
 struct StageArgs {
-    #[command(flatten)]
-    rerank: RerankArgs,
-    #[command(flatten)]
-    learned: train::LearnedArgs,
-    #[command(flatten)]
-    judge: judge::JudgeArgs,
-}
-
-impl StageArgs {
-    /// What these flags ask of a pipeline ([`PipelineOptions`]), with the query `model`.
-    fn options<'a>(
-        &'a self,
-        model: Option<&'a str>,
-        judge: &'a JudgeSettings,
-    ) -> PipelineOptions<'a> {
-        let rerank = &self.rerank;
-        PipelineOptions {
-            model,
-            rerank: library_setup::RerankChoice {
-                rerank: rerank.rerank.as_deref(),
-                rerank_model: rerank.rerank_model.as_deref(),
-                rerank_top: rerank.rerank_top,
-                weights: rerank.weights,
-            },
-            learned: self.learned.choice(),
-            judge,
-        }
-    }
-}
-
-/// Second-stage reranking.
-#[derive(Args, Clone)]
-struct RerankArgs {
     /// Reranker to apply to the top candidates: `cross-encoder`.
     #[arg(long)]
     rerank: Option<String>,
@@ -226,6 +196,39 @@ struct RerankArgs {
     /// Fusion weights of the hybrid pipelines, `BM25,DENSE` (default 1,1).
     #[arg(long, value_parser = parse_weights)]
     weights: Option<(f32, f32)>,
+    /// Learned model directory written by `precedent train`. Default: $PRECEDENT_RANKER, else the
+    /// shipped `models/acord-ranker` (found from the current directory upwards).
+    #[arg(long)]
+    model_dir: Option<PathBuf>,
+    /// How many hybrid candidates the learned ranker reorders.
+    #[arg(long, default_value_t = 500)]
+    learned_top: usize,
+    #[command(flatten)]
+    judge: judge::JudgeArgs,
+}
+
+impl StageArgs {
+    /// What these flags ask of a pipeline ([`PipelineOptions`]), with the query `model`.
+    fn options<'a>(
+        &'a self,
+        model: Option<&'a str>,
+        judge: &'a JudgeSettings,
+    ) -> PipelineOptions<'a> {
+        PipelineOptions {
+            model,
+            rerank: library_setup::RerankChoice {
+                rerank: self.rerank.as_deref(),
+                rerank_model: self.rerank_model.as_deref(),
+                rerank_top: self.rerank_top,
+                weights: self.weights,
+            },
+            learned: LearnedChoice {
+                model_dir: self.model_dir.as_deref(),
+                learned_top: self.learned_top,
+            },
+            judge,
+        }
+    }
 }
 
 fn parse_weights(s: &str) -> Result<(f32, f32), String> {
@@ -364,35 +367,14 @@ fn main() {
 }
 
 fn index(args: IndexArgs, bars: &Bars) -> Result<()> {
-    let started = std::time::Instant::now();
-    let docs = precedent_formats::read_corpus(&args.corpus)?;
-    let cache = &args.vectors.cache;
-    if args.add {
-        let (before, after) = library_setup::add_to_library(&args.index, &docs, cache, bars)?;
-        eprintln!(
-            "added {} clauses to {} ({} → {}) in {:.1}s",
-            docs.len(),
-            args.index.display(),
-            before,
-            after,
-            started.elapsed().as_secs_f64()
-        );
-    } else {
-        let vectors = || args.vectors.new_vectors();
-        let library =
-            library_setup::build_library(&args.index, &args.corpus, &docs, &vectors, cache, bars)?;
-        eprintln!(
-            "indexed {} clauses{} into {} in {:.1}s",
-            library.len(),
-            if !args.vectors.no_vectors {
-                " (BM25 + vectors)"
-            } else {
-                " (BM25 only)"
-            },
-            args.index.display(),
-            started.elapsed().as_secs_f64()
-        );
-    }
+    let plan = library_setup::IndexPlan {
+        corpus: &args.corpus,
+        index: &args.index,
+        add: args.add,
+        vectors: &|| args.vectors.new_vectors(),
+        cache: &args.vectors.cache,
+    };
+    eprintln!("{}", library_setup::index_corpus(&plan, bars)?);
     Ok(())
 }
 
@@ -401,7 +383,7 @@ fn search(args: SearchArgs) -> Result<()> {
         bail!("the query is empty: say what clause you are looking for");
     }
     let library = Arc::new(Library::open(&args.index)?);
-    let model_dir = args.stages.learned.model_dir.as_deref();
+    let model_dir = args.stages.model_dir.as_deref();
     let pipeline_name = match &args.pipeline {
         Some(name) => name.clone(),
         None => pipeline_choice::default_ranking(&library, model_dir)?.to_owned(),
@@ -469,12 +451,7 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
             }
             print!("{}", evaluation.table(args.per_query));
             if let Some(path) = &args.run_out {
-                // One run file per wording: the same query ids rank differently in each.
-                let path = if several {
-                    precedent_eval::wordings::wording_path(path, wording)
-                } else {
-                    path.clone()
-                };
+                let path = precedent_eval::wordings::run_path(path, wording, several);
                 precedent_formats::write_run(&path, &evaluation.run)?;
                 eprintln!("run written to {}", path.display());
             }
@@ -497,24 +474,16 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
 }
 
 fn bench(args: BenchArgs) -> Result<()> {
-    let queries = precedent_formats::read_queries(&args.queries)?;
-    if queries.is_empty() {
-        bail!("{}: no queries", args.queries.display());
-    }
-    let open_started = std::time::Instant::now();
-    let library = Arc::new(Library::open(&args.index)?);
-    let open_ms = open_started.elapsed().as_secs_f64() * 1e3;
     let judge = args.stages.judge.settings();
-    let options = args.stages.options(args.model.as_deref(), &judge);
-    let built = build_command_pipeline(&args.pipeline, library.clone(), &options)?;
-    let report = precedent_eval::latency::measure(
-        &built.pipeline,
-        &queries,
-        args.k,
-        args.repeat,
-        library.len(),
-        open_ms,
-    )?;
+    let plan = precedent_eval::latency::BenchPlan {
+        index: &args.index,
+        queries: &args.queries,
+        pipeline: &args.pipeline,
+        options: &args.stages.options(args.model.as_deref(), &judge),
+        k: args.k,
+        repeat: args.repeat,
+    };
+    let report = precedent_eval::latency::bench(&plan)?;
     if args.json {
         // Through a JSON value, as `bench --json` has always printed it.
         let report = serde_json::to_value(&report)?;

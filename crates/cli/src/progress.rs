@@ -18,13 +18,6 @@ impl Bars {
             current: Mutex::new(None),
         }
     }
-
-    /// A one-line status message (e.g. "fold 2/5: features"), shown only when bars are.
-    pub fn note(&self, message: &str) {
-        if self.enabled {
-            eprintln!("{message}");
-        }
-    }
 }
 
 /// Remarks of engine work: warnings always on stderr, status lines only when bars are drawn.
@@ -33,8 +26,11 @@ impl precedent_engine::Report for Bars {
         eprintln!("{message}");
     }
 
+    /// A one-line status message (e.g. "fold 2/5: features").
     fn note(&self, message: &str) {
-        Bars::note(self, message);
+        if self.enabled {
+            eprintln!("{message}");
+        }
     }
 }
 

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use precedent_engine::pipeline_choice::LearnedChoice;
 use precedent_eval::ranker_cv::{self, CvPlan};
 use precedent_learn::{Learner, RankObjective, TrainOptions};
 
@@ -188,26 +187,4 @@ pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs>
         cache: &source.vectors.cache,
     };
     ranker_cv::load_rated(&rated, bars)
-}
-
-/// Where the learned stage comes from (for `search`, `eval` and `bench`).
-#[derive(Args, Clone)]
-pub struct LearnedArgs {
-    /// Learned model directory written by `precedent train`. Default: $PRECEDENT_RANKER, else the
-    /// shipped `models/acord-ranker` (found from the current directory upwards).
-    #[arg(long)]
-    pub model_dir: Option<PathBuf>,
-    /// How many hybrid candidates the learned ranker reorders.
-    #[arg(long, default_value_t = 500)]
-    learned_top: usize,
-}
-
-impl LearnedArgs {
-    /// The engine's view of these arguments.
-    pub fn choice(&self) -> LearnedChoice<'_> {
-        LearnedChoice {
-            model_dir: self.model_dir.as_deref(),
-            learned_top: self.learned_top,
-        }
-    }
 }

@@ -150,6 +150,55 @@ pub fn add_to_library(
     Ok((before, library.len()))
 }
 
+/// What `precedent index` is asked to do: build (or replace) the library at `index` from the
+/// corpus file `corpus`, or add the corpus's clauses to it.
+pub struct IndexPlan<'a> {
+    pub corpus: &'a Path,
+    pub index: &'a Path,
+    /// Add to the existing library instead of rebuilding it.
+    pub add: bool,
+    /// A new library's vector settings (none: BM25 only). An addition ignores them: new clauses
+    /// are embedded as the library's own were ([`add_to_library`]).
+    pub vectors: &'a dyn Fn() -> Result<Option<EmbedSettings>>,
+    pub cache: &'a Path,
+}
+
+/// Indexes a clause corpus as `plan` asks, and returns the line `precedent index` ends with:
+/// how many clauses went where, the library's size before and after an addition, and whether
+/// a new library has vectors.
+pub fn index_corpus(plan: &IndexPlan<'_>, report: &dyn Report) -> Result<String> {
+    let started = std::time::Instant::now();
+    let docs = precedent_formats::read_corpus(plan.corpus)?;
+    let seconds = || started.elapsed().as_secs_f64();
+    if plan.add {
+        let (before, after) = add_to_library(plan.index, &docs, plan.cache, report)?;
+        return Ok(format!(
+            "added {} clauses to {} ({before} → {after}) in {:.1}s",
+            docs.len(),
+            plan.index.display(),
+            seconds()
+        ));
+    }
+    let library = build_library(
+        plan.index,
+        plan.corpus,
+        &docs,
+        plan.vectors,
+        plan.cache,
+        report,
+    )?;
+    let kind = match library.vectors_info() {
+        Some(_) => " (BM25 + vectors)",
+        None => " (BM25 only)",
+    };
+    Ok(format!(
+        "indexed {} clauses{kind} into {} in {:.1}s",
+        library.len(),
+        plan.index.display(),
+        seconds()
+    ))
+}
+
 /// Builds (or atomically replaces) the library at `index` from the corpus file `corpus`'s
 /// `docs`, fingerprinted so `eval` can reuse it, with vectors when `vectors` gives settings
 /// (asked for under the write lock).
@@ -328,4 +377,36 @@ pub fn pipeline_models(
         Some(other) => bail!("unknown reranker {other:?} (known: cross-encoder)"),
     }
     Ok(models)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_builds_then_adds_and_says_so() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let corpus = dir.path().join("corpus.jsonl");
+        let line = |id: &str| format!("{{\"_id\": \"{id}\", \"text\": \"Clause {id}.\"}}\n");
+        std::fs::write(&corpus, line("a") + &line("b")).expect("write");
+        let index = dir.path().join("lib");
+        let no_vectors = || Ok(None);
+        let mut plan = IndexPlan {
+            corpus: &corpus,
+            index: &index,
+            add: false,
+            vectors: &no_vectors,
+            cache: dir.path(),
+        };
+        let built = index_corpus(&plan, &crate::Silent).expect("index");
+        assert!(
+            built.starts_with("indexed 2 clauses (BM25 only) into "),
+            "{built}"
+        );
+        std::fs::write(&corpus, line("c")).expect("write");
+        plan.add = true;
+        let added = index_corpus(&plan, &crate::Silent).expect("add");
+        assert!(added.starts_with("added 1 clauses to "), "{added}");
+        assert!(added.contains("(2 → 3)"), "{added}");
+    }
 }

@@ -1,12 +1,51 @@
 //! Query latency and throughput of a pipeline over a library (`precedent bench`).
 //!
-//! Why here: what is timed (one warm-up pass first, so page cache and lazy loads do not count;
-//! then every query `repeat` times on one thread) and which percentiles are reported are the
-//! measurement; the CLI opens the library, builds the pipeline and prints.
+//! Why here: what is timed (opening the library; one warm-up pass, so page cache and lazy loads
+//! do not count; then every query `repeat` times on one thread) and which percentiles are
+//! reported are the measurement; the CLI names the library, queries and pipeline, and prints.
 
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::bail;
+use precedent_engine::pipeline_choice::{build_command_pipeline, PipelineOptions};
 use precedent_formats::Query;
+use precedent_library::Library;
 use precedent_rank::{Pipeline, RankError};
 use serde::Serialize;
+
+/// What `precedent bench` is asked to time: the pipeline `pipeline` (built with `options`) over
+/// the library at `index`, the top `k` of each query of the file `queries`, `repeat` times.
+pub struct BenchPlan<'a> {
+    pub index: &'a Path,
+    pub queries: &'a Path,
+    pub pipeline: &'a str,
+    pub options: &'a PipelineOptions<'a>,
+    pub k: usize,
+    pub repeat: usize,
+}
+
+/// Opens the library (timed), builds the pipeline and times it ([`measure`]). A file with no
+/// query is refused before the library is opened: there would be nothing to time.
+pub fn bench(plan: &BenchPlan<'_>) -> anyhow::Result<LatencyReport> {
+    let queries = precedent_formats::read_queries(plan.queries)?;
+    if queries.is_empty() {
+        bail!("{}: no queries", plan.queries.display());
+    }
+    let open_started = std::time::Instant::now();
+    let library = Arc::new(Library::open(plan.index)?);
+    let open_ms = open_started.elapsed().as_secs_f64() * 1e3;
+    let built = build_command_pipeline(plan.pipeline, library.clone(), plan.options)?;
+    let clauses = library.len();
+    Ok(measure(
+        &built.pipeline,
+        &queries,
+        plan.k,
+        plan.repeat,
+        clauses,
+        open_ms,
+    )?)
+}
 
 /// What `bench` reports (milliseconds, queries per second). Its fields serialize in the order
 /// `bench --json` prints them.
@@ -85,4 +124,48 @@ pub fn measure(
         p99_ms: pct(0.99),
         max_ms: pct(1.0),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use precedent_engine::library_setup::RerankChoice;
+    use precedent_engine::pipeline_choice::LearnedChoice;
+    use precedent_judge::pipelines::JudgeSettings;
+    use precedent_judge::JudgeMode;
+
+    use super::*;
+
+    #[test]
+    fn a_query_file_without_queries_is_refused_before_any_library() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let queries = dir.path().join("queries.jsonl");
+        std::fs::write(&queries, "").expect("write");
+        let judge = JudgeSettings {
+            top: 20,
+            mode: JudgeMode::Pointwise,
+            weight: 0.0,
+            model: None,
+            max_clause_tokens: 384,
+            cache: None,
+        };
+        let options = PipelineOptions {
+            model: None,
+            rerank: RerankChoice::default(),
+            learned: LearnedChoice {
+                model_dir: None,
+                learned_top: 500,
+            },
+            judge: &judge,
+        };
+        let plan = BenchPlan {
+            index: &dir.path().join("no-library"),
+            queries: &queries,
+            pipeline: "bm25",
+            options: &options,
+            k: 10,
+            repeat: 1,
+        };
+        let refused = bench(&plan).unwrap_err().to_string();
+        assert!(refused.ends_with("queries.jsonl: no queries"), "{refused}");
+    }
 }

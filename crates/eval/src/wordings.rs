@@ -176,6 +176,16 @@ pub fn evaluate_wordings(
     })
 }
 
+/// Where `eval --run-out PATH` writes a wording's run: PATH itself for a single wording, else
+/// one file per wording ([`wording_path`]), since the same query ids rank differently in each.
+pub fn run_path(path: &Path, wording: &str, several: bool) -> PathBuf {
+    if several {
+        wording_path(path, wording)
+    } else {
+        path.to_path_buf()
+    }
+}
+
 /// `run.tsv` for the `medium` wording: `run.medium.tsv`.
 pub fn wording_path(path: &Path, wording: &str) -> PathBuf {
     let stem = path
@@ -221,4 +231,21 @@ pub fn wording_summary(
         pct(Some(spread))
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::run_path;
+
+    #[test]
+    fn several_wordings_write_one_run_each() {
+        let path = Path::new("out/run.tsv");
+        assert_eq!(run_path(path, "short", false), path);
+        assert_eq!(
+            run_path(path, "medium", true),
+            Path::new("out/run.medium.tsv")
+        );
+    }
 }
