@@ -1,15 +1,6 @@
 //! `precedent classify TEXT...`: the CUAD clause types of a clause on its own ("is this a
-//! Non-Compete?"), for a lawyer holding one clause rather than a contract. It answers with the
-//! LegalBench classifier (`eval-legalbench`'s default: words, the MiniLM view and the nearest
-//! annotated spans' vote), whose per-category thresholds were tuned for balanced accuracy, so
-//! they err towards listing: the text output marks a type "likely" when its confidence is 0.5
-//! and up and a type gate agrees (the typer's second-stage classifier, which also learnt from
-//! sentences of no CUAD type: `precedent_clause_types::clause_classifier::is_likely`), the rest
-//! "possible", as the web page does (`eval-legalbench --dev-cuad` measures both lists).
-//!
-//! Why not `review`: a review reads a whole contract (sections, neighbours, the contract's other
-//! candidates) and ranks findings against each other; a lone clause has none of that, which is
-//! the case the LegalBench classifier was trained for.
+//! Non-Compete?"), with the LegalBench classifier, each type marked likely or possible
+//! ([`precedent_engine::classify_view`]; docs/review.md says how and why not `review`).
 
 use std::io::Read;
 
@@ -23,9 +14,8 @@ use crate::review::TyperArgs;
 pub struct ClassifyArgs {
     /// Clauses to classify, one per argument; none (or "-"): one clause read from stdin.
     pub texts: Vec<String>,
-    /// One JSON object per clause and line: {"text", "types": [{"category", "confidence",
-    /// "threshold", "gate", "likely"}]} with the categories at or above their threshold, most confident first
-    /// (every category with --all).
+    /// One JSON object per clause and line: its text and types (category, confidence,
+    /// threshold, gate, likely), most confident first.
     #[arg(long)]
     pub json: bool,
     /// List every category, not only those the clause reaches the threshold of.
@@ -44,8 +34,7 @@ pub struct ClassifyArgs {
     #[arg(long)]
     pub words_only: bool,
     /// Mark types likely by the classifier's confidence alone (0.5 and up), without the type
-    /// gate (which halves the clauses of no CUAD type that get a likely type, for 3 points of
-    /// recall; trained once from the CUAD data, about a minute, when not cached).
+    /// gate (docs/review.md).
     #[arg(long)]
     pub no_gate: bool,
     #[command(flatten)]

@@ -1,6 +1,5 @@
 //! `precedent compare`: a precedent clause against the lawyer's draft (or two clauses), word by
-//! word, as the API's `/v1/compare` compares them ([`precedent_engine::compare`]); with
-//! `--docx`, written as a Word redline with tracked changes ([`precedent_engine::redline`]).
+//! word ([`precedent_engine::compare_view`]), or as a Word redline ([`precedent_engine::redline`]).
 
 use std::path::PathBuf;
 

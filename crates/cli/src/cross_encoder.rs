@@ -1,12 +1,6 @@
-//! `precedent train-cross-encoder`: fine-tune a BERT cross-encoder on rating files
-//! ([`precedent_engine::cross_encoder_training`]).
-//!
-//! ACORD's recipe for its fine-tuned MiniLM cross-encoder: pairs drawn with every rating
-//! equally likely, target rating / 4, binary cross-entropy, AdamW with weight decay 0.01,
-//! batch 64, the learning rate and step count chosen on validation ratings. The folder it
-//! writes is what `--rerank cross-encoder --rerank-model DIR` reads, so the validation
-//! score is `precedent eval ... --rerank cross-encoder --rerank-model DIR` on ratings the
-//! training never saw.
+//! `precedent train-cross-encoder`: fine-tune a BERT cross-encoder on rating files with ACORD's
+//! recipe ([`precedent_engine::cross_encoder_training`]), for `--rerank cross-encoder
+//! --rerank-model DIR`.
 
 use std::path::PathBuf;
 

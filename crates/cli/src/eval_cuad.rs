@@ -44,15 +44,12 @@ pub struct EvalCuadArgs {
     /// prediction low when more confident ones already give its answer).
     #[arg(long, conflicts_with = "first_stage_only")]
     pub no_novelty: bool,
-    /// Write the second stage fitted on the out-of-fold logits of all contracts (the file
-    /// shipped as models/clause-typer/second_stage.json, or with --dense second_stage_dense.json),
-    /// with its novelty step.
+    /// Write the second stage (with its novelty step) fitted on the out-of-fold logits of all
+    /// contracts: the file shipped under models/clause-typer/.
     #[arg(long, conflicts_with = "first_stage_only")]
     pub second_stage_out: Option<PathBuf>,
-    /// The second stage as `review` runs it by default: its trees also read a classifier over
-    /// each candidate's MiniLM sentence vector (nested like the clause classifier). Embeds every
-    /// sentence of the contracts first (15-35 min for all 398 on 2 cores), cached under
-    /// .precedent/cache/cuad-sentences/.
+    /// The second stage as `review` runs it by default, also reading each candidate's MiniLM
+    /// sentence vector (embeds every sentence first, 15-35 min on 2 cores, then cached).
     #[arg(long, conflicts_with = "first_stage_only")]
     pub dense: bool,
     /// With --clause-types: keep the cross-validated clause scores in FILE and reuse them when

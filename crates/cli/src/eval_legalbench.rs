@@ -1,9 +1,6 @@
-//! `precedent eval-legalbench DIR`: balanced accuracy on LegalBench's CUAD classification tasks
-//! (`CUAD_<Category>/test.tsv`, or `train.tsv` where no test file exists), by default with the
-//! single-clause classifier (`precedent_clause_types::clause_classifier`, words plus a MiniLM view of
-//! the clause, `ClassifierOptions::for_legalbench`), or with the contract typer's first stage for
-//! comparison. `--dev-cuad` instead cross-validates the classifier on the CUAD
-//! development set (every annotated span of the shared contracts, held out by contract).
+//! `precedent eval-legalbench DIR`: balanced accuracy on LegalBench's CUAD classification tasks,
+//! or with `--dev-cuad` the classifier cross-validated on CUAD's development set
+//! ([`precedent_eval::legalbench_run`]).
 
 use std::path::PathBuf;
 
@@ -28,14 +25,12 @@ pub struct EvalLegalbenchArgs {
     /// The model that answers each task.
     #[arg(long, value_enum, default_value_t = LegalbenchModel::Classifier)]
     pub model: LegalbenchModel,
-    /// Per-category thresholds (JSON {"thresholds": {"<category>": t}}) replacing the model's:
-    /// by default the classifier's own (tuned on out-of-fold scores of its training spans) or,
-    /// for the typer, the ones `eval-cuad` tuned on the CUAD development set.
+    /// Per-category thresholds (JSON {"thresholds": {"<category>": t}}) replacing the model's
+    /// own (the classifier's, or for the typer those `eval-cuad` tuned).
     #[arg(long)]
     pub thresholds: Option<PathBuf>,
     /// Instead of scoring DIR's rows, cross-validate the classifier on this CUAD folder by
-    /// contract (refit per fold, thresholds tuned inside the training folds) and report the
-    /// development balanced accuracy of DIR's tasks.
+    /// contract and report the development balanced accuracy of DIR's tasks.
     #[arg(long)]
     pub dev_cuad: Option<PathBuf>,
     /// Folds of --dev-cuad (contracts assigned round-robin, as `eval-cuad` does).

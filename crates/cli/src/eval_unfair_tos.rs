@@ -1,7 +1,5 @@
-//! `precedent eval-unfair-tos --test FILE.csv`: LexGLUE's UNFAIR-ToS task. Trains the
-//! classifier from the shared data (or loads the cached one), predicts every row of FILE,
-//! optionally writes the predictions, and when FILE has labels prints LexGLUE's micro- and
-//! macro-F1 and the F1 of each column.
+//! `precedent eval-unfair-tos --test FILE.csv`: LexGLUE's UNFAIR-ToS task, predicted and scored
+//! ([`precedent_unfair::evaluation`]).
 
 use std::path::PathBuf;
 
@@ -16,8 +14,7 @@ use precedent_unfair::minilm::MiniLmOptions;
 #[derive(Args, Clone)]
 pub struct UnfairArgs {
     /// UNFAIR-ToS folder (unfair_tos_train.csv, unfair_tos_validation.csv); default
-    /// $PRECEDENT_UNFAIR_TOS_DIR or shared/data/unfair_tos beside the working directory, the
-    /// executable, or an ancestor of either.
+    /// $PRECEDENT_UNFAIR_TOS_DIR or shared/data/unfair_tos found from here or the executable.
     #[arg(long)]
     pub unfair_data: Option<PathBuf>,
     /// Which shared rows the terms-of-service model learns from.

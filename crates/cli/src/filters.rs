@@ -31,9 +31,8 @@ pub struct FilterArgs {
     /// Only contracts of this document type (substring, case-insensitive: "license").
     #[arg(long)]
     doc_type: Option<String>,
-    /// Only clauses of this clause category (an ACORD category such as "Limitation of
-    /// Liability" or "Indemnification"), as the learned model's category classifier and its
-    /// training ratings say. Needs the learned model (--model-dir, or the shipped one).
+    /// Only clauses of this ACORD category ("Limitation of Liability"), as the learned model's
+    /// category classifier says (--model-dir, or the shipped model).
     #[arg(long)]
     pub category: Option<String>,
 }

@@ -1,6 +1,5 @@
 //! `precedent ingest DIR --index LIB`: a folder of contracts becomes a clause library, in
-//! batches, resumably ([`precedent_engine::ingest_run`]); this face parses the flags and prints
-//! the summary.
+//! batches, resumably ([`precedent_engine::ingest_run`]).
 
 use std::path::PathBuf;
 use std::time::Instant;

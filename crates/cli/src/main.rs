@@ -256,9 +256,8 @@ struct SearchArgs {
     /// Number of clauses to show.
     #[arg(short, default_value_t = 10)]
     k: usize,
-    /// Retrieval pipeline (bm25, dense, hybrid, hybrid-norm, hybrid+types, learned); default
-    /// with vectors: learned, with the ACORD ranker where it fits the library, else the
-    /// contracts ranker (models/contracts-ranker), else hybrid+types; without vectors bm25.
+    /// Retrieval pipeline (bm25, dense, hybrid, hybrid-norm, hybrid+types, learned); default:
+    /// learned, with the ranker that fits the library; bm25 without vectors (docs/cli.md).
     #[arg(long)]
     pipeline: Option<String>,
     /// Query model; by default the model that embedded the library.
@@ -275,9 +274,8 @@ struct SearchArgs {
     /// Show which stage found each hit and the per-stage scores.
     #[arg(long)]
     explain: bool,
-    /// Show word-for-word copies of a clause as hits of their own. By default a copy (same
-    /// words, case, punctuation and spacing aside) is folded into the first hit with its words
-    /// and listed there ("copies").
+    /// Show word-for-word copies of a clause as hits of their own, instead of folded into the
+    /// first hit with its words ("copies").
     #[arg(long)]
     keep_duplicates: bool,
     #[command(flatten)]
@@ -286,14 +284,12 @@ struct SearchArgs {
 
 #[derive(Args)]
 struct EvalArgs {
-    /// Clause corpus (BEIR corpus.jsonl) the library is built from (or reused for). Leave it
-    /// out to score the library at --index as it is, e.g. one `ingest` built from contracts,
-    /// with judgements carried over by `map-qrels`.
+    /// Clause corpus (BEIR corpus.jsonl) the library is built from (or reused for); without it,
+    /// the library at --index is scored as it is (e.g. one `ingest` built, with `map-qrels`).
     #[arg(long, required_unless_present = "index")]
     corpus: Option<PathBuf>,
-    /// Queries (BEIR queries.jsonl). Repeat to score several wordings of the same queries (same
-    /// ids, e.g. ACORD's queries.jsonl, queries_medium.jsonl, queries_long.jsonl): each wording
-    /// is scored on its own, then their mean.
+    /// Queries (BEIR queries.jsonl); repeat for several wordings of the same queries (same ids):
+    /// each wording is scored on its own, then their mean.
     #[arg(long, required = true)]
     queries: Vec<PathBuf>,
     /// Judgements (TSV `query-id corpus-id score`, CSV quoting); only these queries are run.

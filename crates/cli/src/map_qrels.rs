@@ -1,6 +1,5 @@
-//! `precedent map-qrels`: carries judgements made on a clause corpus (ACORD's hand-cut clauses)
-//! over to a library `ingest` cut from the contracts those clauses came from, so that `eval`
-//! can score retrieval from contracts with the experts' ratings (`precedent_eval::library_qrels`).
+//! `precedent map-qrels`: judgements on a clause corpus carried over to a library `ingest` cut
+//! from the same contracts ([`precedent_eval::library_qrels`]).
 
 use std::path::PathBuf;
 

@@ -1,6 +1,5 @@
-//! `precedent market`: what the market says about a clause type in a library (its common
-//! formulations, each with a representative clause and how many contracts use it), and where a
-//! draft stands among them ([`precedent_engine::market`]).
+//! `precedent market`: a clause type's common formulations in a library, and where a draft
+//! stands among them ([`precedent_engine::market`]).
 
 use std::path::PathBuf;
 

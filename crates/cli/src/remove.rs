@@ -1,6 +1,5 @@
 //! `precedent remove --index LIB CONTRACT...`: takes contracts (or single clauses) out of a
-//! library, as one new generation, under the library's write lock
-//! ([`precedent_engine::ingest_run::remove_ids`]).
+//! library ([`precedent_engine::ingest_run::remove_ids`]).
 
 use std::path::PathBuf;
 use std::time::Instant;

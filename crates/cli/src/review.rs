@@ -23,18 +23,16 @@ pub struct TyperArgs {
     /// trained from --cuad, trained now (about a minute) if missing.
     #[arg(long)]
     pub typer: Option<PathBuf>,
-    /// CUAD folder to train the typer from (master_clauses.csv, full_contract_txt/); default
-    /// $PRECEDENT_CUAD_DIR or shared/data/cuad beside the working directory, the executable,
-    /// or an ancestor of either.
+    /// CUAD folder to train the typer from; default $PRECEDENT_CUAD_DIR or shared/data/cuad
+    /// beside the working directory, the executable, or an ancestor of either.
     #[arg(long)]
     pub cuad: Option<PathBuf>,
     /// Cache directory for trained typers (default: an existing .precedent/cache/typer above
     /// the working directory or the executable, else the executable's checkout's).
     #[arg(long, default_value_os_t = default_cache())]
     pub typer_cache: PathBuf,
-    /// A single-clause classifier model file (as cached under --classifier-cache); by default
-    /// the cached model trained from --cuad, trained now (about a minute) if missing. The
-    /// typer's second stage reads its scores of every candidate.
+    /// A single-clause classifier model file, whose scores the typer's second stage reads; by
+    /// default the cached model trained from --cuad, trained now (about a minute) if missing.
     #[arg(long)]
     pub classifier: Option<PathBuf>,
     /// Cache directory for trained clause classifiers (default: beside the typer cache).
@@ -61,24 +59,20 @@ pub struct ReviewArgs {
     /// is reviewed (recursively, in path order; other file types there are skipped).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// One JSON object per file and line: {"contract", "metadata": {"document_type", "parties",
-    /// "date", "governing_law", "title"}, "findings": [{"category", "text", "start", "end",
-    /// "section", "confidence"}]}, with offsets in characters of the extracted text.
+    /// One JSON object per file and line: the contract, its metadata and its findings, with
+    /// offsets in characters of the extracted text (docs/review.md).
     #[arg(long)]
     pub json: bool,
-    /// One CSV table for all files, for due diligence over a folder: a row per contract with its
-    /// title, date, governing law and parties, then a column per CUAD category holding the
-    /// confidence of its best finding (details: --json).
+    /// One CSV table for all files: a row per contract (title, date, governing law, parties),
+    /// then each CUAD category's best confidence.
     #[arg(long, conflicts_with = "json")]
     pub csv: bool,
-    /// Also write the contract's checklist to this CSV file: all 41 CUAD categories, each
-    /// present or absent, with its confidence band, best confidence, and its spans (sections,
-    /// offsets, confidences, text), best first. One contract only, not terms of service.
+    /// Also write the contract's checklist to this CSV file: each of the 41 CUAD categories,
+    /// present or absent, with its confidence and spans. One contract, not terms of service.
     #[arg(long, value_name = "OUT.csv")]
     pub checklist_csv: Option<PathBuf>,
-    /// Also write the review as a Word report (DOCX): the checklist table of the 41 CUAD clause
-    /// types, each type found with its clauses' text and sections, each type not found. One
-    /// contract only, not terms of service.
+    /// Also write the review as a Word report (DOCX): the checklist table, each type found with
+    /// its clauses, each type not found. One contract, not terms of service.
     #[arg(long, value_name = "OUT.docx")]
     pub report_docx: Option<PathBuf>,
     /// Candidates per category in the JSON, most confident first (0 = every candidate).
@@ -92,8 +86,7 @@ pub struct ReviewArgs {
     #[arg(long)]
     pub fast: bool,
     /// What the documents are: contracts get the CUAD review, terms of service the unfair-term
-    /// review (LexGLUE's UNFAIR-ToS types per sentence); auto decides per document by its words
-    /// (`precedent_unfair::document::looks_like_terms_of_service`).
+    /// review (UNFAIR-ToS types per sentence); auto decides per document by its words.
     #[arg(long, value_enum, default_value_t = DocumentKind::Auto)]
     pub kind: DocumentKind,
     #[command(flatten)]

@@ -29,20 +29,14 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 50)]
     rerank_top: usize,
     /// Learned ranker directory (`precedent train --out`) for the `learned` pipeline of every
-    /// library. Default: $PRECEDENT_RANKER, else the shipped models/acord-ranker above the
-    /// working directory, for the library holding the clauses it was trained on (the ACORD
-    /// corpus), and $PRECEDENT_CONTRACTS_RANKER, else the shipped models/contracts-ranker
-    /// (trained without the rating memory), for the others (contracts you ingested); `learned`
-    /// is then every library's default pipeline with vectors, else `bm25`. A named ranker is
-    /// the default only on a library holding its clauses, else `hybrid+types`.
+    /// library; by default each library gets the shipped ranker that fits it (docs/cli.md).
     #[arg(long = "model-dir")]
     ranker_dir: Option<PathBuf>,
     /// How many hybrid candidates the learned ranker reorders.
     #[arg(long, default_value_t = 500)]
     learned_top: usize,
-    /// Seconds between checks for a new generation of the served libraries: contracts that
-    /// `ingest` or `index --add` commits while the server runs are served without a restart
-    /// (0: never check).
+    /// Seconds between checks for a new generation of the served libraries (what `ingest` or
+    /// `index --add` commits is served without a restart); 0: never check.
     #[arg(long, default_value_t = 2.0)]
     watch_secs: f64,
     /// The clause typer behind `POST /v1/review`, loaded on the first review (trained from the
@@ -56,24 +50,19 @@ pub struct ServeArgs {
     #[arg(long)]
     fast_review: bool,
     /// The single-clause classifier behind `POST /v1/classify` (a model file, as `classify
-    /// --classifier` takes); by default `classify`'s cached one, trained from the CUAD data on
-    /// the first request if missing (about 3 minutes once).
+    /// --classifier` takes); by default `classify`'s cached one, trained on first use if missing.
     #[arg(long)]
     clause_classifier: Option<PathBuf>,
-    /// Load (or, the first time, train) the models behind `/v1/review` and `/v1/classify`, and
-    /// the clause classifier that queries naming a clause type read, at start, in the
-    /// background, so that the first lawyer to need one does not wait; `/healthz` reports the
-    /// review and classify models' state. Searches are served meanwhile.
+    /// Load (or train) the review, classify and query clause-type models at start, in the
+    /// background, while searches are served; `/healthz` reports their state.
     #[arg(long)]
     preload: bool,
-    /// Serve the detailed `/healthz` (library names and sizes, model states) and `/metrics`
-    /// without a key, for a monitor on a private network. By default they need an admin key,
-    /// and `/healthz` without one answers only `{"status": "ok"}`.
+    /// Serve the detailed `/healthz` and `/metrics` without a key, for a monitor on a private
+    /// network; by default they need an admin key.
     #[arg(long)]
     public_status: bool,
-    /// How many `/v1/compare` diffs run at once; one more is refused with 503 and Retry-After
-    /// instead of queueing, so long comparisons cannot starve searches. Default: one fewer than
-    /// the machine's cores, at least 1.
+    /// How many `/v1/compare` diffs run at once, more refused with 503 (default: one fewer than
+    /// the cores, at least 1).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     compare_limit: Option<u64>,
 }

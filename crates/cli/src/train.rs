@@ -26,10 +26,8 @@ pub struct TrainArgs {
     /// (cheap: the rules act after the trees, so no extra tree is fitted); --ablation includes it.
     #[arg(long)]
     rule_ablation: bool,
-    /// With --cv: estimate the rule selection honestly: inside each outer fold, an inner
-    /// cross-validation over its training queries decides which query rules to switch off, by
-    /// the protocol --rule-ablation prints; the outer folds score the result.
-    /// Prints the nested figure next to the model with every rule (about K+1 times a --cv run).
+    /// With --cv: the honest estimate of the rule selection, made by an inner CV inside each
+    /// outer fold, next to the model with every rule (about K+1 times a --cv run).
     #[arg(long, conflicts_with_all = ["ablation", "rule_ablation"])]
     nested_rules: bool,
     /// With --cv: write the full report (per variant, category and query) as JSON.
@@ -52,10 +50,9 @@ pub struct TrainArgs {
     learner: Learner,
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// Leave a feature group out (repeatable): bm25, jargon-expansion, dense, phrases+coverage,
-    /// clause-length, category-centroids, category-classifier, cuad-types, rating-memory. The
-    /// model remembers it and blanks the group when ranking too; `--without rating-memory`
-    /// makes a ranker for libraries nobody rated (contracts you ingested).
+    /// Leave a feature group out (repeatable; the model remembers it): bm25, jargon-expansion,
+    /// dense, phrases+coverage, clause-length, category-centroids, category-classifier,
+    /// cuad-types, rating-memory (for a ranker of libraries nobody rated).
     #[arg(long)]
     without: Vec<String>,
     /// Rank without a query rule (repeatable; `--without-rule all` for none of them): exclusion,
@@ -64,13 +61,11 @@ pub struct TrainArgs {
     #[arg(long = "without-rule")]
     without_rules: Vec<String>,
     /// With --cv and several --queries wordings: the wordings the training folds learn from
-    /// (comma-separated, e.g. `short`); default all. Held-out queries are scored in every
-    /// wording either way.
+    /// (comma-separated, e.g. `short`; default all); held-out queries are scored in every one.
     #[arg(long, value_delimiter = ',')]
     train_wordings: Vec<String>,
-    /// With --cv: also score each fold's model on this library (built by `ingest` from the
-    /// contracts the rated clauses were cut from), next to hybrid+types, with the judgements
-    /// `map-qrels` carried over to it (--cv-library-qrels).
+    /// With --cv: also score each fold's model, next to hybrid+types, on this library ingested
+    /// from the rated clauses' contracts, with --cv-library-qrels.
     #[arg(long, requires = "cv", requires = "cv_library_qrels")]
     cv_library: Option<PathBuf>,
     /// Judgements over --cv-library's clause ids (`precedent map-qrels --out`).
@@ -84,10 +79,8 @@ pub(crate) struct RatedArgs {
     /// Clause corpus (BEIR corpus.jsonl) the ratings refer to.
     #[arg(long)]
     corpus: PathBuf,
-    /// Queries (BEIR queries.jsonl; ACORD's `metadata.category` is used when present). Repeat
-    /// to give several wordings of the same queries (same ids, so the same ratings), e.g.
-    /// ACORD's queries.jsonl, queries_medium.jsonl and queries_long.jsonl: training learns from
-    /// every wording, and --cv scores each wording and their mean.
+    /// Queries (BEIR queries.jsonl); repeat for several wordings of the same queries (same ids):
+    /// training learns from every wording, and --cv scores each wording and their mean.
     #[arg(long, required = true)]
     queries: Vec<PathBuf>,
     /// Rating files (TSV `query-id corpus-id score`, 0..4 = 1..5 stars); repeat to combine, e.g.
@@ -97,9 +90,8 @@ pub(crate) struct RatedArgs {
     /// Library to use; by default the one `precedent eval` builds under `.precedent/eval/`.
     #[arg(long)]
     index: Option<PathBuf>,
-    /// CUAD folder (`master_clauses.csv` + `full_contract_txt/`) whose annotated spans give the
-    /// CUAD clause-type evidence; default: `data/cuad` found walking up from here (the shared
-    /// data). Without it the CUAD-type features are zero, and training says so.
+    /// CUAD folder whose annotated spans give the clause-type evidence (default: `data/cuad`
+    /// found walking up from here); without it those features are zero.
     #[arg(long)]
     cuad: Option<PathBuf>,
     /// Annotated spans per CUAD type averaged into its profile.
