@@ -108,7 +108,12 @@ pub struct QueryTerms {
 impl QueryTerms {
     pub fn new(context: &ExplainContext<'_>, query: &str) -> Self {
         let mut weights = HashMap::new();
-        for (order, term) in context.analyzer.term_texts(query).into_iter().enumerate() {
+        for (order, term) in context
+            .analyzer
+            .query_term_texts(query)
+            .into_iter()
+            .enumerate()
+        {
             let idf = (context.idf)(&term);
             weights.entry(term).or_insert((idf, order));
         }

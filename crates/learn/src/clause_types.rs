@@ -77,6 +77,21 @@ impl ClauseTypeReader for ClauseClassifier {
     }
 }
 
+/// The CUAD types a query asks for, as a bit set over [`precedent_cuad::CATEGORIES`]: the types
+/// it names ([`precedent_cuad::named_in_query`]) or, when it names none, the types `reader` reads
+/// in the query's own text. Lawyers describe a type as often as they name it ("a clause that
+/// restricts a party's ability to compete" is a non-compete), and the reader that reads the
+/// clauses reads the description with the same threshold, so query and clauses are compared on
+/// one scale. A name wins over a reading: "Non-Compete" is unambiguous, a description may also
+/// read as a neighbouring type.
+pub fn types_asked_for(query: &str, reader: &dyn ClauseTypeReader) -> u64 {
+    let named = precedent_cuad::named_in_query(query);
+    if named != 0 {
+        return named;
+    }
+    reader.clause_types(query).unwrap_or(0)
+}
+
 /// The loader of a reader's model, run once.
 pub type ReaderLoader = Box<dyn Fn() -> Result<Arc<dyn ClauseTypeReader>, String> + Send + Sync>;
 
@@ -176,6 +191,11 @@ impl LibraryClauseTypes {
         Ok(*slot.get_or_init(|| types))
     }
 
+    /// The CUAD types `query` asks for ([`types_asked_for`]) as this reader reads them.
+    pub fn asked_for(&self, query: &str) -> u64 {
+        types_asked_for(query, &*self.reader)
+    }
+
     /// For each of `rows`, whether it goes against a query naming the types in `named` (a bit
     /// set; see [`precedent_cuad::named_in_query`]): the reader reads it as none of them. The
     /// clauses not read yet are read on all cores.
@@ -227,7 +247,7 @@ impl Reranker for ClauseTypeStage {
     }
 
     fn rerank(&self, query: &str, candidates: Vec<Hit>) -> Result<Vec<Hit>, RankError> {
-        let named = precedent_cuad::named_in_query(query);
+        let named = self.types.asked_for(query);
         if named == 0 {
             return Ok(candidates);
         }

@@ -485,8 +485,9 @@ impl FeatureExtractor {
             .iter()
             .map(|(name, goes_against)| (*name, profiles.iter().map(|p| goes_against(p)).collect()))
             .collect();
-        // Per row, whether it is of none of the CUAD types the query names (if it names any).
-        if let (Some(types), named) = (&self.clause_types, precedent_cuad::named_in_query(query)) {
+        // Per row, whether it is of none of the CUAD types the query asks for (if it asks for any).
+        if let Some(types) = &self.clause_types {
+            let named = types.asked_for(query);
             if named != 0 {
                 flags.push(("clause-types", types.against(rows, named)?));
             }

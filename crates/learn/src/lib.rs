@@ -32,7 +32,7 @@ mod reranker;
 use std::path::PathBuf;
 
 pub use category::{CategoryClassifier, CuadTypeProfiles};
-pub use clause_types::ClauseTypeReader;
+pub use clause_types::{types_asked_for, ClauseTypeReader};
 pub use features::{FeatureExtractor, FEATURE_NAMES};
 pub use memory::{RatedQuery, RatingMemory};
 pub use model::{

@@ -8,7 +8,7 @@ use std::path::Path;
 use precedent_clause_types::cache::load_or_train_classifier;
 use precedent_clause_types::clause_classifier::ClassifierOptions;
 use precedent_cuad::named_in_query;
-use precedent_learn::ClauseTypeReader;
+use precedent_learn::{types_asked_for, ClauseTypeReader};
 
 mod acord;
 
@@ -77,4 +77,61 @@ fn clauses_rated_relevant_read_as_the_type_the_query_names() {
         (two_star.0 as f64 / two_star.1 as f64) < (relevant.0 as f64 / relevant.1 as f64),
         "{two_star:?} vs {relevant:?}"
     );
+}
+
+/// Queries in ACORD's medium and long wordings mostly describe a clause type instead of naming it
+/// ("Clause that restricts a party's ability to compete ..."). The types read in the description
+/// must pick out the clauses lawyers rated well, as the named types do for the short wording.
+#[test]
+fn types_read_in_a_described_query_pick_out_the_relevant_clauses() {
+    let acord = shared().join("acord");
+    let corpus = jsonl(&acord.join("corpus.jsonl"), "text");
+    let cache =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.precedent/cache/clause-classifier");
+    let reader = load_or_train_classifier(
+        &shared().join("cuad"),
+        &cache,
+        &ClassifierOptions::for_acord(),
+        || eprintln!("training the clause classifier (once)"),
+    )
+    .expect("clause classifier");
+    let splits: Vec<_> = ["train.tsv", "valid.tsv"]
+        .iter()
+        .map(|split| {
+            precedent_formats::read_qrels(&acord.join("qrels").join(split)).expect("qrels")
+        })
+        .collect();
+
+    for wording in ["queries_medium.jsonl", "queries_long.jsonl"] {
+        let queries = jsonl(&acord.join(wording), "text");
+        let (mut described, mut relevant, mut one_star) = (0, (0usize, 0usize), (0usize, 0usize));
+        for (query, judged) in splits.iter().flat_map(|q| q.iter()) {
+            let text = &queries[query];
+            if named_in_query(text) != 0 {
+                continue;
+            }
+            let asked = types_asked_for(text, &reader);
+            if asked == 0 {
+                continue;
+            }
+            described += 1;
+            for (clause, &label) in judged {
+                let reads = reader.clause_types(&corpus[clause]).unwrap_or(0) & asked != 0;
+                let tally = match label {
+                    0 => &mut one_star,
+                    1 => continue,
+                    _ => &mut relevant,
+                };
+                tally.0 += usize::from(reads);
+                tally.1 += 1;
+            }
+        }
+        eprintln!(
+            "{wording}: {described} queries describe a type; read as it: 3-5 stars {relevant:?}, 1 star {one_star:?}"
+        );
+        assert!(described >= 10, "{wording}: {described}");
+        let rate = |t: (usize, usize)| t.0 as f64 / t.1.max(1) as f64;
+        assert!(rate(relevant) >= 0.85, "{wording}: {relevant:?}");
+        assert!(rate(one_star) <= 0.02, "{wording}: {one_star:?}");
+    }
 }

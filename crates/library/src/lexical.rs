@@ -170,9 +170,10 @@ impl LexicalIndex {
         Ok(())
     }
 
-    /// The analysed terms of a query (what BM25 will look up).
+    /// The analysed terms of a query (what BM25 will look up): see
+    /// [`Analyzer::query_term_texts`].
     pub fn query_terms(&self, query: &str) -> Vec<String> {
-        self.analyzer.term_texts(query)
+        self.analyzer.query_term_texts(query)
     }
 
     /// BM25 top-`k` as (row, score), best first. A query whose terms are all stop words matches

@@ -297,7 +297,22 @@ impl Analyzer {
     pub fn term_texts(&self, text: &str) -> Vec<String> {
         self.terms(text).into_iter().map(|t| t.text).collect()
     }
+
+    /// The terms of a query that say what it asks for: [`Analyzer::term_texts`] without the
+    /// words a request names a clause with ([`REQUEST_WORDS`]). "A clause that caps liability"
+    /// wants the cap, not clauses that happen to say "this clause".
+    pub fn query_term_texts(&self, query: &str) -> Vec<String> {
+        let request_terms = self.term_texts(&REQUEST_WORDS.join(" "));
+        let mut terms = self.term_texts(query);
+        terms.retain(|t| !request_terms.contains(t));
+        terms
+    }
 }
+
+/// Nouns a request names a clause with ("a clause that ...", "provisions where ..."). Few
+/// clauses contain them (about 3% of ACORD's clauses say "clause"), so BM25 would weigh them like
+/// a rare legal term and reward clauses that merely refer to themselves.
+pub const REQUEST_WORDS: &[&str] = &["clause", "clauses", "provision", "provisions"];
 
 /// Byte spans of maximal alphanumeric runs. An apostrophe between letters stays inside the word
 /// and a trailing possessive `'s` is dropped, as Lucene's English possessive filter does, so
@@ -356,6 +371,18 @@ mod tests {
             words.join(" "),
             "a non compete limited in time it should limited to a territory"
         );
+    }
+
+    #[test]
+    fn a_query_does_not_look_up_the_words_it_names_a_clause_with() {
+        let a = Analyzer::default();
+        assert_eq!(
+            a.query_term_texts("Clauses that cap liability; provisions on the cap"),
+            vec!["cap", "liabil", "cap"]
+        );
+        // Only queries lose them: a clause that says "this Clause" is still indexed as it says.
+        assert_eq!(a.term_texts("this Clause"), vec!["claus"]);
+        assert!(a.query_term_texts("clause").is_empty());
     }
 
     #[test]
