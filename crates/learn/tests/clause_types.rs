@@ -14,21 +14,25 @@ mod acord;
 
 use acord::{jsonl, shared};
 
-#[test]
-fn clauses_rated_relevant_read_as_the_type_the_query_names() {
-    let acord = shared().join("acord");
-    let corpus = jsonl(&acord.join("corpus.jsonl"), "text");
-    let queries = jsonl(&acord.join("queries.jsonl"), "text");
-    // The classifier `search`, `eval` and `train` use, from the same cache as a CLI run at the root.
+/// The classifier `search`, `eval` and `train` use, from the same cache as a CLI run at the root.
+fn classifier() -> impl ClauseTypeReader {
     let cache =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.precedent/cache/clause-classifier");
-    let reader = load_or_train_classifier(
+    load_or_train_classifier(
         &shared().join("cuad"),
         &cache,
         &ClassifierOptions::for_acord(),
         || eprintln!("training the clause classifier (once)"),
     )
-    .expect("clause classifier");
+    .expect("clause classifier")
+}
+
+#[test]
+fn clauses_rated_relevant_read_as_the_type_the_query_names() {
+    let acord = shared().join("acord");
+    let corpus = jsonl(&acord.join("corpus.jsonl"), "text");
+    let queries = jsonl(&acord.join("queries.jsonl"), "text");
+    let reader = classifier();
 
     // Every rating of a training query that names a type: (read as it, clauses) per star band.
     let mut relevant = (0usize, 0usize);
@@ -86,15 +90,7 @@ fn clauses_rated_relevant_read_as_the_type_the_query_names() {
 fn types_read_in_a_described_query_pick_out_the_relevant_clauses() {
     let acord = shared().join("acord");
     let corpus = jsonl(&acord.join("corpus.jsonl"), "text");
-    let cache =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.precedent/cache/clause-classifier");
-    let reader = load_or_train_classifier(
-        &shared().join("cuad"),
-        &cache,
-        &ClassifierOptions::for_acord(),
-        || eprintln!("training the clause classifier (once)"),
-    )
-    .expect("clause classifier");
+    let reader = classifier();
     let splits: Vec<_> = ["train.tsv", "valid.tsv"]
         .iter()
         .map(|split| {
