@@ -196,8 +196,8 @@ impl LibraryClauseTypes {
         types_asked_for(query, &*self.reader)
     }
 
-    /// For each of `rows`, whether it goes against a query naming the types in `named` (a bit
-    /// set; see [`precedent_cuad::named_in_query`]): the reader reads it as none of them. The
+    /// For each of `rows`, whether it goes against a query asking for the types in `named` (a bit
+    /// set; see [`types_asked_for`]): the reader reads it as none of them. The
     /// clauses not read yet are read on all cores.
     pub fn against(&self, rows: &[u32], named: u64) -> Result<Vec<bool>, LearnError> {
         rows.par_iter()

@@ -204,6 +204,8 @@ pub struct Analyzer {
     config: AnalyzerConfig,
     stop_words: Vec<String>,
     stemmer: Option<Stemmer>,
+    /// [`REQUEST_WORDS`] as this analyzer analyses them, for [`Analyzer::query_term_texts`].
+    request_terms: Vec<String>,
 }
 
 impl Clone for Analyzer {
@@ -239,11 +241,14 @@ impl Analyzer {
         stop_words.sort();
         stop_words.dedup();
         let stemmer = config.stem.then(|| Stemmer::create(Algorithm::English));
-        Analyzer {
+        let mut analyzer = Analyzer {
             config,
             stop_words,
             stemmer,
-        }
+            request_terms: Vec::new(),
+        };
+        analyzer.request_terms = analyzer.term_texts(&REQUEST_WORDS.join(" "));
+        analyzer
     }
 
     pub fn config(&self) -> &AnalyzerConfig {
@@ -302,9 +307,8 @@ impl Analyzer {
     /// words a request names a clause with ([`REQUEST_WORDS`]). "A clause that caps liability"
     /// wants the cap, not clauses that happen to say "this clause".
     pub fn query_term_texts(&self, query: &str) -> Vec<String> {
-        let request_terms = self.term_texts(&REQUEST_WORDS.join(" "));
         let mut terms = self.term_texts(query);
-        terms.retain(|t| !request_terms.contains(t));
+        terms.retain(|t| !self.request_terms.contains(t));
         terms
     }
 }
