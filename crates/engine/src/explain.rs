@@ -12,7 +12,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use precedent_cuad::{category_index, named_in_query, CATEGORIES};
-use precedent_learn::{LearnedModel, RatingMemory};
+use precedent_learn::clause_types::ReaderState;
+use precedent_learn::{types_asked_for, ClauseTypeReader, LearnedModel, RatingMemory};
 use precedent_library::Library;
 use precedent_models::Embedder;
 use precedent_text::Analyzer;
@@ -43,15 +44,25 @@ pub struct ExplainContext<'a> {
 }
 
 /// What a face keeps to explain its searches: the learned ranker whose rating memory names
-/// similar rated requests, and the bi-encoder that embeds the query for it (the one the memory
-/// was embedded with; otherwise ratings are left out of the reasons).
+/// similar rated requests, the bi-encoder that embeds the query for it (the one the memory
+/// was embedded with; otherwise ratings are left out of the reasons), and the clause-type
+/// reader the ranking used, so that "as asked" names the types a query describes ("Clause that
+/// restricts a party's ability to compete") as well as those it names.
 #[derive(Clone, Default)]
 pub struct Explainer {
     memory: Option<(Arc<LearnedModel>, Arc<Embedder>)>,
+    clause_types: Option<Arc<dyn ClauseTypeReader>>,
 }
 
 impl Explainer {
-    pub fn new(ranker: Option<Arc<LearnedModel>>, embedder: Option<Arc<Embedder>>) -> Self {
+    /// `clause_types` is the reader of the pipelines this face serves. It is consulted only once
+    /// loaded: a search whose ranking did not read the query's types (bm25, hybrid) is explained
+    /// with the types the query names, and explaining never waits for the classifier to load.
+    pub fn new(
+        ranker: Option<Arc<LearnedModel>>,
+        embedder: Option<Arc<Embedder>>,
+        clause_types: Option<Arc<dyn ClauseTypeReader>>,
+    ) -> Self {
         let memory = match (ranker, embedder) {
             (Some(model), Some(embedder))
                 if model.manifest.embedder_model_id == embedder.model_id()
@@ -61,7 +72,21 @@ impl Explainer {
             }
             _ => None,
         };
-        Explainer { memory }
+        Explainer {
+            memory,
+            clause_types,
+        }
+    }
+
+    /// The CUAD types `query` asks for, as the ranking read them ([`types_asked_for`]) when the
+    /// reader is loaded, else the types it names.
+    fn types_asked(&self, query: &str) -> u64 {
+        match &self.clause_types {
+            Some(reader) if reader.state() == ReaderState::Ready => {
+                types_asked_for(query, reader.as_ref())
+            }
+            _ => named_in_query(query),
+        }
     }
 
     /// Why each clause `(id, own text, metadata)` matched `query` in `library`.
@@ -90,7 +115,7 @@ impl Explainer {
                 _ => None,
             },
         };
-        let terms = QueryTerms::new(&context, query);
+        let terms = QueryTerms::new(&context, query, self.types_asked(query));
         clauses
             .iter()
             .map(|(id, text, metadata)| explain(&context, &terms, id, text, metadata))
@@ -98,15 +123,18 @@ impl Explainer {
     }
 }
 
-/// The query's analysed terms with their IDF, each once.
+/// The query's analysed terms with their IDF, each once, and the CUAD types it asks for.
 pub struct QueryTerms {
     /// Term -> (IDF, position of its first occurrence in the query).
     weights: HashMap<String, (f32, usize)>,
-    named_types: u64,
+    /// Bit set over [`CATEGORIES`].
+    asked_types: u64,
 }
 
 impl QueryTerms {
-    pub fn new(context: &ExplainContext<'_>, query: &str) -> Self {
+    /// `asked_types`: the CUAD types the query asks for, as a bit set over [`CATEGORIES`]
+    /// (at least those it names, [`named_in_query`]).
+    pub fn new(context: &ExplainContext<'_>, query: &str, asked_types: u64) -> Self {
         let mut weights = HashMap::new();
         for (order, term) in context
             .analyzer
@@ -119,7 +147,7 @@ impl QueryTerms {
         }
         QueryTerms {
             weights,
-            named_types: named_in_query(query),
+            asked_types,
         }
     }
 }
@@ -177,8 +205,8 @@ pub fn explain(
     }
 }
 
-/// "clause type Cap on Liability, as asked (confidence 92%)" when the query names a CUAD type
-/// the clause has; else the clause's most confident stored type.
+/// "clause type Cap on Liability, as asked (confidence 92%)" when the query asks for a CUAD
+/// type the clause has; else the clause's most confident stored type.
 fn clause_type_reason(query: &QueryTerms, metadata: &serde_json::Value) -> Option<String> {
     let types = metadata.get("clause_types")?.as_array()?;
     let mut stored: Vec<(usize, f64)> = types
@@ -191,7 +219,7 @@ fn clause_type_reason(query: &QueryTerms, metadata: &serde_json::Value) -> Optio
     stored.sort_by(|a, b| b.1.total_cmp(&a.1));
     let asked = stored
         .iter()
-        .find(|(k, _)| *k < 64 && query.named_types & (1u64 << k) != 0);
+        .find(|(k, _)| *k < 64 && query.asked_types & (1u64 << k) != 0);
     match asked {
         Some((k, confidence)) => Some(format!(
             "clause type {}, as asked (confidence {:.0}%)",
@@ -318,7 +346,11 @@ mod tests {
         // "liability" is common, "purchase" and "price" rare: the price sentence answers.
         let idf = |t: &str| if t.starts_with("liab") { 0.5 } else { 3.0 };
         let context = context_with(&analyzer, &idf);
-        let query = QueryTerms::new(&context, "Cap on Liability based on the purchase price");
+        let query = QueryTerms::new(
+            &context,
+            "Cap on Liability based on the purchase price",
+            named_in_query("Cap on Liability based on the purchase price"),
+        );
         let text = "9.1 Limitation. Each party's liability is limited as follows.\n\
                     The Seller's aggregate liability shall not exceed the Purchase Price paid hereunder. \
                     Nothing limits liability for fraud.";
@@ -358,7 +390,7 @@ mod tests {
         let analyzer = Analyzer::new(AnalyzerConfig::default());
         let idf = |_: &str| 1.0;
         let context = context_with(&analyzer, &idf);
-        let query = QueryTerms::new(&context, "restrictive covenants");
+        let query = QueryTerms::new(&context, "restrictive covenants", 0);
         let why = explain(
             &context,
             &query,
@@ -370,6 +402,61 @@ mod tests {
         assert_eq!(
             why.reasons,
             vec!["matched by meaning: none of the search words appears in it".to_owned()]
+        );
+    }
+
+    /// Reads Non-Compete in any text that speaks of competing.
+    #[derive(Debug)]
+    struct ReadsCompeting;
+
+    impl ClauseTypeReader for ReadsCompeting {
+        fn clause_types(&self, text: &str) -> Option<u64> {
+            let non_compete = category_index("Non-Compete")?;
+            Some(if text.contains("compete") {
+                1 << non_compete
+            } else {
+                0
+            })
+        }
+    }
+
+    fn bit(name: &str) -> u64 {
+        1 << category_index(name).expect("a CUAD category")
+    }
+
+    #[test]
+    fn a_described_type_is_explained_as_asked_once_the_reader_is_loaded() {
+        let described = "Clause that restricts a party's ability to compete";
+        let loaded = Explainer::new(None, None, Some(Arc::new(ReadsCompeting)));
+        assert_eq!(loaded.types_asked(described), bit("Non-Compete"));
+        // A type the query names wins over what the reader reads in it.
+        assert_eq!(
+            loaded.types_asked("Insurance that does not compete"),
+            bit("Insurance")
+        );
+        // A reader still to load is not waited for: only named types count.
+        let unloaded = precedent_learn::clause_types::LazyClauseTypes::new(Box::new(|| {
+            Err("not needed".to_owned())
+        }));
+        let waiting = Explainer::new(None, None, Some(Arc::new(unloaded)));
+        assert_eq!(waiting.types_asked(described), 0);
+        assert_eq!(
+            Explainer::default().types_asked("Non-Compete"),
+            bit("Non-Compete")
+        );
+
+        let analyzer = Analyzer::new(AnalyzerConfig::default());
+        let idf = |_: &str| 1.0;
+        let context = context_with(&analyzer, &idf);
+        let query = QueryTerms::new(&context, described, loaded.types_asked(described));
+        let metadata = serde_json::json!({"clause_types": [
+            {"category": "Non-Compete", "confidence": 0.8},
+        ]});
+        let text = "Distributor shall not compete with Supplier in the Territory.";
+        let why = explain(&context, &query, "c#3", text, &metadata);
+        assert_eq!(
+            why.reasons[0],
+            "clause type Non-Compete, as asked (confidence 80%)"
         );
     }
 

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use anyhow::{Context, Result};
 use precedent_judge::pipelines::{judge_backend, JudgeSettings, BASE_PIPELINE, JUDGE_PIPELINES};
 use precedent_judge::Judge;
-use precedent_learn::LearnedModel;
+use precedent_learn::{ClauseTypeReader, LearnedModel};
 use precedent_library::Library;
 use precedent_models::Embedder;
 use precedent_rank::{Pipeline, PipelineModels};
@@ -88,13 +88,15 @@ pub fn default_ranking(library: &Library, model_dir: Option<&Path>) -> Result<&'
 }
 
 /// Builds a pipeline by name through the engine ([`crate::build`]), with the learned ranker
-/// [`ranker_for`] chooses; a cross-encoder in `models` reranks last. Returns the learned model
-/// in it, for the checks of what it was trained on.
+/// [`ranker_for`] chooses and `clause_types` reading the types a query asks for; a
+/// cross-encoder in `models` reranks last. Returns the learned model in it, for the checks of
+/// what it was trained on.
 pub fn make_pipeline(
     name: &str,
     library: Arc<Library>,
     models: &PipelineModels,
     learned: &LearnedChoice<'_>,
+    clause_types: Arc<dyn ClauseTypeReader>,
 ) -> Result<(Pipeline, Option<Arc<LearnedModel>>)> {
     let ranker = if name == LEARNED {
         let (ranker, _) = ranker_for(&library, learned.model_dir)?;
@@ -105,10 +107,7 @@ pub fn make_pipeline(
     let context = PipelineContext {
         embedder: models.embedder.clone(),
         ranker: ranker.clone(),
-        clause_types: Some(lazy_clause_type_reader(
-            None,
-            precedent_clause_types::cache::default_classifier_cache(),
-        )),
+        clause_types: Some(clause_types),
         learned_top: learned.learned_top,
         fusion_weights: models.fusion_weights,
         cross_encoder: models.cross_encoder.clone(),
@@ -142,13 +141,14 @@ pub struct PipelineOptions<'a> {
 }
 
 /// A built pipeline with what a command reads from it afterwards: the learned model in it (the
-/// train/eval overlap check, explanations), its judge (the usage report) and the query
-/// embedder (explanations).
+/// train/eval overlap check, explanations), its judge (the usage report), the query
+/// embedder and the clause-type reader (explanations).
 pub struct BuiltPipeline {
     pub pipeline: Pipeline,
     pub learned: Option<Arc<LearnedModel>>,
     pub judge: Option<Arc<dyn Judge>>,
     pub embedder: Option<Arc<Embedder>>,
+    pub clause_types: Arc<dyn ClauseTypeReader>,
 }
 
 /// Loads the models pipeline `name` needs and builds it ([`make_pipeline`]);
@@ -167,24 +167,41 @@ pub fn build_command_pipeline(
         &options.rerank,
     )?;
     let embedder = models.embedder.clone();
+    let clause_types: Arc<dyn ClauseTypeReader> = lazy_clause_type_reader(
+        None,
+        precedent_clause_types::cache::default_classifier_cache(),
+    );
     let Some(backend) = judge_backend(name) else {
-        let (pipeline, learned) = make_pipeline(name, library, &models, &options.learned)?;
+        let (pipeline, learned) = make_pipeline(
+            name,
+            library,
+            &models,
+            &options.learned,
+            clause_types.clone(),
+        )?;
         return Ok(BuiltPipeline {
             pipeline,
             learned,
             judge: None,
             embedder,
+            clause_types,
         });
     };
     options.judge.check()?;
-    let (pipeline, learned) =
-        make_pipeline(BASE_PIPELINE, library.clone(), &models, &options.learned)?;
+    let (pipeline, learned) = make_pipeline(
+        BASE_PIPELINE,
+        library.clone(),
+        &models,
+        &options.learned,
+        clause_types.clone(),
+    )?;
     let (pipeline, judge) = options.judge.then_judge(pipeline, library, backend)?;
     Ok(BuiltPipeline {
         pipeline,
         learned,
         judge: Some(judge),
         embedder,
+        clause_types,
     })
 }
 

@@ -152,7 +152,11 @@ pub fn search_and_list(
     built: &BuiltPipeline,
     request: &ListingRequest<'_>,
 ) -> anyhow::Result<Listing> {
-    let explainer = Explainer::new(built.learned.clone(), built.embedder.clone());
+    let explainer = Explainer::new(
+        built.learned.clone(),
+        built.embedder.clone(),
+        Some(built.clause_types.clone()),
+    );
     let members = match request.category {
         Some(name) => {
             let (_, model) = load_model(request.model_dir)?;

@@ -211,7 +211,11 @@ impl LibraryService {
         } = served_pipelines(&context, ranker_is_default, cross_encoder, &dir)
             .map_err(|e| format!("library {dir}: {e}"))?;
         let analyzer = Analyzer::new(library.manifest().analyzer.clone());
-        let explainer = Explainer::new(ranker.clone(), embedder.clone());
+        let explainer = Explainer::new(
+            ranker.clone(),
+            embedder.clone(),
+            options.clause_types.clone(),
+        );
         let (keys, ratings) = match previous {
             Some(p) => (p.keys.clone(), p.ratings.clone()),
             None => (
