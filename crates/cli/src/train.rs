@@ -65,7 +65,8 @@ pub struct TrainArgs {
     #[arg(long, value_delimiter = ',')]
     train_wordings: Vec<String>,
     /// With --cv: also score each fold's model, next to hybrid+types, on this library ingested
-    /// from the rated clauses' contracts, with --cv-library-qrels.
+    /// from the rated clauses' contracts, with --cv-library-qrels (each --queries wording, and
+    /// their mean).
     #[arg(long, requires = "cv", requires = "cv_library_qrels")]
     cv_library: Option<PathBuf>,
     /// Judgements over --cv-library's clause ids (`precedent map-qrels --out`).

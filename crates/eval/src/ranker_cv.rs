@@ -372,7 +372,8 @@ pub struct LibraryCv {
     pub clauses: usize,
     /// Held-out queries scored.
     pub queries: usize,
-    /// `(ranking, mean metrics)`: hybrid+types, then the learned ranker's folds.
+    /// `(ranking, mean metrics)`: hybrid+types, then the learned ranker's folds; with several
+    /// wordings, one row per wording and one for their mean, for each.
     pub rows: Vec<(String, MeanMetrics)>,
 }
 
@@ -392,7 +393,7 @@ impl LibraryCv {
         for (name, m) in &self.rows {
             let _ = writeln!(
                 out,
-                "{name:<48} {:>6} {:>6} {:>6} {:>6} {:>6}",
+                "{name:<60} {:>6} {:>6} {:>6} {:>6} {:>6}",
                 pct(Some(m.ndcg5)),
                 pct(Some(m.ndcg10)),
                 pct(m.p5_4star),
@@ -406,8 +407,9 @@ impl LibraryCv {
 
 /// `train --cv K --cv-library LIB`: each fold's model (trained on the rated library, as `--cv`
 /// trains it) ranks LIB's whole clause set for the fold's held-out queries, scored with LIB's
-/// judgements (`map-qrels`, condensed protocol); hybrid+types ranks the same queries. Says how a
-/// ranker trained on hand-cut clauses does on a library cut from contracts.
+/// judgements (`map-qrels`, condensed protocol) in every wording given; hybrid+types ranks the
+/// same queries. Says how a ranker trained on hand-cut clauses does on a library cut from
+/// contracts.
 #[allow(clippy::too_many_arguments)]
 pub fn cross_validate_on_library(
     library: &Arc<Library>,
@@ -428,19 +430,23 @@ pub fn cross_validate_on_library(
     }
     let qrels = precedent_formats::read_qrels(qrels_path)?;
     let rated = data.rated;
-    // Scored in the first wording given (the library's judgements are per query id).
-    let first_wording = rated.first().map(|q| q.wording.clone()).unwrap_or_default();
-    let queries: Vec<Query> = rated
-        .iter()
-        .filter(|q| q.wording == first_wording)
-        .map(|q| Query {
-            id: q.id.clone(),
-            text: q.text.clone(),
-            category: q.category.clone(),
-            split: None,
-            metadata: serde_json::Value::Null,
-        })
-        .collect();
+    // Every wording given is scored (the library's judgements are per query id, so they apply
+    // to each), each with the same fold models.
+    let wordings = precedent_learn::cv::wordings_of(rated);
+    let queries_of = |wording: &str| -> Vec<Query> {
+        rated
+            .iter()
+            .filter(|q| q.wording == wording)
+            .map(|q| Query {
+                id: q.id.clone(),
+                text: q.text.clone(),
+                category: q.category.clone(),
+                split: None,
+                metadata: serde_json::Value::Null,
+            })
+            .collect()
+    };
+    let queries: Vec<Vec<Query>> = wordings.iter().map(|w| queries_of(w)).collect();
     // Folds by query id, as `train --cv` draws them (every wording of a query in one fold).
     let ids = precedent_learn::cv::distinct_ids(rated);
     let fold_of = precedent_learn::cv::assign_folds(&ids, folds, options.seed);
@@ -455,7 +461,7 @@ pub fn cross_validate_on_library(
     };
     let eval_options = crate::EvalOptions::default();
     let clause_types = data.clause_types.cloned();
-    let mut learned: Vec<crate::QueryResult> = Vec::new();
+    let mut learned: Vec<Vec<crate::QueryResult>> = vec![Vec::new(); wordings.len()];
     for fold in 0..folds {
         report.note(&format!(
             "fold {}/{folds}: training, then ranking {}",
@@ -495,17 +501,23 @@ pub fn cross_validate_on_library(
         if held_out.num_queries() == 0 {
             continue;
         }
-        let evaluation = crate::evaluate(
-            &pipeline,
-            &target,
-            &queries,
-            &held_out,
-            &eval_options,
-            &precedent_library::NoProgress,
-        )?;
-        learned.extend(evaluation.per_query);
+        for (wording_queries, results) in queries.iter().zip(learned.iter_mut()) {
+            let evaluation = crate::evaluate(
+                &pipeline,
+                &target,
+                wording_queries,
+                &held_out,
+                &eval_options,
+                &precedent_library::NoProgress,
+            )?;
+            results.extend(evaluation.per_query);
+        }
     }
-    let scored: HashSet<&str> = learned.iter().map(|r| r.query_id.as_str()).collect();
+    let scored: HashSet<&str> = learned
+        .iter()
+        .flatten()
+        .map(|r| r.query_id.as_str())
+        .collect();
     let baseline_pipeline = precedent_learn::clause_types::with_clause_types(
         precedent_rank::build_pipeline(
             "hybrid",
@@ -519,15 +531,19 @@ pub fn cross_validate_on_library(
         clause_types.context("hybrid+types needs the CUAD clause-type reader")?,
         500,
     );
-    let baseline = crate::evaluate(
-        &baseline_pipeline,
-        &target,
-        &queries,
-        &subset(&|q| scored.contains(q)),
-        &eval_options,
-        &precedent_library::NoProgress,
-    )?;
-    let learned_mean = MeanMetrics::of(learned.iter().map(|r| &r.metrics));
+    let scored_qrels = subset(&|q| scored.contains(q));
+    let mut baseline: Vec<Vec<crate::QueryResult>> = Vec::with_capacity(wordings.len());
+    for wording_queries in &queries {
+        let evaluation = crate::evaluate(
+            &baseline_pipeline,
+            &target,
+            wording_queries,
+            &scored_qrels,
+            &eval_options,
+            &precedent_library::NoProgress,
+        )?;
+        baseline.push(evaluation.per_query);
+    }
     let learned_name = match options.without.as_slice() {
         [] => format!("learned, {folds}-fold CV by query"),
         groups => format!(
@@ -535,13 +551,31 @@ pub fn cross_validate_on_library(
             groups.join(", ")
         ),
     };
+    let mean = |results: &[Vec<crate::QueryResult>]| {
+        MeanMetrics::of(results.iter().flatten().map(|r| &r.metrics))
+    };
+    let mut rows = Vec::new();
+    for (name, results) in [
+        (HYBRID_WITH_TYPES.to_string(), &baseline),
+        (learned_name, &learned),
+    ] {
+        if wordings.len() > 1 {
+            // Each wording scores the same queries, so the pooled mean is the mean of wordings.
+            for (wording, per_query) in wordings.iter().zip(results.iter()) {
+                rows.push((
+                    format!("{name}, {wording}"),
+                    MeanMetrics::of(per_query.iter().map(|r| &r.metrics)),
+                ));
+            }
+            rows.push((format!("{name}, mean of wordings"), mean(results)));
+        } else {
+            rows.push((name, mean(results)));
+        }
+    }
     Ok(LibraryCv {
         clauses: target.len(),
-        queries: learned.len(),
-        rows: vec![
-            (HYBRID_WITH_TYPES.to_string(), baseline.overall),
-            (learned_name, learned_mean),
-        ],
+        queries: scored.len(),
+        rows,
     })
 }
 
