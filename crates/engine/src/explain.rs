@@ -56,8 +56,8 @@ pub struct Explainer {
 
 impl Explainer {
     /// `clause_types` is the reader of the pipelines this face serves. It is consulted only once
-    /// loaded: a search whose ranking did not read the query's types (bm25, hybrid) is explained
-    /// with the types the query names, and explaining never waits for the classifier to load.
+    /// loaded (by a ranking that reads the query's types, or a server's preload): until then
+    /// only the types a query names count, and explaining never waits for the classifier.
     pub fn new(
         ranker: Option<Arc<LearnedModel>>,
         embedder: Option<Arc<Embedder>>,
