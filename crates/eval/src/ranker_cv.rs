@@ -433,20 +433,22 @@ pub fn cross_validate_on_library(
     // Every wording given is scored (the library's judgements are per query id, so they apply
     // to each), each with the same fold models.
     let wordings = precedent_learn::cv::wordings_of(rated);
-    let queries_of = |wording: &str| -> Vec<Query> {
-        rated
-            .iter()
-            .filter(|q| q.wording == wording)
-            .map(|q| Query {
-                id: q.id.clone(),
-                text: q.text.clone(),
-                category: q.category.clone(),
-                split: None,
-                metadata: serde_json::Value::Null,
-            })
-            .collect()
-    };
-    let queries: Vec<Vec<Query>> = wordings.iter().map(|w| queries_of(w)).collect();
+    let queries: Vec<Vec<Query>> = wordings
+        .iter()
+        .map(|wording| {
+            rated
+                .iter()
+                .filter(|q| &q.wording == wording)
+                .map(|q| Query {
+                    id: q.id.clone(),
+                    text: q.text.clone(),
+                    category: q.category.clone(),
+                    split: None,
+                    metadata: serde_json::Value::Null,
+                })
+                .collect()
+        })
+        .collect();
     // Folds by query id, as `train --cv` draws them (every wording of a query in one fold).
     let ids = precedent_learn::cv::distinct_ids(rated);
     let fold_of = precedent_learn::cv::assign_folds(&ids, folds, options.seed);
