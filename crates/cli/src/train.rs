@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use precedent_eval::ranker_cv::{self, CvPlan};
-use precedent_learn::{Learner, RankObjective, TrainOptions};
+use precedent_learn::{Learner, RankObjective, TrainOptions, TrainingData};
 
 use crate::{Bars, VectorArgs};
 
@@ -72,6 +72,15 @@ pub struct TrainArgs {
     /// Judgements over --cv-library's clause ids (`precedent map-qrels --out`).
     #[arg(long, requires = "cv_library")]
     cv_library_qrels: Option<PathBuf>,
+    /// Also learn from the rated queries' judgements over this library of ingested contracts,
+    /// with --also-learn-from-qrels (`precedent map-qrels --out`): the trees then see the
+    /// features as they fall on clauses cut by `ingest`. Cross-validation folds learn from the
+    /// judgements of their own training queries only.
+    #[arg(long, requires = "also_learn_from_qrels")]
+    also_learn_from: Option<PathBuf>,
+    /// Judgements over --also-learn-from's clause ids.
+    #[arg(long, requires = "also_learn_from")]
+    also_learn_from_qrels: Option<PathBuf>,
 }
 
 /// Where learning from ratings reads its inputs (shared by `train` and `eval-judge`).
@@ -121,7 +130,14 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         ..TrainOptions::default()
     };
     ranker_cv::check_train_options(&options, args.out.is_some())?;
-    let data = inputs.training_data();
+    let also = match (&args.also_learn_from, &args.also_learn_from_qrels) {
+        (Some(dir), Some(qrels)) => Some(ranker_cv::library_judgements(dir, qrels, bars)?),
+        _ => None,
+    };
+    let data = TrainingData {
+        also: also.as_ref(),
+        ..inputs.training_data()
+    };
     eprintln!("{}", ranker_cv::describe_rated(&inputs.rated));
     if let Some(folds) = args.cv {
         let plan = CvPlan {
@@ -147,7 +163,12 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         }
     }
     if let Some(out) = &args.out {
-        let files = args.rated.qrels.iter().map(|p| p.display().to_string());
+        let files = args
+            .rated
+            .qrels
+            .iter()
+            .chain(&args.also_learn_from_qrels)
+            .map(|p| p.display().to_string());
         let written = ranker_cv::train_and_save(
             library,
             &data,

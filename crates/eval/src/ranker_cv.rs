@@ -17,7 +17,8 @@ use precedent_engine::{lazy_clause_type_reader, Report, HYBRID_WITH_TYPES, LEARN
 use precedent_formats::{Qrels, Query};
 use precedent_learn::cv::{cross_validate, CvReport, Variant};
 use precedent_learn::{
-    ClauseTypeReader, CuadTypeProfiles, LearnedModel, RatedQuery, TrainOptions, TrainingData,
+    ClauseTypeReader, CuadTypeProfiles, LearnedModel, LibraryJudgements, RatedQuery, TrainOptions,
+    TrainingData,
 };
 use precedent_library::Library;
 use precedent_metrics::MeanMetrics;
@@ -65,6 +66,7 @@ impl RatedInputs {
             embeddings: &self.embeddings,
             cuad_types: self.cuad_types.as_ref(),
             clause_types: Some(&self.clause_types),
+            also: None,
         }
     }
 }
@@ -124,6 +126,29 @@ pub fn load_rated(source: &RatedSource<'_>, report: &dyn Report) -> Result<Rated
         cuad_types,
         clause_types,
     })
+}
+
+/// `train --also-learn-from DIR --also-learn-from-qrels FILE`: the rated queries' judgements
+/// over a library of ingested contracts (`map-qrels` output), to learn from alongside the
+/// ratings ([`LibraryJudgements`]).
+pub fn library_judgements(
+    dir: &Path,
+    qrels_path: &Path,
+    report: &dyn Report,
+) -> Result<LibraryJudgements> {
+    let library = Arc::new(Library::open(dir)?);
+    let qrels = precedent_formats::read_qrels(qrels_path)?;
+    let (judgements, warnings) = LibraryJudgements::new(library, &qrels)?;
+    for w in &warnings {
+        report.warn(&format!("warning: {w}"));
+    }
+    report.note(&format!(
+        "also learning from {} judgements of {} queries over {}",
+        judgements.num_judgements(),
+        judgements.num_queries(),
+        dir.display()
+    ));
+    Ok(judgements)
 }
 
 /// Reads query files, each one wording of the same queries ([`precedent_formats::wording_of`]).

@@ -198,7 +198,7 @@ pub struct CvReport {
     pub seconds: f64,
 }
 
-type Group = Vec<([f32; NUM_FEATURES], i32)>;
+use crate::judgements::Group;
 
 /// One fold's held-out scores: per variant, (entry index, scores in rating order) pairs.
 type FoldScores = Vec<Vec<(usize, Vec<f32>)>>;
@@ -308,7 +308,7 @@ fn out_of_fold(
                 library,
                 cuad_types.cloned(),
             )?);
-            let extractor = FeatureExtractor::new(library.clone(), memory)
+            let extractor = FeatureExtractor::new(library.clone(), memory.clone())
                 .with_clause_types(data.clause_types.cloned());
             // Queries are independent given the fold's memory: extracted on every core.
             let groups = |idx: &[usize]| -> Result<Vec<Group>, LearnError> {
@@ -326,7 +326,10 @@ fn out_of_fold(
                     })
                     .collect()
             };
-            let train_groups = groups(&train_idx)?;
+            let mut train_groups = groups(&train_idx)?;
+            if let Some(also) = data.also {
+                train_groups.extend(also.groups(&memory, &train_rated, &train_emb)?);
+            }
             let test_groups = groups(&test_idx)?;
             let test_rows: Vec<Vec<u32>> = test_idx
                 .iter()

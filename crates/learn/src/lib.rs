@@ -25,6 +25,7 @@ pub mod clause_types;
 pub mod cv;
 pub mod features;
 pub mod feedback;
+mod judgements;
 mod memory;
 mod model;
 mod reranker;
@@ -34,6 +35,7 @@ use std::path::PathBuf;
 pub use category::{CategoryClassifier, CuadTypeProfiles};
 pub use clause_types::{types_asked_for, ClauseTypeReader};
 pub use features::{FeatureExtractor, FEATURE_NAMES};
+pub use judgements::LibraryJudgements;
 pub use memory::{RatedQuery, RatingMemory};
 pub use model::{
     default_contracts_model_dir, default_model_dir, train, LearnedModel, Learner, ModelManifest,

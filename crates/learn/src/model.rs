@@ -525,6 +525,10 @@ pub fn train(
             )
             .collect::<Result<Vec<_>, LearnError>>()?
     };
+    let mut groups = groups;
+    if let Some(also) = data.also {
+        groups.extend(also.groups(&memory, rated, embeddings)?);
+    }
     let dropped = crate::cv::group_columns(&options.without).map_err(LearnError::Invalid)?;
     crate::features::check_rule_names(&options.without_rules).map_err(LearnError::Invalid)?;
     let groups: Vec<Vec<([f32; NUM_FEATURES], i32)>> = groups
@@ -585,6 +589,9 @@ pub struct TrainingData<'a> {
     /// Reads clauses' CUAD types for queries that name one; applied after the trees, like the
     /// other query constraints, so it changes the cross-validation, not the trained model.
     pub clause_types: Option<&'a Arc<dyn crate::ClauseTypeReader>>,
+    /// The same queries' judgements over a second library (clauses cut by `ingest`), learnt
+    /// from too: each training query adds its list there to its list here.
+    pub also: Option<&'a crate::LibraryJudgements>,
 }
 
 /// Probability at or above which the category classifier counts a clause as a member.
