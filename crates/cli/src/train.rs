@@ -131,7 +131,16 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
     };
     ranker_cv::check_train_options(&options, args.out.is_some())?;
     let also = match (&args.also_learn_from, &args.also_learn_from_qrels) {
-        (Some(dir), Some(qrels)) => Some(ranker_cv::library_judgements(dir, qrels, bars)?),
+        (Some(dir), Some(qrels)) => {
+            let judgements = ranker_cv::library_judgements(dir, qrels, bars)?;
+            eprintln!(
+                "also learning from {} judgements of {} queries over {}",
+                judgements.num_judgements(),
+                judgements.num_queries(),
+                dir.display()
+            );
+            Some(judgements)
+        }
         _ => None,
     };
     let data = TrainingData {

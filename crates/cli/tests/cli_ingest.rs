@@ -534,6 +534,86 @@ fn acord_ratings_carried_to_ingested_contracts_score_a_library_as_it_is() {
         );
     }
 
+    // The ranker also learns from the carried judgements (`train --also-learn-from`): over a
+    // small corpus of ACORD clauses (those carried here and the first 150 others), with and
+    // without them. The judgements change the trees and are recorded.
+    let (carried_docs, other_docs): (Vec<_>, Vec<_>) = precedent_formats::read_corpus(&corpus)
+        .expect("corpus")
+        .into_iter()
+        .partition(|d| carried.contains_key(&d.id));
+    let small: Vec<precedent_formats::CorpusDoc> = carried_docs
+        .into_iter()
+        .chain(other_docs.into_iter().take(150))
+        .collect();
+    let small_corpus = work.path().join("small.jsonl");
+    precedent_formats::write_corpus(&small_corpus, &small).expect("write corpus");
+    let train_ranker = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "--corpus",
+            s(&small_corpus),
+            "--index",
+            "small-lib",
+            "--queries",
+            s(&queries),
+            "--qrels",
+            s(&train),
+            "--without",
+            "rating-memory",
+            "--trees",
+            "20",
+            "--out",
+            s(out),
+        ];
+        args.extend_from_slice(extra);
+        in_work(&args)
+    };
+    let (plain, also) = (work.path().join("plain"), work.path().join("also"));
+    let out = train_ranker(&plain, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = train_ranker(
+        &also,
+        &[
+            "--also-learn-from",
+            s(&lib),
+            "--also-learn-from-qrels",
+            s(&qrels),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("also learning from"), "{stderr}");
+    let trees = |dir: &Path| std::fs::read(dir.join("ranker.json")).expect("ranker.json");
+    assert_ne!(trees(&plain), trees(&also));
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(also.join("manifest.json")).expect("manifest"),
+    )
+    .expect("json");
+    assert!(
+        manifest["trained_on"].to_string().contains("lib-qrels.tsv"),
+        "{manifest}"
+    );
+    // Judgements that name none of the library's clauses (ACORD's own ids) are refused.
+    let out = train_ranker(
+        &work.path().join("refused"),
+        &[
+            "--also-learn-from",
+            s(&lib),
+            "--also-learn-from-qrels",
+            s(&train),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("none of its judgements names a clause of"),
+        "{stderr}"
+    );
+
     // The carried judgements score the library as it is (no --corpus: nothing is rebuilt).
     let judged = precedent_formats::read_qrels(&qrels).expect("qrels");
     assert!(judged.num_queries() >= 20, "{}", judged.num_queries());

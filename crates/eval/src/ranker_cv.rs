@@ -142,12 +142,6 @@ pub fn library_judgements(
     for w in &warnings {
         report.warn(&format!("warning: {w}"));
     }
-    report.note(&format!(
-        "also learning from {} judgements of {} queries over {}",
-        judgements.num_judgements(),
-        judgements.num_queries(),
-        dir.display()
-    ));
     Ok(judgements)
 }
 

@@ -14,6 +14,8 @@
 //! - [`Ranker`]: LambdaMART, boosted regression trees (grown by the `gbdt` crate, or by
 //!   `precedent_ml::boost` with `--learner boost`) trained on LambdaRank gradients per query.
 //! - [`feedback`]: after the trees, candidates resembling the ranking's own top three move up.
+//! - [`LibraryJudgements`]: the same queries' ratings carried to a library of ingested
+//!   contracts, learnt from alongside the hand-cut clauses' (the contracts ranker does).
 //!
 //! Honesty rule: anything fitted from ratings is refit inside each cross-validation fold
 //! ([`cv`]), and while training, a query's own ratings never feed its own features
