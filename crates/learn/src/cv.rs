@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::features::{
-    check_rule_names, combine_rule_flags, library_vectors, FeatureExtractor, QueryInput,
+    check_rule_names, combine_rule_flags, labelled_group, library_vectors, FeatureExtractor, Group,
     FEATURE_NAMES, NUM_FEATURES, QUERY_RULES,
 };
 use crate::feedback::final_scores;
@@ -198,8 +198,6 @@ pub struct CvReport {
     pub seconds: f64,
 }
 
-use crate::judgements::Group;
-
 /// One fold's held-out scores: per variant, (entry index, scores in rating order) pairs.
 type FoldScores = Vec<Vec<(usize, Vec<f32>)>>;
 
@@ -315,14 +313,8 @@ fn out_of_fold(
                 idx.par_iter()
                     .map(|&i| {
                         let q = &rated[i];
-                        let rows: Vec<u32> = q.ratings.iter().map(|r| r.1).collect();
-                        let input = QueryInput {
-                            id: Some(q.id.clone()),
-                            text: q.text.clone(),
-                            embedding: embeddings[i].clone(),
-                        };
-                        let f = extractor.extract(&input, &rows)?;
-                        Ok(f.into_iter().zip(q.ratings.iter().map(|r| r.2)).collect())
+                        let judged = q.ratings.iter().map(|r| (r.1, r.2));
+                        labelled_group(&extractor, q, &embeddings[i], judged)
                     })
                     .collect()
             };

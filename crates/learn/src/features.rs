@@ -12,7 +12,7 @@ use precedent_library::Library;
 use precedent_vectors::RowSet;
 
 use crate::clause_types::{ClauseTypeReader, LibraryClauseTypes};
-use crate::memory::{dot, normalize, RatingMemory};
+use crate::memory::{dot, normalize, RatedQuery, RatingMemory};
 use crate::LearnError;
 
 /// Feature names, in vector order. Stored in a model directory and checked on load, so a model
@@ -178,6 +178,27 @@ pub(crate) fn library_vectors<'a>(
             library.root().display()
         ))
     })
+}
+
+/// One query's training list: each judged clause's features and its label.
+pub(crate) type Group = Vec<([f32; NUM_FEATURES], i32)>;
+
+/// `query`'s training list over `extractor`'s library: the features of each judged `(row,
+/// label)` clause (rows of that library), with its label.
+pub(crate) fn labelled_group(
+    extractor: &FeatureExtractor,
+    query: &RatedQuery,
+    embedding: &[f32],
+    judged: impl Iterator<Item = (u32, i32)>,
+) -> Result<Group, LearnError> {
+    let (rows, labels): (Vec<u32>, Vec<i32>) = judged.unzip();
+    let input = QueryInput {
+        id: Some(query.id.clone()),
+        text: query.text.clone(),
+        embedding: embedding.to_vec(),
+    };
+    let features = extractor.extract(&input, &rows)?;
+    Ok(features.into_iter().zip(labels).collect())
 }
 
 /// The per-row slot of a library-sized cache, or an error naming the row outside the library.

@@ -18,12 +18,9 @@ use precedent_formats::Qrels;
 use precedent_library::Library;
 use rayon::prelude::*;
 
-use crate::features::{library_vectors, FeatureExtractor, QueryInput, NUM_FEATURES};
+use crate::features::{labelled_group, library_vectors, FeatureExtractor, Group};
 use crate::memory::{RatedQuery, RatingMemory};
 use crate::LearnError;
-
-/// One query's training list: each judged clause's features and its label.
-pub(crate) type Group = Vec<([f32; NUM_FEATURES], i32)>;
 
 /// Query ids' judgements over the clauses of one library (typically `map-qrels` output over a
 /// library of ingested contracts).
@@ -106,19 +103,7 @@ impl LibraryJudgements {
             .par_iter()
             .zip(embeddings.par_iter())
             .filter_map(|(q, e)| self.by_query.get(&q.id).map(|judged| (q, e, judged)))
-            .map(|(q, e, judged)| {
-                let rows: Vec<u32> = judged.iter().map(|j| j.0).collect();
-                let input = QueryInput {
-                    id: Some(q.id.clone()),
-                    text: q.text.clone(),
-                    embedding: e.clone(),
-                };
-                let features = extractor.extract(&input, &rows)?;
-                Ok(features
-                    .into_iter()
-                    .zip(judged.iter().map(|j| j.1))
-                    .collect())
-            })
+            .map(|(q, e, judged)| labelled_group(&extractor, q, e, judged.iter().copied()))
             .collect()
     }
 }

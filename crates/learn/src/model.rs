@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::category::CuadTypeProfiles;
-use crate::features::{FeatureExtractor, QueryInput, FEATURE_NAMES, NUM_FEATURES};
+use crate::features::{labelled_group, FeatureExtractor, Group, FEATURE_NAMES, NUM_FEATURES};
 use crate::memory::{RatedQuery, RatingMemory};
 use crate::LearnError;
 
@@ -496,7 +496,7 @@ pub fn train(
         library,
         data.cuad_types.cloned(),
     )?);
-    let groups = {
+    let mut groups = {
         let extractor = FeatureExtractor::new(library.clone(), memory.clone());
         // Queries are independent given the memory: extracted on every core, in rating order.
         let done = std::sync::atomic::AtomicUsize::new(0);
@@ -504,34 +504,22 @@ pub fn train(
         rated
             .par_iter()
             .zip(embeddings.par_iter())
-            .map(
-                |(q, e)| -> Result<Vec<([f32; NUM_FEATURES], i32)>, LearnError> {
-                    let rows: Vec<u32> = q.ratings.iter().map(|r| r.1).collect();
-                    let input = QueryInput {
-                        id: Some(q.id.clone()),
-                        text: q.text.clone(),
-                        embedding: e.clone(),
-                    };
-                    let features = extractor.extract(&input, &rows)?;
-                    let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                    if let Ok(mut report) = progress.lock() {
-                        report(n, rated.len());
-                    }
-                    Ok(features
-                        .into_iter()
-                        .zip(q.ratings.iter().map(|r| r.2))
-                        .collect())
-                },
-            )
+            .map(|(q, e)| -> Result<Group, LearnError> {
+                let group = labelled_group(&extractor, q, e, q.ratings.iter().map(|r| (r.1, r.2)))?;
+                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if let Ok(mut report) = progress.lock() {
+                    report(n, rated.len());
+                }
+                Ok(group)
+            })
             .collect::<Result<Vec<_>, LearnError>>()?
     };
-    let mut groups = groups;
     if let Some(also) = data.also {
         groups.extend(also.groups(&memory, rated, embeddings)?);
     }
     let dropped = crate::cv::group_columns(&options.without).map_err(LearnError::Invalid)?;
     crate::features::check_rule_names(&options.without_rules).map_err(LearnError::Invalid)?;
-    let groups: Vec<Vec<([f32; NUM_FEATURES], i32)>> = groups
+    let groups: Vec<Group> = groups
         .into_iter()
         .map(|g| {
             g.into_iter()
