@@ -70,6 +70,7 @@ pub fn run(args: TrainCrossEncoderArgs, bars: &Bars) -> Result<()> {
             warmup_fraction: args.warmup,
             dropout: args.dropout,
             seed: args.seed,
+            frozen_layers: 0,
         },
         report_every: 25,
     };

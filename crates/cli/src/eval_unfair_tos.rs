@@ -56,6 +56,16 @@ pub struct EvalUnfairTosArgs {
     /// Fine-tuning epochs of the MiniLM classifier (--model minilm or ensemble).
     #[arg(long, default_value_t = MiniLmOptions::default().epochs)]
     pub epochs: usize,
+    /// Bottom encoder layers (and the embeddings) the MiniLM classifier keeps frozen.
+    #[arg(long, default_value_t = MiniLmOptions::default().frozen_layers)]
+    pub frozen_layers: usize,
+    /// Peak learning rate of the MiniLM classifier's fine-tuning.
+    #[arg(long, default_value_t = MiniLmOptions::default().learning_rate)]
+    pub learning_rate: f64,
+    /// Unlabelled sentences per labelled one in each fine-tuning epoch (new ones each
+    /// epoch; default: every one).
+    #[arg(long)]
+    pub negatives_per_positive: Option<f64>,
     #[command(flatten)]
     pub model: UnfairArgs,
 }
@@ -68,7 +78,13 @@ pub fn run(mut args: EvalUnfairTosArgs) -> Result<()> {
         test: &args.test,
         kind: args.kind,
         source: &args.model.source(),
-        epochs: args.epochs,
+        minilm: &MiniLmOptions {
+            epochs: args.epochs,
+            frozen_layers: args.frozen_layers,
+            learning_rate: args.learning_rate,
+            negatives_per_positive: args.negatives_per_positive,
+            ..MiniLmOptions::default()
+        },
         predictions_out: args.predictions_out.as_deref(),
         json_out: args.json_out.as_deref(),
     };

@@ -47,6 +47,13 @@ pub struct FineTuneOptions {
     pub dropout: f32,
     /// Seeds the classifier head's initial weights and the dropout masks.
     pub seed: u64,
+    /// The embeddings and this many bottom encoder layers stay as loaded. Their outputs
+    /// for a text never change, so a trainer can compute them once per text
+    /// ([`MultiLabelTrainer::frozen_states`]) and each step then runs, and
+    /// back-propagates through, the top layers only: on a CPU that is what makes many
+    /// passes over a few thousand sentences affordable. 0 trains every weight.
+    #[serde(default)]
+    pub frozen_layers: usize,
 }
 
 impl Default for FineTuneOptions {
@@ -61,6 +68,7 @@ impl Default for FineTuneOptions {
             warmup_fraction: 0.1,
             dropout: 0.1,
             seed: 42,
+            frozen_layers: 0,
         }
     }
 }
@@ -218,8 +226,23 @@ impl Tuning {
             };
             params.insert(name.to_string(), Var::from_tensor(&tensor)?);
         }
+        if options.frozen_layers > cfg.num_hidden_layers {
+            return Err(ModelError::InvalidOptions(format!(
+                "{} frozen layers, but the encoder has {}",
+                options.frozen_layers, cfg.num_hidden_layers
+            )));
+        }
+        let frozen = |name: &str| {
+            options.frozen_layers > 0
+                && (name.starts_with("bert.embeddings.")
+                    || (0..options.frozen_layers)
+                        .any(|i| name.starts_with(&format!("bert.encoder.layer.{i}."))))
+        };
         let (mut decayed, mut undecayed) = (Vec::new(), Vec::new());
         for (name, var) in &params {
+            if frozen(name) {
+                continue;
+            }
             if name.ends_with(".bias") || name.contains("LayerNorm") {
                 undecayed.push(var.clone());
             } else {
@@ -393,25 +416,26 @@ impl Tuning {
     }
 
     /// The encoder and head on one batch of token and type ids: `[batch, num_labels]`
-    /// logits.
+    /// logits. With frozen layers, their part runs without dropout and without a graph.
     fn logits(&mut self, seqs: &[(&[u32], &[u32])], train: bool) -> Result<Tensor, ModelError> {
+        let frozen = self.options.frozen_layers;
+        let (x, lens) = self.lower(seqs, train && frozen == 0)?;
+        let x = if frozen > 0 { x.detach() } else { x };
+        self.upper(x, &lens, train)
+    }
+
+    /// Embeddings and the frozen layers over one batch: the hidden states `[batch · len,
+    /// hidden]` (padded to the batch's longest sequence) and each sequence's length.
+    fn lower(
+        &mut self,
+        seqs: &[(&[u32], &[u32])],
+        train: bool,
+    ) -> Result<(Tensor, Vec<usize>), ModelError> {
         check_ids(seqs, self.cfg.vocab_size, self.cfg.type_vocab_size)?;
         let dev = Device::Cpu;
         let (ids, types, lens) = pad_batch(seqs, &dev)?;
         let (b, l) = ids.dims2()?;
         let h = self.cfg.hidden_size;
-        let heads = self.cfg.num_attention_heads;
-        let head_dim = h / heads;
-
-        // Additive mask over keys: 0 on real tokens, -10,000 on padding (BERT's value).
-        let mut mask = vec![0f32; b * l];
-        for (row, &len) in lens.iter().enumerate() {
-            for m in &mut mask[row * l + len..(row + 1) * l] {
-                *m = -10_000.0;
-            }
-        }
-        let mask = Tensor::from_vec(mask, (b, 1, 1, l), &dev)?;
-
         let embed = |name: &str, idx: &Tensor| -> Result<Tensor, ModelError> {
             let table = self.p(&format!("bert.embeddings.{name}.weight"))?;
             let mut shape = idx.dims().to_vec();
@@ -424,42 +448,149 @@ impl Tuning {
             .broadcast_add(&embed("position_embeddings", &positions)?)?;
         let x = self.layer_norm(&x, "bert.embeddings.LayerNorm")?;
         let mut x = self.dropout(&x, train)?.reshape((b * l, h))?;
-        let scale = 1.0 / (head_dim as f64).sqrt();
-        for i in 0..self.cfg.num_hidden_layers {
-            let p = format!("bert.encoder.layer.{i}");
-            let split = |t: Tensor| -> Result<Tensor, ModelError> {
-                Ok(t.reshape((b, l, heads, head_dim))?
-                    .transpose(1, 2)?
-                    .contiguous()?)
-            };
-            let q = split((self.linear(&x, &format!("{p}.attention.self.query"))? * scale)?)?;
-            let k = split(self.linear(&x, &format!("{p}.attention.self.key"))?)?;
-            let v = split(self.linear(&x, &format!("{p}.attention.self.value"))?)?;
-            let scores = q.matmul(&k.t()?.contiguous()?)?.broadcast_add(&mask)?;
-            // No dropout on attention probabilities (BERT's recipe has it): its masks
-            // would be as large as the scores, and drawing them doubled the step time.
-            let probs = scores.contiguous()?.apply_op1(TrainableSoftmax)?;
-            let ctx = probs
-                .matmul(&v)?
-                .transpose(1, 2)?
-                .contiguous()?
-                .reshape((b * l, h))?;
-            let attn = self.linear(&ctx, &format!("{p}.attention.output.dense"))?;
-            let attn = self.dropout(&attn, train)?;
-            let attn =
-                self.layer_norm(&(attn + &x)?, &format!("{p}.attention.output.LayerNorm"))?;
-            let inter = self
-                .linear(&attn, &format!("{p}.intermediate.dense"))?
-                .apply_op1(TrainableGelu)?;
-            let out = self.linear(&inter, &format!("{p}.output.dense"))?;
-            let out = self.dropout(&out, train)?;
-            x = self.layer_norm(&(out + &attn)?, &format!("{p}.output.LayerNorm"))?;
+        let mask = key_mask(&lens, l)?;
+        for i in 0..self.options.frozen_layers {
+            x = self.layer(i, &x, &mask, (b, l), train)?;
+        }
+        Ok((x, lens))
+    }
+
+    /// The trainable layers, pooler and head over hidden states `[batch · len, hidden]` of
+    /// sequences of lengths `lens` (padded to the longest): `[batch, num_labels]` logits.
+    fn upper(&mut self, x: Tensor, lens: &[usize], train: bool) -> Result<Tensor, ModelError> {
+        let b = lens.len();
+        let l = lens.iter().copied().max().unwrap_or(0);
+        let h = self.cfg.hidden_size;
+        let mask = key_mask(lens, l)?;
+        let mut x = x;
+        for i in self.options.frozen_layers..self.cfg.num_hidden_layers {
+            x = self.layer(i, &x, &mask, (b, l), train)?;
         }
         let cls = x.reshape((b, l, h))?.narrow(1, 0, 1)?.squeeze(1)?;
         let pooled = self.linear(&cls, "bert.pooler.dense")?.tanh()?;
         let pooled = self.dropout(&pooled, train)?;
         self.linear(&pooled, "classifier")
     }
+
+    /// Encoder layer `i` over hidden states `[b · l, hidden]`.
+    fn layer(
+        &mut self,
+        i: usize,
+        x: &Tensor,
+        mask: &Tensor,
+        (b, l): (usize, usize),
+        train: bool,
+    ) -> Result<Tensor, ModelError> {
+        let h = self.cfg.hidden_size;
+        let heads = self.cfg.num_attention_heads;
+        let head_dim = h / heads;
+        let scale = 1.0 / (head_dim as f64).sqrt();
+        let p = format!("bert.encoder.layer.{i}");
+        let split = |t: Tensor| -> Result<Tensor, ModelError> {
+            Ok(t.reshape((b, l, heads, head_dim))?
+                .transpose(1, 2)?
+                .contiguous()?)
+        };
+        let q = split((self.linear(x, &format!("{p}.attention.self.query"))? * scale)?)?;
+        let k = split(self.linear(x, &format!("{p}.attention.self.key"))?)?;
+        let v = split(self.linear(x, &format!("{p}.attention.self.value"))?)?;
+        let scores = q.matmul(&k.t()?.contiguous()?)?.broadcast_add(mask)?;
+        // No dropout on attention probabilities (BERT's recipe has it): its masks would be
+        // as large as the scores, and drawing them doubled the step time.
+        let probs = scores.contiguous()?.apply_op1(TrainableSoftmax)?;
+        let ctx = probs
+            .matmul(&v)?
+            .transpose(1, 2)?
+            .contiguous()?
+            .reshape((b * l, h))?;
+        let attn = self.linear(&ctx, &format!("{p}.attention.output.dense"))?;
+        let attn = self.dropout(&attn, train)?;
+        let attn = self.layer_norm(&(attn + x)?, &format!("{p}.attention.output.LayerNorm"))?;
+        let inter = self
+            .linear(&attn, &format!("{p}.intermediate.dense"))?
+            .apply_op1(TrainableGelu)?;
+        let out = self.linear(&inter, &format!("{p}.output.dense"))?;
+        let out = self.dropout(&out, train)?;
+        self.layer_norm(&(out + &attn)?, &format!("{p}.output.LayerNorm"))
+    }
+
+    /// Per sequence, the frozen layers' output `[len, hidden]`, computed in batches.
+    fn frozen_states(&mut self, seqs: &[(&[u32], &[u32])]) -> Result<Vec<FrozenState>, ModelError> {
+        if self.options.frozen_layers == 0 {
+            return Err(ModelError::InvalidOptions(
+                "no layer is frozen, so there is no frozen state to compute".into(),
+            ));
+        }
+        let h = self.cfg.hidden_size;
+        let mut out = Vec::with_capacity(seqs.len());
+        for chunk in seqs.chunks(self.options.batch_size) {
+            let (x, lens) = self.lower(chunk, false)?;
+            let l = lens.iter().copied().max().unwrap_or(0);
+            let x = x.detach().reshape((lens.len(), l, h))?;
+            for (row, &len) in lens.iter().enumerate() {
+                out.push(FrozenState(x.get(row)?.narrow(0, 0, len)?.contiguous()?));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Logits over frozen states (see [`Self::frozen_states`]).
+    fn logits_from_states(
+        &mut self,
+        states: &[&FrozenState],
+        train: bool,
+    ) -> Result<Tensor, ModelError> {
+        if states.is_empty() {
+            return Err(ModelError::InvalidOptions("an empty batch".into()));
+        }
+        let h = self.cfg.hidden_size;
+        let lens: Vec<usize> = states.iter().map(|s| s.len()).collect();
+        let l = lens.iter().copied().max().unwrap_or(0);
+        let mut rows = Vec::with_capacity(states.len());
+        for s in states {
+            let (len, width) = s.0.dims2()?;
+            if width != h {
+                return Err(ModelError::InvalidOptions(format!(
+                    "a frozen state of width {width} for a model of width {h}"
+                )));
+            }
+            rows.push(if len < l {
+                let pad = Tensor::zeros((l - len, h), s.0.dtype(), &Device::Cpu)?;
+                Tensor::cat(&[&s.0, &pad], 0)?
+            } else {
+                s.0.clone()
+            });
+        }
+        let x = Tensor::stack(&rows, 0)?.reshape((states.len() * l, h))?;
+        self.upper(x, &lens, train)
+    }
+}
+
+/// What the frozen layers of a [`MultiLabelTrainer`] make of one text: computed once, it
+/// stands for the text in every later step.
+pub struct FrozenState(Tensor);
+
+impl FrozenState {
+    /// Tokens of the text (specials included).
+    pub fn len(&self) -> usize {
+        self.0.dims().first().copied().unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Additive attention mask over keys, `[b, 1, 1, l]`: 0 on real tokens, -10,000 on padding
+/// (BERT's value).
+fn key_mask(lens: &[usize], l: usize) -> Result<Tensor, ModelError> {
+    let mut mask = vec![0f32; lens.len() * l];
+    for (row, &len) in lens.iter().enumerate() {
+        for m in &mut mask[row * l + len.min(l)..(row + 1) * l] {
+            *m = -10_000.0;
+        }
+    }
+    Ok(Tensor::from_vec(mask, (lens.len(), 1, 1, l), &Device::Cpu)?)
 }
 
 /// A cross-encoder being fine-tuned: one relevance logit over a (query, clause) pair.
@@ -601,27 +732,60 @@ impl MultiLabelTrainer {
     /// `num_labels` values in [0, 1] per text); returns the batch's mean loss before the
     /// step.
     pub fn train_step(&mut self, texts: &[&str], targets: &[Vec<f32>]) -> Result<f32, ModelError> {
-        if texts.is_empty() {
+        let targets = self.target_tensor(texts.len(), targets)?;
+        let logits = self.logits_tensor(texts, true)?;
+        self.weighted_loss_step(&logits, &targets)
+    }
+
+    /// `targets` as a `[count, num_labels]` tensor, values clamped to [0, 1]; an error when
+    /// the batch is empty or the rows do not fit.
+    fn target_tensor(&self, count: usize, targets: &[Vec<f32>]) -> Result<Tensor, ModelError> {
+        if count == 0 {
             return Err(ModelError::InvalidOptions("an empty training batch".into()));
         }
         let n = self.tuning.num_labels;
-        if targets.len() != texts.len() || targets.iter().any(|t| t.len() != n) {
+        if targets.len() != count || targets.iter().any(|t| t.len() != n) {
             return Err(ModelError::InvalidOptions(format!(
-                "{} texts need {} target rows of {n} values",
-                texts.len(),
-                texts.len()
+                "{count} texts need {count} target rows of {n} values"
             )));
         }
-        let logits = self.logits_tensor(texts, true)?;
         let flat: Vec<f32> = targets
             .iter()
             .flatten()
             .map(|t| t.clamp(0.0, 1.0))
             .collect();
-        let targets = Tensor::from_vec(flat, (texts.len(), n), &Device::Cpu)?;
+        Ok(Tensor::from_vec(flat, (count, n), &Device::Cpu)?)
+    }
+
+    /// The weighted loss of `logits` against `targets`, and one optimizer step on it.
+    fn weighted_loss_step(&mut self, logits: &Tensor, targets: &Tensor) -> Result<f32, ModelError> {
+        let n = self.tuning.num_labels;
         let weights = Tensor::from_vec(self.positive_weights.clone(), n, &Device::Cpu)?;
-        let loss = weighted_bce(&logits, &targets, Some(&weights))?;
+        let loss = weighted_bce(logits, targets, Some(&weights))?;
         self.tuning.step(&loss)
+    }
+
+    /// What the frozen layers make of each text (see [`FineTuneOptions::frozen_layers`]),
+    /// to train on with [`Self::train_step_on_states`]; an error when no layer is frozen.
+    pub fn frozen_states(&mut self, texts: &[&str]) -> Result<Vec<FrozenState>, ModelError> {
+        let encodings = self.encode(texts)?;
+        let seqs: Vec<(&[u32], &[u32])> = encodings
+            .iter()
+            .map(|e| (e.get_ids(), e.get_type_ids()))
+            .collect();
+        self.tuning.frozen_states(&seqs)
+    }
+
+    /// [`Self::train_step`] over texts given by their frozen states: the step runs and
+    /// back-propagates through the trainable layers only.
+    pub fn train_step_on_states(
+        &mut self,
+        states: &[&FrozenState],
+        targets: &[Vec<f32>],
+    ) -> Result<f32, ModelError> {
+        let targets = self.target_tensor(states.len(), targets)?;
+        let logits = self.tuning.logits_from_states(states, true)?;
+        self.weighted_loss_step(&logits, &targets)
     }
 
     /// Per text, the `num_labels` logits with the current weights, dropout off.
@@ -639,15 +803,19 @@ impl MultiLabelTrainer {
         self.tuning.save(out, extra)
     }
 
-    fn logits_tensor(&mut self, texts: &[&str], train: bool) -> Result<Tensor, ModelError> {
-        let encodings = texts
+    fn encode(&self, texts: &[&str]) -> Result<Vec<tokenizers::Encoding>, ModelError> {
+        texts
             .iter()
             .map(|t| {
                 self.tokenizer
                     .encode_fast(*t, true)
                     .map_err(|e| ModelError::tokenizer("encoding a sentence", e))
             })
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect()
+    }
+
+    fn logits_tensor(&mut self, texts: &[&str], train: bool) -> Result<Tensor, ModelError> {
+        let encodings = self.encode(texts)?;
         let seqs: Vec<(&[u32], &[u32])> = encodings
             .iter()
             .map(|e| (e.get_ids(), e.get_type_ids()))

@@ -240,3 +240,85 @@ fn multi_label_trainer_refuses_bad_targets_and_weights() {
     assert!(t.train_step(&[], &[]).is_err());
     assert!(MultiLabelTrainer::from_encoder(fixture().to_str().unwrap(), options(1), 0).is_err());
 }
+
+/// The safetensors of a saved folder, by name.
+fn saved_weights(dir: &Path) -> std::collections::HashMap<String, candle_core::Tensor> {
+    candle_core::safetensors::load(dir.join("model.safetensors"), &candle_core::Device::Cpu)
+        .unwrap()
+}
+
+#[test]
+fn frozen_layers_stay_as_loaded_while_the_top_learns_from_states_computed_once() {
+    let steps = 80;
+    let frozen = FineTuneOptions {
+        dropout: 0.0,
+        learning_rate: 3e-3,
+        frozen_layers: 1,
+        ..options(steps)
+    };
+    let (texts, targets) = labelled_sentences();
+    let mut trainer =
+        MultiLabelTrainer::from_encoder(fixture().to_str().unwrap(), frozen.clone(), 3).unwrap();
+    let states = trainer.frozen_states(&texts).unwrap();
+    assert_eq!(states.len(), texts.len());
+    assert!(states.iter().all(|s| s.len() > 2), "[CLS] … [SEP] at least");
+    // Trained on the states, scored from the texts: the labels come out right only if a
+    // state stands for its text (padding to a batch's longest sentence included).
+    let before = trainer.logits(&texts).unwrap();
+    let refs: Vec<_> = states.iter().collect();
+    let mut losses = Vec::new();
+    for _ in 0..steps {
+        losses.push(trainer.train_step_on_states(&refs, &targets).unwrap());
+    }
+    let first = losses[..3].iter().sum::<f32>() / 3.0;
+    let last = losses[steps - 3..].iter().sum::<f32>() / 3.0;
+    assert!(last < 0.5 * first, "loss did not fall: {losses:?}");
+    let after = trainer.logits(&texts).unwrap();
+    assert_ne!(before, after);
+    for (row, (got, want)) in after.iter().zip(&targets).enumerate() {
+        for (k, (g, w)) in got.iter().zip(want).enumerate() {
+            assert_eq!(*g > 0.0, *w == 1.0, "sentence {row}, label {k}: {got:?}");
+        }
+    }
+
+    // The saved folder: embeddings and layer 0 as loaded, layer 1 trained.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("top-tuned");
+    trainer.save(&out, &[]).unwrap();
+    let base = saved_weights(&fixture());
+    let tuned = saved_weights(&out);
+    let same = |name: &str| {
+        let key = |w: &std::collections::HashMap<String, candle_core::Tensor>| {
+            w.keys()
+                .find(|k| k.ends_with(name))
+                .cloned()
+                .unwrap_or_else(|| panic!("no {name}"))
+        };
+        let a = base[&key(&base)]
+            .flatten_all()
+            .unwrap()
+            .to_vec1::<f32>()
+            .unwrap();
+        let b = tuned[&key(&tuned)]
+            .flatten_all()
+            .unwrap()
+            .to_vec1::<f32>()
+            .unwrap();
+        a == b
+    };
+    assert!(same("embeddings.word_embeddings.weight"));
+    assert!(same("encoder.layer.0.attention.self.query.weight"));
+    assert!(same("encoder.layer.0.output.LayerNorm.weight"));
+    assert!(!same("encoder.layer.1.attention.self.query.weight"));
+    assert!(!same("encoder.layer.1.output.dense.weight"));
+
+    // No frozen layer: no states; more frozen layers than the encoder has: refused.
+    let mut whole =
+        MultiLabelTrainer::from_encoder(fixture().to_str().unwrap(), options(1), 3).unwrap();
+    assert!(whole.frozen_states(&texts).is_err());
+    let too_many = FineTuneOptions {
+        frozen_layers: 3,
+        ..options(1)
+    };
+    assert!(MultiLabelTrainer::from_encoder(fixture().to_str().unwrap(), too_many, 3).is_err());
+}

@@ -11,7 +11,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::cache::{load_or_train_minilm, training_rows, TrainSplit, UnfairSource};
-use crate::minilm::{Ensemble, MiniLmModel, MiniLmOptions};
+use crate::minilm::{BlockComparison, Ensemble, MiniLmModel, MiniLmOptions};
 use crate::model::Prediction;
 use crate::{label_ids, LabelSet, UnfairModel};
 
@@ -54,6 +54,15 @@ impl Classifier {
         }
     }
 
+    /// For the ensemble, the three classifiers compared on the training rows' held-out
+    /// block ([`BlockComparison`]).
+    pub fn block_comparison(&self) -> Option<&BlockComparison> {
+        match self {
+            Classifier::Ensemble(m) => Some(&m.block),
+            _ => None,
+        }
+    }
+
     /// Seconds the MiniLM fine-tuning took when it was trained (cached or now).
     pub fn fine_tune_seconds(&self) -> Option<f64> {
         match self {
@@ -72,8 +81,8 @@ pub struct ClassifierSource<'a> {
     pub cache: &'a Path,
     /// Which shared rows the model learns from.
     pub split: TrainSplit,
-    /// Fine-tuning epochs of the MiniLM classifier.
-    pub epochs: usize,
+    /// How the MiniLM classifier is fine-tuned.
+    pub minilm: &'a MiniLmOptions,
 }
 
 /// Loads the classifier of `kind`: the SVMs through `load_svm` (cached by the caller's own
@@ -89,11 +98,7 @@ pub fn load_classifier(
         return Ok(Classifier::Svm(Box::new(load_svm()?)));
     }
     let dir = source.data_dir;
-    let options = MiniLmOptions {
-        epochs: source.epochs,
-        ..MiniLmOptions::default()
-    };
-    let minilm = load_or_train_minilm(dir, source.cache, source.split, &options, log)
+    let minilm = load_or_train_minilm(dir, source.cache, source.split, source.minilm, log)
         .with_context(|| format!("fine-tuning the MiniLM classifier from {}", dir.display()))?;
     if kind == ClassifierKind::Minilm {
         return Ok(Classifier::Minilm(Box::new(minilm)));
@@ -107,7 +112,11 @@ pub fn load_classifier(
 
 /// The classifier of `kind` from `source` ([`load_classifier`], with the SVMs of
 /// [`UnfairSource::load`]); the MiniLM's progress lines go to stderr.
-pub fn load_from(kind: ClassifierKind, source: &UnfairSource, epochs: usize) -> Result<Classifier> {
+pub fn load_from(
+    kind: ClassifierKind,
+    source: &UnfairSource,
+    minilm: &MiniLmOptions,
+) -> Result<Classifier> {
     let load_svm = || source.load();
     if kind == ClassifierKind::Svm {
         return Ok(Classifier::Svm(Box::new(load_svm()?)));
@@ -116,7 +125,7 @@ pub fn load_from(kind: ClassifierKind, source: &UnfairSource, epochs: usize) -> 
         data_dir: &source.data_dir()?,
         cache: &source.cache,
         split: source.split,
-        epochs,
+        minilm,
     };
     load_classifier(kind, &source, &load_svm, &mut |line| eprintln!("{line}"))
 }

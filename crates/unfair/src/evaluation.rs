@@ -15,6 +15,7 @@ use crate::cache::UnfairSource;
 use crate::classifiers::{load_from, write_predictions, ClassifierKind};
 use crate::data::{has_labels_column, read_csv_with};
 use crate::metric::{column_name, score, Scores};
+use crate::minilm::MiniLmOptions;
 use crate::LabelSet;
 
 /// What `eval-unfair-tos` is asked to run (its flags).
@@ -23,8 +24,8 @@ pub struct UnfairTosPlan<'a> {
     pub test: &'a Path,
     pub kind: ClassifierKind,
     pub source: &'a UnfairSource,
-    /// Fine-tuning epochs of the MiniLM classifier.
-    pub epochs: usize,
+    /// How the MiniLM classifier is fine-tuned (`--model minilm` or `ensemble`).
+    pub minilm: &'a MiniLmOptions,
     pub predictions_out: Option<&'a Path>,
     pub json_out: Option<&'a Path>,
 }
@@ -34,7 +35,7 @@ pub fn evaluate_csv(plan: &UnfairTosPlan<'_>) -> Result<String> {
     let labelled = has_labels_column(plan.test)?;
     let rows = read_csv_with(plan.test, labelled)?;
     let started = Instant::now();
-    let model = load_from(plan.kind, plan.source, plan.epochs)?;
+    let model = load_from(plan.kind, plan.source, plan.minilm)?;
     let load_s = started.elapsed().as_secs_f64();
     let started = Instant::now();
     let texts: Vec<&str> = rows.iter().map(|r| r.text.as_str()).collect();
@@ -61,7 +62,7 @@ pub fn evaluate_csv(plan: &UnfairTosPlan<'_>) -> Result<String> {
         let gold: Vec<LabelSet> = rows.iter().map(|r| r.labels).collect();
         score(&gold, &predicted)
     });
-    let text = match &scores {
+    let mut text = match &scores {
         Some(s) => table(s),
         None => format!(
             "{} rows predicted ({} with a label); {} has no labels column to score against\n",
@@ -70,8 +71,36 @@ pub fn evaluate_csv(plan: &UnfairTosPlan<'_>) -> Result<String> {
             plan.test.display()
         ),
     };
+    let block = model.block_comparison();
+    if let Some(b) = block {
+        let _ = writeln!(
+            text,
+            "on the training rows' held-out block ({} rows; MiniLM and ensemble thresholds cross-fitted on its halves), micro / macro-F1:",
+            b.rows
+        );
+        for (name, s) in [
+            ("svm", &b.svm),
+            ("minilm", &b.minilm),
+            ("ensemble", &b.ensemble),
+        ] {
+            let _ = writeln!(
+                text,
+                "  {name:<9} {:.1} / {:.1}  (per column: {})",
+                100.0 * s.micro_f1,
+                100.0 * s.macro_f1,
+                s.per_column_f1
+                    .iter()
+                    .map(|f| format!("{:.1}", 100.0 * f))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
+    }
     if let Some(path) = plan.json_out {
         let json = serde_json::json!({
+            "held_out_block": block.map(|b| serde_json::json!({
+                "rows": b.rows, "svm": b.svm, "minilm": b.minilm, "ensemble": b.ensemble,
+            })),
             "test": plan.test.display().to_string(),
             "rows": rows.len(),
             "scores": scores,
