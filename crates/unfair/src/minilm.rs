@@ -438,21 +438,21 @@ fn cross_fitted(
     let mut predicted = vec![0; scores.len()];
     for (h, rows) in halves.iter().enumerate() {
         let other = &halves[1 - h];
-        for k in 0..N_LABELS {
+        let thresholds: [f32; N_LABELS] = std::array::from_fn(|k| {
             let scored: Vec<(f32, bool)> = other
                 .clone()
                 .map(|i| (scores[i][k], labels[i] & (1 << k) != 0))
                 .collect();
-            let threshold = if scored.iter().filter(|s| s.1).count() < min_positives {
+            if scored.iter().filter(|s| s.1).count() < min_positives {
                 fallback
             } else {
                 best_threshold(&scored)
-            };
-            for i in rows.clone() {
-                if scores[i][k] >= threshold {
-                    predicted[i] |= 1 << k;
-                }
             }
+        });
+        for i in rows.clone() {
+            predicted[i] = (0..N_LABELS)
+                .filter(|&k| scores[i][k] >= thresholds[k])
+                .fold(0, |set, k| set | (1 << k));
         }
     }
     predicted
