@@ -658,11 +658,10 @@ impl CrossEncoderTrainer {
             .iter()
             .map(|(q, d)| self.pairs.encode(q, d))
             .collect::<Result<Vec<_>, _>>()?;
-        let seqs: Vec<(&[u32], &[u32])> = encodings
-            .iter()
-            .map(|e| (e.get_ids(), e.get_type_ids()))
-            .collect();
-        Ok(self.tuning.logits(&seqs, train)?.squeeze(1)?)
+        Ok(self
+            .tuning
+            .logits(&id_pairs(&encodings), train)?
+            .squeeze(1)?)
     }
 }
 
@@ -769,11 +768,7 @@ impl MultiLabelTrainer {
     /// to train on with [`Self::train_step_on_states`]; an error when no layer is frozen.
     pub fn frozen_states(&mut self, texts: &[&str]) -> Result<Vec<FrozenState>, ModelError> {
         let encodings = self.encode(texts)?;
-        let seqs: Vec<(&[u32], &[u32])> = encodings
-            .iter()
-            .map(|e| (e.get_ids(), e.get_type_ids()))
-            .collect();
-        self.tuning.frozen_states(&seqs)
+        self.tuning.frozen_states(&id_pairs(&encodings))
     }
 
     /// [`Self::train_step`] over texts given by their frozen states: the step runs and
@@ -816,12 +811,16 @@ impl MultiLabelTrainer {
 
     fn logits_tensor(&mut self, texts: &[&str], train: bool) -> Result<Tensor, ModelError> {
         let encodings = self.encode(texts)?;
-        let seqs: Vec<(&[u32], &[u32])> = encodings
-            .iter()
-            .map(|e| (e.get_ids(), e.get_type_ids()))
-            .collect();
-        self.tuning.logits(&seqs, train)
+        self.tuning.logits(&id_pairs(&encodings), train)
     }
+}
+
+/// Token and type ids of each encoding, as the trainer's encoder takes them.
+fn id_pairs(encodings: &[tokenizers::Encoding]) -> Vec<(&[u32], &[u32])> {
+    encodings
+        .iter()
+        .map(|e| (e.get_ids(), e.get_type_ids()))
+        .collect()
 }
 
 /// A copy of `tokenizer` that cuts single sentences to `max_len` tokens (specials included).

@@ -424,6 +424,35 @@ pub struct BlockComparison {
     pub ensemble: Scores,
 }
 
+/// Per label, the F1-best threshold on `scores` of `rows`; `fallback` for a label with
+/// fewer than `min_positives` positives there.
+fn label_thresholds(
+    scores: &[[f32; N_LABELS]],
+    labels: &[LabelSet],
+    rows: std::ops::Range<usize>,
+    min_positives: usize,
+    fallback: f32,
+) -> [f32; N_LABELS] {
+    std::array::from_fn(|k| {
+        let scored: Vec<(f32, bool)> = rows
+            .clone()
+            .map(|i| (scores[i][k], labels[i] & (1 << k) != 0))
+            .collect();
+        if scored.iter().filter(|s| s.1).count() < min_positives {
+            fallback
+        } else {
+            best_threshold(&scored)
+        }
+    })
+}
+
+/// The labels whose score reaches their threshold.
+fn labels_reaching(scores: &[f32; N_LABELS], thresholds: &[f32; N_LABELS]) -> LabelSet {
+    (0..N_LABELS)
+        .filter(|&k| scores[k] >= thresholds[k])
+        .fold(0, |set, k| set | (1 << k))
+}
+
 /// Per row, the labels whose score reaches a threshold fitted on the other half of the
 /// rows (`scores[row][k]`); a label with fewer than `min_positives` positives in the other
 /// half uses `fallback`.
@@ -437,22 +466,15 @@ fn cross_fitted(
     let halves = [0..half, half..scores.len()];
     let mut predicted = vec![0; scores.len()];
     for (h, rows) in halves.iter().enumerate() {
-        let other = &halves[1 - h];
-        let thresholds: [f32; N_LABELS] = std::array::from_fn(|k| {
-            let scored: Vec<(f32, bool)> = other
-                .clone()
-                .map(|i| (scores[i][k], labels[i] & (1 << k) != 0))
-                .collect();
-            if scored.iter().filter(|s| s.1).count() < min_positives {
-                fallback
-            } else {
-                best_threshold(&scored)
-            }
-        });
+        let thresholds = label_thresholds(
+            scores,
+            labels,
+            halves[1 - h].clone(),
+            min_positives,
+            fallback,
+        );
         for i in rows.clone() {
-            predicted[i] = (0..N_LABELS)
-                .filter(|&k| scores[i][k] >= thresholds[k])
-                .fold(0, |set, k| set | (1 << k));
+            predicted[i] = labels_reaching(&scores[i], &thresholds);
         }
     }
     predicted
@@ -477,22 +499,6 @@ impl Ensemble {
         let texts: Vec<&str> = held.iter().map(|e| e.text.as_str()).collect();
         let svm_held = before.predict_all(&texts)?;
         let min_positives = meta.options.min_held_positives;
-        let thresholds = std::array::from_fn(|k| {
-            let scored: Vec<(f32, bool)> = held
-                .iter()
-                .zip(&svm_held)
-                .zip(&meta.held_logits)
-                .map(|((e, s), l)| {
-                    let p = 0.5 * (s.confidence[k] + calibrated(l[k], &meta.calibration[k]));
-                    (p, e.labels & (1 << k) != 0)
-                })
-                .collect();
-            if scored.iter().filter(|s| s.1).count() < min_positives {
-                0.5
-            } else {
-                best_threshold(&scored)
-            }
-        });
         let gold: Vec<LabelSet> = held.iter().map(|e| e.labels).collect();
         let minilm_p: Vec<[f32; N_LABELS]> = meta
             .held_logits
@@ -504,6 +510,8 @@ impl Ensemble {
             .zip(&minilm_p)
             .map(|(s, m)| std::array::from_fn(|k| 0.5 * (s.confidence[k] + m[k])))
             .collect();
+        let thresholds =
+            label_thresholds(&ensemble_p, &gold, 0..ensemble_p.len(), min_positives, 0.5);
         let svm_labels: Vec<LabelSet> = svm_held.iter().map(|p| p.labels).collect();
         let block = BlockComparison {
             rows: held.len(),
@@ -529,9 +537,7 @@ impl Ensemble {
             .map(|(s, m)| {
                 let confidence: [f32; N_LABELS] =
                     std::array::from_fn(|k| 0.5 * (s.confidence[k] + m.confidence[k]));
-                let labels = (0..N_LABELS)
-                    .filter(|&k| confidence[k] >= self.thresholds[k])
-                    .fold(0, |set, k| set | (1 << k));
+                let labels = labels_reaching(&confidence, &self.thresholds);
                 Prediction { labels, confidence }
             })
             .collect())
