@@ -28,6 +28,9 @@ use crate::kernels::{TrainableGelu, TrainableSoftmax};
 use crate::loader::{self, Loaded};
 use crate::ModelError;
 
+mod bi_encoder;
+pub use bi_encoder::BiEncoderTrainer;
+
 /// How a cross-encoder is fine-tuned (serialisable, so a trained folder can record it).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FineTuneOptions {
@@ -461,15 +464,29 @@ impl Tuning {
         let b = lens.len();
         let l = lens.iter().copied().max().unwrap_or(0);
         let h = self.cfg.hidden_size;
+        let x = self.trainable_layers(x, lens, train)?;
+        let cls = x.reshape((b, l, h))?.narrow(1, 0, 1)?.squeeze(1)?;
+        let pooled = self.linear(&cls, "bert.pooler.dense")?.tanh()?;
+        let pooled = self.dropout(&pooled, train)?;
+        self.linear(&pooled, "classifier")
+    }
+
+    /// The trainable encoder layers over hidden states `[batch · len, hidden]` of sequences
+    /// of lengths `lens`: the last layer's states, same shape.
+    fn trainable_layers(
+        &mut self,
+        x: Tensor,
+        lens: &[usize],
+        train: bool,
+    ) -> Result<Tensor, ModelError> {
+        let b = lens.len();
+        let l = lens.iter().copied().max().unwrap_or(0);
         let mask = key_mask(lens, l)?;
         let mut x = x;
         for i in self.options.frozen_layers..self.cfg.num_hidden_layers {
             x = self.layer(i, &x, &mask, (b, l), train)?;
         }
-        let cls = x.reshape((b, l, h))?.narrow(1, 0, 1)?.squeeze(1)?;
-        let pooled = self.linear(&cls, "bert.pooler.dense")?.tanh()?;
-        let pooled = self.dropout(&pooled, train)?;
-        self.linear(&pooled, "classifier")
+        Ok(x)
     }
 
     /// Encoder layer `i` over hidden states `[b · l, hidden]`.
@@ -540,6 +557,13 @@ impl Tuning {
         states: &[&FrozenState],
         train: bool,
     ) -> Result<Tensor, ModelError> {
+        let (x, lens) = self.stacked_states(states)?;
+        self.upper(x, &lens, train)
+    }
+
+    /// Frozen states padded to the longest and stacked as `[batch · len, hidden]`, with each
+    /// one's length.
+    fn stacked_states(&self, states: &[&FrozenState]) -> Result<(Tensor, Vec<usize>), ModelError> {
         if states.is_empty() {
             return Err(ModelError::InvalidOptions("an empty batch".into()));
         }
@@ -562,7 +586,7 @@ impl Tuning {
             });
         }
         let x = Tensor::stack(&rows, 0)?.reshape((states.len() * l, h))?;
-        self.upper(x, &lens, train)
+        Ok((x, lens))
     }
 }
 
@@ -578,6 +602,16 @@ impl FrozenState {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The state of the text's first `tokens` tokens (the whole state when it is shorter),
+    /// each still computed with the whole text in view: a cheaper stand-in for the text
+    /// while training.
+    pub fn truncated(&self, tokens: usize) -> Result<FrozenState, ModelError> {
+        if tokens >= self.len() {
+            return Ok(FrozenState(self.0.clone()));
+        }
+        Ok(FrozenState(self.0.narrow(0, 0, tokens)?.contiguous()?))
     }
 }
 

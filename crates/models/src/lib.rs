@@ -35,8 +35,8 @@ pub use cross::CrossEncoder;
 pub use embedder::{EmbedOptions, Embedder, LongTextPolicy};
 pub use error::ModelError;
 pub use finetune::{
-    keep_freed_memory, BalancedSampler, CrossEncoderTrainer, FineTuneOptions, FrozenState,
-    MultiLabelTrainer, TrainingPair,
+    keep_freed_memory, BalancedSampler, BiEncoderTrainer, CrossEncoderTrainer, FineTuneOptions,
+    FrozenState, MultiLabelTrainer, TrainingPair,
 };
 pub use locate::DEFAULT_MODEL;
 
