@@ -1,6 +1,7 @@
 //! `precedent`: the command-line face of the engine. Thin by design: parsing, progress bars and
 //! printing live here; everything else is in the library crates.
 
+mod bi_encoder;
 mod classify;
 mod compare;
 mod cross_encoder;
@@ -96,6 +97,9 @@ enum Command {
     MapQrels(map_qrels::MapQrelsArgs),
     /// Fine-tune a BERT cross-encoder on rating files (for `--rerank cross-encoder`).
     TrainCrossEncoder(cross_encoder::TrainCrossEncoderArgs),
+    /// Cross-validate fine-tuning the bi-encoder on rating files: the tuned encoder's ranking
+    /// of held-out queries against the shipped encoder's, per wording.
+    CvBiEncoder(bi_encoder::CvBiEncoderArgs),
 }
 
 #[derive(Args)]
@@ -355,6 +359,7 @@ fn main() {
         Command::EvalJudge(args) => judge::run_eval(args, &bars),
         Command::MapQrels(args) => map_qrels::run(args),
         Command::TrainCrossEncoder(args) => cross_encoder::run(args, &bars),
+        Command::CvBiEncoder(args) => bi_encoder::run(args, &bars),
     };
     if let Err(err) = result {
         eprintln!("error: {err:#}");

@@ -13,6 +13,7 @@
 //! The harness never learns from the qrels it scores against: it only reads them after the
 //! pipeline has ranked.
 
+pub mod bi_encoder_cv;
 pub mod clause_types;
 pub mod cuad;
 pub mod cuad_run;

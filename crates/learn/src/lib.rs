@@ -22,6 +22,7 @@
 //! (leave-one-query-out), or the ranker would learn to trust a feature that is never that good
 //! on new queries.
 
+pub mod bi_encoder;
 pub mod category;
 pub mod clause_types;
 pub mod cv;

@@ -1,0 +1,433 @@
+//! Cross-validating a bi-encoder fine-tuned on the ratings ([`precedent_learn::bi_encoder`]):
+//! does the tuned encoder's cosine rank the held-out queries' judged clauses better than the
+//! encoder as shipped, in every wording?
+//!
+//! Folds are drawn by query id exactly as the ranker's cross-validation draws them
+//! ([`assign_folds`], same seed, same folds), so every wording of a held-out query is held out
+//! together and the figures sit beside `train --cv`'s "dense alone" row. Each fold starts again
+//! from the shipped encoder. The frozen layers' states of every text are computed once: they
+//! do not depend on what the top layers learn. Scoring is ACORD's condensed protocol over each
+//! query's judged clauses, with the trec_eval-exact metrics; texts are embedded as they are,
+//! without the ranker's query readers, for the base and the tuned encoder alike.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use precedent_engine::Report;
+use precedent_learn::bi_encoder::{listwise_steps, tune_listwise, ListwisePlan, ListwiseQuery};
+use precedent_learn::cv::assign_folds;
+use precedent_metrics::{MeanMetrics, QueryMetrics, Scored};
+use precedent_models::{BiEncoderTrainer, FineTuneOptions, FrozenState};
+use serde::Serialize;
+
+use crate::ranker_cv::{read_all_qrels, read_wordings};
+
+/// What to cross-validate.
+pub struct BiEncoderCvPlan<'a> {
+    /// Clause corpus (BEIR corpus.jsonl) the ratings refer to.
+    pub corpus: &'a Path,
+    /// Query files, each one wording of the same queries.
+    pub queries: &'a [PathBuf],
+    /// Rating files, merged.
+    pub qrels: &'a [PathBuf],
+    /// The encoder every fold starts from (and the baseline).
+    pub base_model: &'a str,
+    pub folds: usize,
+    /// Seeds the fold assignment (the ranker's `train --cv --seed`).
+    pub fold_seed: u64,
+    /// Fine-tuning options; `steps` is set per fold from the plan.
+    pub options: FineTuneOptions,
+    pub listwise: ListwisePlan,
+}
+
+/// One wording's figures, the shipped encoder against the tuned ones (each query scored by
+/// the encoder tuned without it).
+#[derive(Debug, Clone, Serialize)]
+pub struct WordingFigures {
+    pub wording: String,
+    pub base: MeanMetrics,
+    pub tuned: MeanMetrics,
+}
+
+/// One fold's log.
+#[derive(Debug, Clone, Serialize)]
+pub struct FoldLog {
+    pub training_queries: usize,
+    pub held_out_queries: usize,
+    pub steps: usize,
+    pub epoch_losses: Vec<f32>,
+    pub training_seconds: f64,
+    pub scoring_seconds: f64,
+}
+
+/// The cross-validation's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct BiEncoderCv {
+    pub wordings: Vec<WordingFigures>,
+    /// Unweighted means over the wordings.
+    pub base_mean: MeanMetrics,
+    pub tuned_mean: MeanMetrics,
+    pub queries: usize,
+    pub clauses: usize,
+    pub states_seconds: f64,
+    pub folds: Vec<FoldLog>,
+    pub options: FineTuneOptions,
+    pub listwise: ListwisePlan,
+}
+
+impl BiEncoderCv {
+    /// The per-wording table, NDCG@5 / NDCG@10 / 4-star P@5 ×100, and the fold log.
+    pub fn table(&self) -> String {
+        let f = |m: &MeanMetrics| {
+            format!(
+                "{:.1} / {:.1} / {:.1}",
+                100.0 * m.ndcg5,
+                100.0 * m.ndcg10,
+                100.0 * m.p5_4star.unwrap_or(0.0)
+            )
+        };
+        let mut out = format!(
+            "bi-encoder fine-tuned on the ratings, {}-fold CV by query id ({} queries, {} judged clauses)\n",
+            self.folds.len(),
+            self.queries,
+            self.clauses
+        );
+        out.push_str(&format!(
+            "{:<10} {:<22} {:<22} {:>8}\n",
+            "wording", "shipped @5/@10/4*P@5", "tuned @5/@10/4*P@5", "d NDCG@5"
+        ));
+        let rows = self
+            .wordings
+            .iter()
+            .map(|w| (w.wording.as_str(), &w.base, &w.tuned))
+            .chain(std::iter::once(("mean", &self.base_mean, &self.tuned_mean)));
+        for (name, base, tuned) in rows {
+            out.push_str(&format!(
+                "{:<10} {:<22} {:<22} {:>+8.1}\n",
+                name,
+                f(base),
+                f(tuned),
+                100.0 * (tuned.ndcg5 - base.ndcg5)
+            ));
+        }
+        out.push_str(&format!(
+            "frozen states of every text: {:.0} s\n",
+            self.states_seconds
+        ));
+        for (i, fold) in self.folds.iter().enumerate() {
+            let losses: Vec<String> = fold
+                .epoch_losses
+                .iter()
+                .map(|l| format!("{l:.3}"))
+                .collect();
+            out.push_str(&format!(
+                "fold {}: {} training queries, {} held out, {} steps in {:.0} s (epoch losses {}), scored in {:.0} s\n",
+                i + 1,
+                fold.training_queries,
+                fold.held_out_queries,
+                fold.steps,
+                fold.training_seconds,
+                losses.join(", "),
+                fold.scoring_seconds
+            ));
+        }
+        out
+    }
+}
+
+/// The rated queries as the trainer reads them, the texts behind the indices, and each
+/// query's judgements.
+struct Inputs {
+    queries: Vec<ListwiseQuery>,
+    /// Per wording: its name, and per query (in `queries` order) the index of its text.
+    wordings: Vec<String>,
+    query_texts: Vec<String>,
+    clause_ids: Vec<String>,
+    clause_texts: Vec<String>,
+}
+
+fn read_inputs(plan: &BiEncoderCvPlan<'_>) -> Result<Inputs> {
+    let docs = precedent_formats::read_corpus(plan.corpus)?;
+    let wordings = read_wordings(plan.queries)?;
+    let qrels = read_all_qrels(plan.qrels)?;
+    let Some((_, first)) = wordings.first() else {
+        bail!("give at least one query file");
+    };
+    let row_of: HashMap<&str, usize> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.id.as_str(), i))
+        .collect();
+    // The judged clauses of any rated query, in corpus order.
+    let mut judged_rows = BTreeSet::new();
+    let rated: Vec<&str> = first
+        .iter()
+        .map(|q| q.id.as_str())
+        .filter(|id| qrels.judged(id).is_some_and(|j| !j.is_empty()))
+        .collect();
+    if rated.is_empty() {
+        bail!("no query of the query files has ratings in the rating files");
+    }
+    for id in &rated {
+        if let Some(judged) = qrels.judged(id) {
+            judged_rows.extend(
+                judged
+                    .keys()
+                    .filter_map(|d| row_of.get(d.as_str()).copied()),
+            );
+        }
+    }
+    let judged_rows: Vec<usize> = judged_rows.into_iter().collect();
+    let clause_index: HashMap<usize, usize> = judged_rows
+        .iter()
+        .enumerate()
+        .map(|(i, &row)| (row, i))
+        .collect();
+    let mut query_texts = Vec::new();
+    let mut queries = Vec::new();
+    for id in &rated {
+        let mut texts = Vec::new();
+        for (name, qs) in &wordings {
+            let q = qs
+                .iter()
+                .find(|q| q.id == *id)
+                .with_context(|| format!("query {id:?} has no {name:?} wording"))?;
+            texts.push(q.text.clone());
+        }
+        let wording_indices: Vec<usize> =
+            (query_texts.len()..query_texts.len() + texts.len()).collect();
+        query_texts.extend(texts);
+        let mut judged: Vec<(usize, i32)> = qrels
+            .judged(id)
+            .map(|j| {
+                j.iter()
+                    .filter_map(|(d, &l)| {
+                        let row = row_of.get(d.as_str())?;
+                        Some((*clause_index.get(row)?, l))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        judged.sort_unstable();
+        queries.push(ListwiseQuery {
+            id: (*id).to_owned(),
+            wordings: wording_indices,
+            judged,
+        });
+    }
+    Ok(Inputs {
+        queries,
+        wordings: wordings.iter().map(|(w, _)| w.clone()).collect(),
+        query_texts,
+        clause_ids: judged_rows.iter().map(|&r| docs[r].id.clone()).collect(),
+        clause_texts: judged_rows
+            .iter()
+            .map(|&r| precedent_library::indexed_text(&docs[r]))
+            .collect(),
+    })
+}
+
+/// Per query and wording, the metrics of ranking its judged clauses by cosine.
+fn as_strs(texts: &[String]) -> Vec<&str> {
+    texts.iter().map(String::as_str).collect()
+}
+
+fn refs(states: &[FrozenState]) -> Vec<&FrozenState> {
+    states.iter().collect()
+}
+
+fn score_queries(
+    inputs: &Inputs,
+    queries: &[&ListwiseQuery],
+    query_vectors: &[Vec<f32>],
+    clause_vectors: &[Vec<f32>],
+) -> Vec<Vec<QueryMetrics>> {
+    let cosine = |a: &[f32], b: &[f32]| -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| f64::from(*x) * f64::from(*y))
+            .sum()
+    };
+    queries
+        .iter()
+        .map(|q| {
+            let judged: HashMap<String, i32> = q
+                .judged
+                .iter()
+                .map(|&(i, l)| (inputs.clause_ids[i].clone(), l))
+                .collect();
+            q.wordings
+                .iter()
+                .map(|&w| {
+                    let run: Vec<Scored> = q
+                        .judged
+                        .iter()
+                        .map(|&(i, _)| Scored {
+                            doc: inputs.clause_ids[i].as_str(),
+                            score: cosine(&query_vectors[w], &clause_vectors[i]),
+                        })
+                        .collect();
+                    QueryMetrics::compute(&run, &judged)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Runs the cross-validation (see the module docs).
+pub fn cross_validate_bi_encoder(
+    plan: &BiEncoderCvPlan<'_>,
+    report: &dyn Report,
+) -> Result<BiEncoderCv> {
+    if plan.folds < 2 {
+        bail!("cross-validation needs at least 2 folds");
+    }
+    let inputs = read_inputs(plan)?;
+    let started = Instant::now();
+    report.note(&format!(
+        "frozen states of {} query texts and {} judged clauses",
+        inputs.query_texts.len(),
+        inputs.clause_texts.len()
+    ));
+    let mut base = BiEncoderTrainer::from_encoder(
+        plan.base_model,
+        FineTuneOptions {
+            steps: 1,
+            ..plan.options.clone()
+        },
+    )?;
+    let query_states = base.frozen_states(&as_strs(&inputs.query_texts))?;
+    let clause_states = base.frozen_states(&as_strs(&inputs.clause_texts))?;
+    let base_queries = base.embed_states(&refs(&query_states))?;
+    let base_clauses = base.embed_states(&refs(&clause_states))?;
+    drop(base);
+    let states_seconds = started.elapsed().as_secs_f64();
+
+    let ids: Vec<&str> = inputs.queries.iter().map(|q| q.id.as_str()).collect();
+    let fold_of = assign_folds(&ids, plan.folds, plan.fold_seed);
+    let all: Vec<&ListwiseQuery> = inputs.queries.iter().collect();
+    let base_metrics = score_queries(&inputs, &all, &base_queries, &base_clauses);
+    let mut tuned_metrics: Vec<Option<Vec<QueryMetrics>>> = vec![None; all.len()];
+    let mut folds = Vec::with_capacity(plan.folds);
+    for fold in 0..plan.folds {
+        let in_fold = |q: &ListwiseQuery| fold_of.get(&q.id) == Some(&fold);
+        let training: Vec<&ListwiseQuery> = all.iter().copied().filter(|q| !in_fold(q)).collect();
+        let held_out: Vec<usize> = (0..all.len()).filter(|&i| in_fold(all[i])).collect();
+        if held_out.is_empty() {
+            continue;
+        }
+        let steps = listwise_steps(&training, &plan.listwise);
+        if steps == 0 {
+            bail!(
+                "fold {}: no training query has a clause rated above one star",
+                fold + 1
+            );
+        }
+        let mut trainer = BiEncoderTrainer::from_encoder(
+            plan.base_model,
+            FineTuneOptions {
+                steps,
+                ..plan.options.clone()
+            },
+        )?;
+        let t0 = Instant::now();
+        let mut on_step = |step: usize, loss: f32| {
+            if step % 25 == 0 || step == steps {
+                report.note(&format!(
+                    "fold {}/{}: step {step}/{steps}, loss {loss:.3}",
+                    fold + 1,
+                    plan.folds
+                ));
+            }
+        };
+        let epoch_losses = tune_listwise(
+            &mut trainer,
+            &query_states,
+            &clause_states,
+            &training,
+            &plan.listwise,
+            &mut on_step,
+        )?;
+        let training_seconds = t0.elapsed().as_secs_f64();
+        let t1 = Instant::now();
+        let held: Vec<&ListwiseQuery> = held_out.iter().map(|&i| all[i]).collect();
+        // Only the held-out queries' texts and judged clauses are embedded again.
+        let mut query_vectors = vec![Vec::new(); query_states.len()];
+        let wanted: Vec<usize> = held
+            .iter()
+            .flat_map(|q| q.wordings.iter().copied())
+            .collect();
+        let vectors =
+            trainer.embed_states(&wanted.iter().map(|&i| &query_states[i]).collect::<Vec<_>>())?;
+        for (i, v) in wanted.into_iter().zip(vectors) {
+            query_vectors[i] = v;
+        }
+        let clauses: BTreeSet<usize> = held
+            .iter()
+            .flat_map(|q| q.judged.iter().map(|&(i, _)| i))
+            .collect();
+        let clauses: Vec<usize> = clauses.into_iter().collect();
+        let mut clause_vectors = vec![Vec::new(); clause_states.len()];
+        let vectors = trainer.embed_states(
+            &clauses
+                .iter()
+                .map(|&i| &clause_states[i])
+                .collect::<Vec<_>>(),
+        )?;
+        for (i, v) in clauses.into_iter().zip(vectors) {
+            clause_vectors[i] = v;
+        }
+        for (&i, metrics) in held_out.iter().zip(score_queries(
+            &inputs,
+            &held,
+            &query_vectors,
+            &clause_vectors,
+        )) {
+            tuned_metrics[i] = Some(metrics);
+        }
+        folds.push(FoldLog {
+            training_queries: training.len(),
+            held_out_queries: held.len(),
+            steps,
+            epoch_losses,
+            training_seconds,
+            scoring_seconds: t1.elapsed().as_secs_f64(),
+        });
+    }
+
+    let per_wording = |metrics: &[Vec<QueryMetrics>], w: usize| {
+        MeanMetrics::of(
+            metrics
+                .iter()
+                .filter_map(|per| per.get(w))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let tuned_metrics: Vec<Vec<QueryMetrics>> = tuned_metrics
+        .into_iter()
+        .collect::<Option<Vec<_>>>()
+        .context("a query was in no fold")?;
+    let wordings: Vec<WordingFigures> = inputs
+        .wordings
+        .iter()
+        .enumerate()
+        .map(|(w, name)| WordingFigures {
+            wording: name.clone(),
+            base: per_wording(&base_metrics, w),
+            tuned: per_wording(&tuned_metrics, w),
+        })
+        .collect();
+    Ok(BiEncoderCv {
+        base_mean: MeanMetrics::mean_of(wordings.iter().map(|w| &w.base).collect::<Vec<_>>()),
+        tuned_mean: MeanMetrics::mean_of(wordings.iter().map(|w| &w.tuned).collect::<Vec<_>>()),
+        wordings,
+        queries: inputs.queries.len(),
+        clauses: inputs.clause_texts.len(),
+        states_seconds,
+        folds,
+        options: plan.options.clone(),
+        listwise: plan.listwise.clone(),
+    })
+}
