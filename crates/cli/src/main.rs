@@ -97,6 +97,8 @@ enum Command {
     MapQrels(map_qrels::MapQrelsArgs),
     /// Fine-tune a BERT cross-encoder on rating files (for `--rerank cross-encoder`).
     TrainCrossEncoder(cross_encoder::TrainCrossEncoderArgs),
+    /// Fine-tune the bi-encoder on rating files, every wording at once (for `index --model`).
+    TrainBiEncoder(bi_encoder::TrainBiEncoderArgs),
     /// Cross-validate fine-tuning the bi-encoder on rating files: the tuned encoder's ranking
     /// of held-out queries against the shipped encoder's, per wording.
     CvBiEncoder(bi_encoder::CvBiEncoderArgs),
@@ -359,7 +361,8 @@ fn main() {
         Command::EvalJudge(args) => judge::run_eval(args, &bars),
         Command::MapQrels(args) => map_qrels::run(args),
         Command::TrainCrossEncoder(args) => cross_encoder::run(args, &bars),
-        Command::CvBiEncoder(args) => bi_encoder::run(args, &bars),
+        Command::TrainBiEncoder(args) => bi_encoder::train(args, &bars),
+        Command::CvBiEncoder(args) => bi_encoder::cross_validate(args, &bars),
     };
     if let Err(err) = result {
         eprintln!("error: {err:#}");

@@ -47,8 +47,9 @@ pub fn seen_queries<'q, 't>(
     qrels.query_ids().filter(|q| trained.contains(q)).collect()
 }
 
-/// Refuses to score queries a fine-tuned cross-encoder in `dir` was trained on. Folders
-/// without a training record (downloaded models) are taken as they are.
+/// Refuses to score queries a fine-tuned model in `dir` (a cross-encoder, or a bi-encoder
+/// from `train-bi-encoder`) was trained on. Folders without a training record (downloaded
+/// models) are taken as they are.
 pub fn check_no_overlap(dir: &Path, qrels: &Qrels) -> Result<()> {
     let path = dir.join(TRAINING_RECORD);
     let Ok(text) = std::fs::read_to_string(&path) else {
@@ -59,7 +60,7 @@ pub fn check_no_overlap(dir: &Path, qrels: &Qrels) -> Result<()> {
     let overlap = seen_queries(record.trained_on.iter().map(String::as_str), qrels);
     if let Some(first) = overlap.first() {
         bail!(
-            "the cross-encoder in {} was trained on {} of the queries being evaluated (e.g. {first:?}; trained on {}): fine-tune it without them, e.g. `precedent train-cross-encoder --qrels train.tsv --out DIR`, then `precedent eval --qrels valid.tsv --rerank cross-encoder --rerank-model DIR`",
+            "the fine-tuned model in {} was trained on {} of the queries being evaluated (e.g. {first:?}; trained on {}): fine-tune it without them, e.g. `precedent train-cross-encoder --qrels train.tsv --out DIR` (or `train-bi-encoder`), then score it on `--qrels valid.tsv`",
             dir.display(),
             overlap.len(),
             record.rating_files.join(", ")

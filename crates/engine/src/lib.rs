@@ -41,6 +41,7 @@
 //! - [`lazy_clause_type_reader`]: the CUAD clause-type reader the `+types` stage and the
 //!   learned ranker's clause-type rule use, trained (or read from its cache) on first use.
 
+pub mod bi_encoder_training;
 pub mod compare_view;
 pub mod context;
 pub mod cross_encoder_training;

@@ -15,11 +15,14 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use precedent_engine::bi_encoder_training::{
+    bi_encoder_trainer, rated_lists, ListStates, RatedLists,
+};
 use precedent_engine::Report;
 use precedent_learn::bi_encoder::{listwise_steps, tune_listwise, ListwisePlan, ListwiseQuery};
 use precedent_learn::cv::assign_folds;
 use precedent_metrics::{MeanMetrics, QueryMetrics, Scored};
-use precedent_models::{BiEncoderTrainer, FineTuneOptions, FrozenState};
+use precedent_models::FineTuneOptions;
 use serde::Serialize;
 
 use crate::ranker_cv::{read_all_qrels, read_wordings};
@@ -137,109 +140,9 @@ impl BiEncoderCv {
     }
 }
 
-/// The rated queries as the trainer reads them, the texts behind the indices, and each
-/// query's judgements.
-struct Inputs {
-    queries: Vec<ListwiseQuery>,
-    /// Per wording: its name, and per query (in `queries` order) the index of its text.
-    wordings: Vec<String>,
-    query_texts: Vec<String>,
-    clause_ids: Vec<String>,
-    clause_texts: Vec<String>,
-}
-
-fn read_inputs(plan: &BiEncoderCvPlan<'_>) -> Result<Inputs> {
-    let docs = precedent_formats::read_corpus(plan.corpus)?;
-    let wordings = read_wordings(plan.queries)?;
-    let qrels = read_all_qrels(plan.qrels)?;
-    let Some((_, first)) = wordings.first() else {
-        bail!("give at least one query file");
-    };
-    let row_of: HashMap<&str, usize> = docs
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (d.id.as_str(), i))
-        .collect();
-    // The judged clauses of any rated query, in corpus order.
-    let mut judged_rows = BTreeSet::new();
-    let rated: Vec<&str> = first
-        .iter()
-        .map(|q| q.id.as_str())
-        .filter(|id| qrels.judged(id).is_some_and(|j| !j.is_empty()))
-        .collect();
-    if rated.is_empty() {
-        bail!("no query of the query files has ratings in the rating files");
-    }
-    for id in &rated {
-        if let Some(judged) = qrels.judged(id) {
-            judged_rows.extend(
-                judged
-                    .keys()
-                    .filter_map(|d| row_of.get(d.as_str()).copied()),
-            );
-        }
-    }
-    let judged_rows: Vec<usize> = judged_rows.into_iter().collect();
-    let clause_index: HashMap<usize, usize> = judged_rows
-        .iter()
-        .enumerate()
-        .map(|(i, &row)| (row, i))
-        .collect();
-    let mut query_texts = Vec::new();
-    let mut queries = Vec::new();
-    for id in &rated {
-        let mut texts = Vec::new();
-        for (name, qs) in &wordings {
-            let q = qs
-                .iter()
-                .find(|q| q.id == *id)
-                .with_context(|| format!("query {id:?} has no {name:?} wording"))?;
-            texts.push(q.text.clone());
-        }
-        let wording_indices: Vec<usize> =
-            (query_texts.len()..query_texts.len() + texts.len()).collect();
-        query_texts.extend(texts);
-        let mut judged: Vec<(usize, i32)> = qrels
-            .judged(id)
-            .map(|j| {
-                j.iter()
-                    .filter_map(|(d, &l)| {
-                        let row = row_of.get(d.as_str())?;
-                        Some((*clause_index.get(row)?, l))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        judged.sort_unstable();
-        queries.push(ListwiseQuery {
-            id: (*id).to_owned(),
-            wordings: wording_indices,
-            judged,
-        });
-    }
-    Ok(Inputs {
-        queries,
-        wordings: wordings.iter().map(|(w, _)| w.clone()).collect(),
-        query_texts,
-        clause_ids: judged_rows.iter().map(|&r| docs[r].id.clone()).collect(),
-        clause_texts: judged_rows
-            .iter()
-            .map(|&r| precedent_library::indexed_text(&docs[r]))
-            .collect(),
-    })
-}
-
 /// Per query and wording, the metrics of ranking its judged clauses by cosine.
-fn as_strs(texts: &[String]) -> Vec<&str> {
-    texts.iter().map(String::as_str).collect()
-}
-
-fn refs(states: &[FrozenState]) -> Vec<&FrozenState> {
-    states.iter().collect()
-}
-
 fn score_queries(
-    inputs: &Inputs,
+    inputs: &RatedLists,
     queries: &[&ListwiseQuery],
     query_vectors: &[Vec<f32>],
     clause_vectors: &[Vec<f32>],
@@ -284,24 +187,23 @@ pub fn cross_validate_bi_encoder(
     if plan.folds < 2 {
         bail!("cross-validation needs at least 2 folds");
     }
-    let inputs = read_inputs(plan)?;
+    let docs = precedent_formats::read_corpus(plan.corpus)?;
+    let wordings = read_wordings(plan.queries)?;
+    let qrels = read_all_qrels(plan.qrels)?;
+    let inputs = rated_lists(&docs, &wordings, &qrels)?;
     let started = Instant::now();
     report.note(&format!(
         "frozen states of {} query texts and {} judged clauses",
         inputs.query_texts.len(),
         inputs.clause_texts.len()
     ));
-    let mut base = BiEncoderTrainer::from_encoder(
-        plan.base_model,
-        FineTuneOptions {
-            steps: 1,
-            ..plan.options.clone()
-        },
-    )?;
-    let query_states = base.frozen_states(&as_strs(&inputs.query_texts))?;
-    let clause_states = base.frozen_states(&as_strs(&inputs.clause_texts))?;
-    let base_queries = base.embed_states(&refs(&query_states))?;
-    let base_clauses = base.embed_states(&refs(&clause_states))?;
+    let mut base = bi_encoder_trainer(plan.base_model, &plan.options, 1)?;
+    let ListStates {
+        queries: query_states,
+        clauses: clause_states,
+    } = ListStates::compute(&mut base, &inputs)?;
+    let base_queries = base.embed_states(&query_states.iter().collect::<Vec<_>>())?;
+    let base_clauses = base.embed_states(&clause_states.iter().collect::<Vec<_>>())?;
     drop(base);
     let states_seconds = started.elapsed().as_secs_f64();
 
@@ -325,13 +227,7 @@ pub fn cross_validate_bi_encoder(
                 fold + 1
             );
         }
-        let mut trainer = BiEncoderTrainer::from_encoder(
-            plan.base_model,
-            FineTuneOptions {
-                steps,
-                ..plan.options.clone()
-            },
-        )?;
+        let mut trainer = bi_encoder_trainer(plan.base_model, &plan.options, steps)?;
         let t0 = Instant::now();
         let mut on_step = |step: usize, loss: f32| {
             if step % 25 == 0 || step == steps {

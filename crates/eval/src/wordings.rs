@@ -92,6 +92,15 @@ pub fn eval_pipeline(
             name
         }
     };
+    // A bi-encoder fine-tuned on ratings (`train-bi-encoder`) embeds the library: it must not
+    // have learnt from the queries scored here either.
+    let embedded_by = library
+        .vectors_info()
+        .map(|info| std::path::PathBuf::from(&info.model_source))
+        .filter(|dir| dir.is_dir());
+    if let Some(dir) = embedded_by {
+        precedent_engine::cross_encoder_training::check_no_overlap(&dir, qrels)?;
+    }
     let built = build_command_pipeline(name, library, options)?;
     let cross_encoder = match (options.rerank.rerank, options.rerank.rerank_model) {
         (Some("cross-encoder"), Some(dir)) => Some(Path::new(dir)),

@@ -306,6 +306,9 @@ impl Tuning {
         self.write_folder(&staging)?;
         for (file, bytes) in extra {
             let path = staging.join(file);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| ModelError::io(dir, e))?;
+            }
             std::fs::write(&path, bytes).map_err(|e| ModelError::io(&path, e))?;
         }
         let old = parent.join(format!(".{name}.old-{}", std::process::id()));

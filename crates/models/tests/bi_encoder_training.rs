@@ -83,6 +83,21 @@ fn the_listwise_loss_moves_each_query_towards_its_favoured_clauses() {
     );
     assert!(s(1, 1) > s(1, 0) && s(1, 1) > s(1, 2));
 
+    // The saved folder is a sentence-transformers model that embeds as the trainer does.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tuned");
+    trainer.save(&out, &[("record.json", b"{}")]).unwrap();
+    assert!(out.join("record.json").is_file() && out.join("1_Pooling/config.json").is_file());
+    let served = Embedder::load_dir(&out).unwrap();
+    assert!(served.normalized());
+    let texts: Vec<&str> = queries.iter().chain(&clauses).copied().collect();
+    let from_folder = served.embed(&texts).unwrap();
+    let from_trainer: Vec<Vec<f32>> = qe.iter().chain(&ce).cloned().collect();
+    for (i, (a, b)) in from_folder.iter().zip(&from_trainer).enumerate() {
+        let c = cosine(a, b);
+        assert!(c > 0.9999, "text {i}: cosine {c}");
+    }
+
     // Bad inputs are refused with a reason, and nothing frozen is refused at the start.
     assert!(trainer
         .train_step_listwise(&q, &c, &[vec![0.0; 3], vec![1.0, 0.0, 0.0]], 0.05)

@@ -104,6 +104,41 @@ impl BiEncoderTrainer {
         self.tuning.step(&loss)
     }
 
+    /// Writes a sentence-transformers folder (the encoder's weights, config and tokenizer;
+    /// `modules.json` with mean pooling and Normalize; the window as `max_seq_length`; and
+    /// the caller's `extra` files) to `out`, replacing any previous one whole.
+    /// [`crate::Embedder`] and sentence-transformers both load it and embed as the trainer
+    /// does. The unused one-logit head is saved too (the folder is also a valid
+    /// `BertForSequenceClassification`); encoders ignore it.
+    pub fn save(&self, out: &std::path::Path, extra: &[(&str, &[u8])]) -> Result<(), ModelError> {
+        let modules = serde_json::json!([
+            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+            {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+            {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}
+        ]);
+        let pooling = serde_json::json!({
+            "word_embedding_dimension": self.tuning.cfg.hidden_size,
+            "pooling_mode_cls_token": false,
+            "pooling_mode_mean_tokens": true,
+            "pooling_mode_max_tokens": false,
+            "pooling_mode_mean_sqrt_len_tokens": false
+        });
+        let sbert = serde_json::json!({
+            "max_seq_length": self.tuning.options.max_len,
+            "do_lower_case": false
+        });
+        let text = |v: &serde_json::Value| serde_json::to_vec_pretty(v).unwrap_or_default();
+        let (modules, pooling, sbert) = (text(&modules), text(&pooling), text(&sbert));
+        let mut files: Vec<(&str, &[u8])> = vec![
+            ("modules.json", &modules),
+            ("1_Pooling/config.json", &pooling),
+            ("2_Normalize/.keep", b""),
+            ("sentence_bert_config.json", &sbert),
+        ];
+        files.extend_from_slice(extra);
+        self.tuning.save(out, &files)
+    }
+
     /// `[batch, hidden]` unit-length mean-pooled embeddings of frozen states.
     fn pooled(&mut self, states: &[&FrozenState], train: bool) -> Result<Tensor, ModelError> {
         let (x, lens) = self.tuning.stacked_states(states)?;
