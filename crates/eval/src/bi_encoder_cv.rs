@@ -230,7 +230,7 @@ pub fn cross_validate_bi_encoder(
         let mut trainer = bi_encoder_trainer(plan.base_model, &plan.options, steps)?;
         let t0 = Instant::now();
         let mut on_step = |step: usize, loss: f32| {
-            if step % 25 == 0 || step == steps {
+            if step.is_multiple_of(25) || step == steps {
                 report.note(&format!(
                     "fold {}/{}: step {step}/{steps}, loss {loss:.3}",
                     fold + 1,

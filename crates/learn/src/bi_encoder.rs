@@ -138,8 +138,18 @@ pub fn tune_listwise(
 /// One query's list for a step: up to `positives` clauses rated above one star and up to
 /// `negatives` one-star clauses, each drawn without replacement.
 fn draw_list(query: &ListwiseQuery, plan: &ListwisePlan, rng: &mut SplitMix) -> Vec<(usize, i32)> {
-    let (mut pos, mut neg): (Vec<(usize, i32)>, Vec<(usize, i32)>) =
-        query.judged.iter().partition(|&&(_, l)| l > 0);
+    let mut pos: Vec<(usize, i32)> = query
+        .judged
+        .iter()
+        .copied()
+        .filter(|&(_, l)| l > 0)
+        .collect();
+    let mut neg: Vec<(usize, i32)> = query
+        .judged
+        .iter()
+        .copied()
+        .filter(|&(_, l)| l <= 0)
+        .collect();
     rng.shuffle(&mut pos);
     rng.shuffle(&mut neg);
     pos.truncate(plan.positives);
