@@ -4,8 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use precedent_eval::bi_encoder_cv::{cross_fitted_cosines, CrossFitPlan};
 use precedent_eval::ranker_cv::{self, CvPlan};
+use precedent_learn::bi_encoder::ListwisePlan;
 use precedent_learn::{Learner, RankObjective, TrainOptions, TrainingData};
+use precedent_models::FineTuneOptions;
 
 use crate::{Bars, VectorArgs};
 
@@ -64,6 +67,11 @@ pub struct TrainArgs {
     /// (comma-separated, e.g. `short`; default all); held-out queries are scored in every one.
     #[arg(long, value_delimiter = ',')]
     train_wordings: Vec<String>,
+    /// With --cv: the dense cosine feature comes from the bi-encoder fine-tuned on the
+    /// ratings (`train-bi-encoder`'s recipe), cross-fitted so that no value comes from an
+    /// encoder that saw its query or the held-out fold (K + K(K-1)/2 fine-tunes).
+    #[arg(long, requires = "cv")]
+    dense_from_tuned_bi_encoder: bool,
     /// With --cv: also score each fold's model, next to hybrid+types, on this library ingested
     /// from the rated clauses' contracts, with --cv-library-qrels (each --queries wording, and
     /// their mean).
@@ -148,6 +156,41 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         ..inputs.training_data()
     };
     eprintln!("{}", ranker_cv::describe_rated(&inputs.rated));
+    let tuned_cosines = match args.cv {
+        Some(folds) if args.dense_from_tuned_bi_encoder => {
+            let r = &args.rated;
+            let plan = CrossFitPlan {
+                corpus: &r.corpus,
+                queries: &r.queries,
+                qrels: &r.qrels,
+                base_model: precedent_models::DEFAULT_MODEL,
+                folds,
+                fold_seed: args.seed,
+                options: FineTuneOptions {
+                    learning_rate: 1e-4,
+                    max_len: 256,
+                    batch_size: 32,
+                    frozen_layers: 5,
+                    seed: args.seed,
+                    ..FineTuneOptions::default()
+                },
+                listwise: ListwisePlan {
+                    seed: args.seed,
+                    ..ListwisePlan::default()
+                },
+            };
+            let dense_cos = precedent_learn::FEATURE_NAMES
+                .iter()
+                .position(|n| *n == "dense_cos")
+                .context("no dense_cos feature")?;
+            Some(cross_fitted_cosines(&plan, &inputs.rated, dense_cos, bars)?)
+        }
+        _ => None,
+    };
+    let data = TrainingData {
+        column_override: tuned_cosines.as_ref(),
+        ..data
+    };
     if let Some(folds) = args.cv {
         let plan = CvPlan {
             folds,

@@ -20,7 +20,7 @@ use precedent_engine::bi_encoder_training::{
 };
 use precedent_engine::Report;
 use precedent_learn::bi_encoder::{listwise_steps, tune_listwise, ListwisePlan, ListwiseQuery};
-use precedent_learn::cv::assign_folds;
+use precedent_learn::cv::{assign_folds, ColumnOverride};
 use precedent_metrics::{MeanMetrics, QueryMetrics, Scored};
 use precedent_models::FineTuneOptions;
 use serde::Serialize;
@@ -326,4 +326,180 @@ pub fn cross_validate_bi_encoder(
         options: plan.options.clone(),
         listwise: plan.listwise.clone(),
     })
+}
+
+/// Where the cross-fitted cosines of [`cross_fitted_cosines`] come from.
+pub struct CrossFitPlan<'a> {
+    /// The corpus, wordings and ratings the rated entries were read from.
+    pub corpus: &'a Path,
+    pub queries: &'a [PathBuf],
+    pub qrels: &'a [PathBuf],
+    pub base_model: &'a str,
+    pub folds: usize,
+    /// The ranker's fold seed (`train --seed`): the folds must be the ranker's.
+    pub fold_seed: u64,
+    pub options: FineTuneOptions,
+    pub listwise: ListwisePlan,
+}
+
+/// The tuned bi-encoder's cosine of every rated (entry, clause) pair, cross-fitted for the
+/// ranker's cross-validation as [`ColumnOverride`] asks: in outer fold `f`, an entry of `f`
+/// is scored by the encoder tuned on every other fold, and an entry of fold `g != f` by the
+/// encoder tuned on the folds other than `f` and `g` (one encoder per pair of folds serves
+/// both), so no score comes from a model that saw its query or the fold held out. `K` outer
+/// encoders and `K(K-1)/2` pair encoders in all.
+pub fn cross_fitted_cosines(
+    plan: &CrossFitPlan<'_>,
+    rated: &[precedent_learn::RatedQuery],
+    column: usize,
+    report: &dyn Report,
+) -> Result<ColumnOverride> {
+    if plan.folds < 2 {
+        bail!("cross-fitting needs at least 2 folds");
+    }
+    let docs = precedent_formats::read_corpus(plan.corpus)?;
+    let wordings = read_wordings(plan.queries)?;
+    let qrels = read_all_qrels(plan.qrels)?;
+    let lists = rated_lists(&docs, &wordings, &qrels)?;
+    let mut base = bi_encoder_trainer(plan.base_model, &plan.options, 1)?;
+    report.note("frozen states of every query text and judged clause");
+    let states = ListStates::compute(&mut base, &lists)?;
+    drop(base);
+
+    // Each rated entry as (list query, wording position), and its clauses as list indices.
+    let query_index: HashMap<&str, usize> = lists
+        .queries
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.id.as_str(), i))
+        .collect();
+    let clause_index: HashMap<&str, usize> = lists
+        .clause_ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect();
+    let mut entries = Vec::with_capacity(rated.len());
+    for r in rated {
+        let q = *query_index
+            .get(r.id.as_str())
+            .with_context(|| format!("rated query {:?} is not in the query files", r.id))?;
+        let k = if lists.wordings.len() > 1 {
+            lists
+                .wordings
+                .iter()
+                .position(|w| *w == r.wording)
+                .with_context(|| format!("query {:?}: unknown wording {:?}", r.id, r.wording))?
+        } else {
+            0
+        };
+        let text = *lists.queries[q]
+            .wordings
+            .get(k)
+            .with_context(|| format!("query {:?} has no wording {k}", r.id))?;
+        let clauses = r
+            .ratings
+            .iter()
+            .map(|(id, _, _)| {
+                clause_index
+                    .get(id.as_str())
+                    .copied()
+                    .with_context(|| format!("rated clause {id:?} is not in the corpus"))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        entries.push((q, text, clauses));
+    }
+
+    let ids: Vec<&str> = lists.queries.iter().map(|q| q.id.as_str()).collect();
+    let fold_of = assign_folds(&ids, plan.folds, plan.fold_seed);
+    let fold_of_query: Vec<usize> = lists
+        .queries
+        .iter()
+        .map(|q| fold_of.get(&q.id).copied().unwrap_or(0))
+        .collect();
+    let mut values: Vec<HashMap<usize, Vec<f32>>> = vec![HashMap::new(); plan.folds];
+    // (folds the encoder never saw, and per scored fold the outer folds its scores serve).
+    let mut fits: Vec<(Vec<usize>, Vec<(usize, usize)>)> = Vec::new();
+    for f in 0..plan.folds {
+        fits.push((vec![f], vec![(f, f)]));
+    }
+    for f in 0..plan.folds {
+        for g in f + 1..plan.folds {
+            fits.push((vec![f, g], vec![(g, f), (f, g)]));
+        }
+    }
+    for (n, (unseen, serves)) in fits.iter().enumerate() {
+        let training: Vec<&ListwiseQuery> = lists
+            .queries
+            .iter()
+            .zip(&fold_of_query)
+            .filter(|(_, f)| !unseen.contains(f))
+            .map(|(q, _)| q)
+            .collect();
+        let steps = listwise_steps(&training, &plan.listwise);
+        if steps == 0 {
+            bail!("no query outside folds {unseen:?} has a clause rated above one star");
+        }
+        report.note(&format!(
+            "encoder {}/{}: {} training queries, unseen folds {unseen:?}",
+            n + 1,
+            fits.len(),
+            training.len()
+        ));
+        let mut trainer = bi_encoder_trainer(plan.base_model, &plan.options, steps)?;
+        tune_listwise(
+            &mut trainer,
+            &states.queries,
+            &states.clauses,
+            &training,
+            &plan.listwise,
+            &mut |_, _| {},
+        )?;
+        for &(scored_fold, outer) in serves {
+            let mine: Vec<usize> = (0..entries.len())
+                .filter(|&e| fold_of_query[entries[e].0] == scored_fold)
+                .collect();
+            let texts: BTreeSet<usize> = mine.iter().map(|&e| entries[e].1).collect();
+            let clauses: BTreeSet<usize> = mine
+                .iter()
+                .flat_map(|&e| entries[e].2.iter().copied())
+                .collect();
+            let texts: Vec<usize> = texts.into_iter().collect();
+            let clauses: Vec<usize> = clauses.into_iter().collect();
+            let text_vectors: HashMap<usize, Vec<f32>> = texts
+                .iter()
+                .copied()
+                .zip(
+                    trainer.embed_states(
+                        &texts
+                            .iter()
+                            .map(|&i| &states.queries[i])
+                            .collect::<Vec<_>>(),
+                    )?,
+                )
+                .collect();
+            let clause_vectors: HashMap<usize, Vec<f32>> = clauses
+                .iter()
+                .copied()
+                .zip(
+                    trainer.embed_states(
+                        &clauses
+                            .iter()
+                            .map(|&i| &states.clauses[i])
+                            .collect::<Vec<_>>(),
+                    )?,
+                )
+                .collect();
+            for &e in &mine {
+                let (_, text, ref clause_list) = entries[e];
+                let q = &text_vectors[&text];
+                let cosines = clause_list
+                    .iter()
+                    .map(|c| q.iter().zip(&clause_vectors[c]).map(|(a, b)| a * b).sum())
+                    .collect();
+                values[outer].insert(e, cosines);
+            }
+        }
+    }
+    Ok(ColumnOverride { column, values })
 }

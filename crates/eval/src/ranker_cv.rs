@@ -67,6 +67,7 @@ impl RatedInputs {
             cuad_types: self.cuad_types.as_ref(),
             clause_types: Some(&self.clause_types),
             also: None,
+            column_override: None,
         }
     }
 }
@@ -500,6 +501,7 @@ pub fn cross_validate_on_library(
         let fold_data = TrainingData {
             rated: &fold_rated,
             embeddings: &fold_embeddings,
+            column_override: None,
             ..*data
         };
         let model = precedent_learn::train(

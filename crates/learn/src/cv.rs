@@ -201,6 +201,49 @@ pub struct CvReport {
 /// One fold's held-out scores: per variant, (entry index, scores in rating order) pairs.
 type FoldScores = Vec<Vec<(usize, Vec<f32>)>>;
 
+/// Values that replace one feature column in cross-validation, e.g. a score from a model
+/// fitted per fold that the feature extractor cannot compute. The caller cross-fits them: in
+/// fold `f`, a held-out entry's values come from a model that never saw its query, and a
+/// training entry's from one that saw neither its query nor fold `f`'s, so that the trees
+/// learn how far to trust the column on queries its model never saw.
+#[derive(Debug, Clone, Default)]
+pub struct ColumnOverride {
+    pub column: usize,
+    /// Per fold, per entry of the rated queries (by index), the values in rating order.
+    pub values: Vec<HashMap<usize, Vec<f32>>>,
+}
+
+impl ColumnOverride {
+    /// Writes fold `fold`'s values into the groups of entries `idx` (one group per entry, in
+    /// rating order); an entry without values is an error, as a silent mix of two scores
+    /// would be.
+    fn apply(&self, fold: usize, idx: &[usize], groups: &mut [Group]) -> Result<(), LearnError> {
+        if self.column >= NUM_FEATURES {
+            return Err(LearnError::Invalid(format!(
+                "column {} is not a feature column",
+                self.column
+            )));
+        }
+        for (&i, group) in idx.iter().zip(groups.iter_mut()) {
+            let values = self
+                .values
+                .get(fold)
+                .and_then(|v| v.get(&i))
+                .filter(|v| v.len() == group.len())
+                .ok_or_else(|| {
+                    LearnError::Invalid(format!(
+                        "fold {fold}: no override values of entry {i} ({} ratings)",
+                        group.len()
+                    ))
+                })?;
+            for ((features, _), &v) in group.iter_mut().zip(values) {
+                features[self.column] = v;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Deterministic fold of each query: a seeded shuffle of the sorted ids, dealt round-robin.
 pub fn assign_folds(ids: &[&str], folds: usize, seed: u64) -> HashMap<String, usize> {
     let mut sorted: Vec<&str> = ids.to_vec();
@@ -319,10 +362,14 @@ fn out_of_fold(
                     .collect()
             };
             let mut train_groups = groups(&train_idx)?;
+            let mut test_groups = groups(&test_idx)?;
+            if let Some(o) = data.column_override {
+                o.apply(fold, &train_idx, &mut train_groups)?;
+                o.apply(fold, &test_idx, &mut test_groups)?;
+            }
             if let Some(also) = data.also {
                 train_groups.extend(also.groups(&memory, &train_rated, &train_emb)?);
             }
-            let test_groups = groups(&test_idx)?;
             let test_rows: Vec<Vec<u32>> = test_idx
                 .iter()
                 .map(|&i| rated[i].ratings.iter().map(|r| r.1).collect())
@@ -532,9 +579,11 @@ pub fn cross_validate_nested(
         let inner_rated: Vec<RatedQuery> = keep.iter().map(|&i| rated[i].clone()).collect();
         let inner_embeddings: Vec<Vec<f32>> =
             keep.iter().map(|&i| data.embeddings[i].clone()).collect();
+        // The override's entries and folds are the outer ones: not carried into the inner CV.
         let inner_data = TrainingData {
             rated: &inner_rated,
             embeddings: &inner_embeddings,
+            column_override: None,
             ..*data
         };
         let inner = out_of_fold(

@@ -580,6 +580,9 @@ pub struct TrainingData<'a> {
     /// The same queries' judgements over a second library (clauses cut by `ingest`), learnt
     /// from too: each training query adds its list there to its list here.
     pub also: Option<&'a crate::LibraryJudgements>,
+    /// Cross-validation only: values that replace one feature column, per fold and entry
+    /// ([`crate::cv::ColumnOverride`]). Training a model ignores it.
+    pub column_override: Option<&'a crate::cv::ColumnOverride>,
 }
 
 /// Probability at or above which the category classifier counts a clause as a member.
