@@ -328,6 +328,10 @@ pub fn cross_validate_bi_encoder(
     })
 }
 
+/// One encoder of the cross-fitting: the folds it never sees, and the (fold it scores, outer
+/// fold whose values those scores are) pairs it serves.
+type CrossFit = (Vec<usize>, Vec<(usize, usize)>);
+
 /// Where the cross-fitted cosines of [`cross_fitted_cosines`] come from.
 pub struct CrossFitPlan<'a> {
     /// The corpus, wordings and ratings the rated entries were read from.
@@ -418,8 +422,7 @@ pub fn cross_fitted_cosines(
         .map(|q| fold_of.get(&q.id).copied().unwrap_or(0))
         .collect();
     let mut values: Vec<HashMap<usize, Vec<f32>>> = vec![HashMap::new(); plan.folds];
-    // (folds the encoder never saw, and per scored fold the outer folds its scores serve).
-    let mut fits: Vec<(Vec<usize>, Vec<(usize, usize)>)> = Vec::new();
+    let mut fits: Vec<CrossFit> = Vec::new();
     for f in 0..plan.folds {
         fits.push((vec![f], vec![(f, f)]));
     }

@@ -868,6 +868,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_column_override_writes_its_fold_values_and_refuses_gaps() {
+        let group = |n: usize| -> Group { (0..n).map(|_| ([0.5f32; NUM_FEATURES], 1)).collect() };
+        let mut fold0 = HashMap::new();
+        fold0.insert(7usize, vec![0.1f32, 0.2]);
+        let o = ColumnOverride {
+            column: 3,
+            values: vec![fold0, HashMap::new()],
+        };
+        let mut groups = vec![group(2)];
+        o.apply(0, &[7], &mut groups)
+            .expect("values for entry 7 in fold 0");
+        assert_eq!(groups[0][0].0[3], 0.1);
+        assert_eq!(groups[0][1].0[3], 0.2);
+        assert_eq!(groups[0][1].0[2], 0.5, "other columns untouched");
+        // The same entry in another fold, a group of another length, a bad column: errors.
+        assert!(o.apply(1, &[7], &mut groups).is_err());
+        assert!(o.apply(0, &[7], &mut [group(3)]).is_err());
+        let bad = ColumnOverride {
+            column: NUM_FEATURES,
+            ..o.clone()
+        };
+        assert!(bad.apply(0, &[7], &mut groups).is_err());
+    }
+
+    #[test]
     fn feature_groups_name_their_columns_and_unknown_names_are_refused() {
         let memory = group_columns(&["rating-memory".into()]).expect("known group");
         assert_eq!(memory, (12..=20).collect::<Vec<usize>>());
