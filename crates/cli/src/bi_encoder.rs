@@ -7,9 +7,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use precedent_engine::bi_encoder_training::{rated_lists, train_bi_encoder, BiEncoderPlan};
-use precedent_eval::bi_encoder_cv::{cross_validate_bi_encoder, BiEncoderCvPlan};
-use precedent_eval::ranker_cv::{read_all_qrels, read_wordings};
+use precedent_engine::bi_encoder_training::{recipe_options, train_bi_encoder, BiEncoderPlan};
+use precedent_eval::bi_encoder_cv::{cross_validate_bi_encoder, read_rated_lists, BiEncoderCvPlan};
 use precedent_learn::bi_encoder::ListwisePlan;
 use precedent_models::FineTuneOptions;
 
@@ -37,10 +36,10 @@ pub struct RatingArgs {
 #[derive(Args)]
 pub struct RecipeArgs {
     /// Bottom encoder layers kept as loaded (their states are computed once).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = recipe_options(42).frozen_layers)]
     frozen_layers: usize,
     /// Peak learning rate.
-    #[arg(long, default_value_t = 1e-4)]
+    #[arg(long, default_value_t = recipe_options(42).learning_rate)]
     learning_rate: f64,
     #[arg(long, default_value_t = ListwisePlan::default().epochs)]
     epochs: usize,
@@ -57,7 +56,7 @@ pub struct RecipeArgs {
     train_tokens: usize,
     /// The window in tokens: texts are cut there when embedded (256: all-MiniLM-L6-v2's, as
     /// the library embeds clauses).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = recipe_options(42).max_len)]
     max_len: usize,
     /// Seeds the lists, the order and dropout (and, for `cv-bi-encoder`, the folds, as
     /// `train --cv --seed`).
@@ -70,10 +69,8 @@ impl RecipeArgs {
         FineTuneOptions {
             learning_rate: self.learning_rate,
             max_len: self.max_len,
-            batch_size: 32,
             frozen_layers: self.frozen_layers,
-            seed: self.seed,
-            ..FineTuneOptions::default()
+            ..recipe_options(self.seed)
         }
     }
 
@@ -117,10 +114,7 @@ pub struct CvBiEncoderArgs {
 pub fn train(args: TrainBiEncoderArgs, bars: &Bars) -> Result<()> {
     precedent_models::keep_freed_memory();
     let r = &args.ratings;
-    let docs = precedent_formats::read_corpus(&r.corpus)?;
-    let wordings = read_wordings(&r.queries)?;
-    let qrels = read_all_qrels(&r.qrels)?;
-    let lists = rated_lists(&docs, &wordings, &qrels)?;
+    let lists = read_rated_lists(&r.corpus, &r.queries, &r.qrels)?;
     let plan = BiEncoderPlan {
         base_model: &r.base_model,
         rating_files: &r.qrels,

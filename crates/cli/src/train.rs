@@ -4,11 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use precedent_eval::bi_encoder_cv::{cross_fitted_cosines, CrossFitPlan};
+use precedent_engine::bi_encoder_training::recipe_options;
+use precedent_eval::bi_encoder_cv::{cross_fitted_cosines, BiEncoderCvPlan};
 use precedent_eval::ranker_cv::{self, CvPlan};
 use precedent_learn::bi_encoder::ListwisePlan;
 use precedent_learn::{Learner, RankObjective, TrainOptions, TrainingData};
-use precedent_models::FineTuneOptions;
 
 use crate::{Bars, VectorArgs};
 
@@ -159,21 +159,14 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
     let tuned_cosines = match args.cv {
         Some(folds) if args.dense_from_tuned_bi_encoder => {
             let r = &args.rated;
-            let plan = CrossFitPlan {
+            let plan = BiEncoderCvPlan {
                 corpus: &r.corpus,
                 queries: &r.queries,
                 qrels: &r.qrels,
                 base_model: precedent_models::DEFAULT_MODEL,
                 folds,
                 fold_seed: args.seed,
-                options: FineTuneOptions {
-                    learning_rate: 1e-4,
-                    max_len: 256,
-                    batch_size: 32,
-                    frozen_layers: 5,
-                    seed: args.seed,
-                    ..FineTuneOptions::default()
-                },
+                options: recipe_options(args.seed),
                 listwise: ListwisePlan {
                     seed: args.seed,
                     ..ListwisePlan::default()

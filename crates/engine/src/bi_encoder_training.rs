@@ -136,6 +136,20 @@ impl ListStates {
     }
 }
 
+/// The measured recipe's fine-tuning options (docs/ranking.md): the top layer of
+/// all-MiniLM-L6-v2 trains at a peak rate of 1e-4, texts cut at its 256-token window,
+/// embedded 32 at a time.
+pub fn recipe_options(seed: u64) -> FineTuneOptions {
+    FineTuneOptions {
+        learning_rate: 1e-4,
+        max_len: 256,
+        batch_size: 32,
+        frozen_layers: 5,
+        seed,
+        ..FineTuneOptions::default()
+    }
+}
+
 /// A trainer started from `base_model` whose schedule runs `steps` steps.
 pub fn bi_encoder_trainer(
     base_model: &str,

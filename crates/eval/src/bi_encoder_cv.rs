@@ -27,7 +27,20 @@ use serde::Serialize;
 
 use crate::ranker_cv::{read_all_qrels, read_wordings};
 
-/// What to cross-validate.
+/// The training lists of a corpus, its query files (one per wording) and rating files
+/// ([`rated_lists`]).
+pub fn read_rated_lists(
+    corpus: &Path,
+    queries: &[PathBuf],
+    qrels: &[PathBuf],
+) -> Result<RatedLists> {
+    let docs = precedent_formats::read_corpus(corpus)?;
+    let wordings = read_wordings(queries)?;
+    let qrels = read_all_qrels(qrels)?;
+    rated_lists(&docs, &wordings, &qrels)
+}
+
+/// What to cross-validate (also what [`cross_fitted_cosines`] fits).
 pub struct BiEncoderCvPlan<'a> {
     /// Clause corpus (BEIR corpus.jsonl) the ratings refer to.
     pub corpus: &'a Path,
@@ -187,10 +200,7 @@ pub fn cross_validate_bi_encoder(
     if plan.folds < 2 {
         bail!("cross-validation needs at least 2 folds");
     }
-    let docs = precedent_formats::read_corpus(plan.corpus)?;
-    let wordings = read_wordings(plan.queries)?;
-    let qrels = read_all_qrels(plan.qrels)?;
-    let inputs = rated_lists(&docs, &wordings, &qrels)?;
+    let inputs = read_rated_lists(plan.corpus, plan.queries, plan.qrels)?;
     let started = Instant::now();
     report.note(&format!(
         "frozen states of {} query texts and {} judged clauses",
@@ -332,20 +342,6 @@ pub fn cross_validate_bi_encoder(
 /// fold whose values those scores are) pairs it serves.
 type CrossFit = (Vec<usize>, Vec<(usize, usize)>);
 
-/// Where the cross-fitted cosines of [`cross_fitted_cosines`] come from.
-pub struct CrossFitPlan<'a> {
-    /// The corpus, wordings and ratings the rated entries were read from.
-    pub corpus: &'a Path,
-    pub queries: &'a [PathBuf],
-    pub qrels: &'a [PathBuf],
-    pub base_model: &'a str,
-    pub folds: usize,
-    /// The ranker's fold seed (`train --seed`): the folds must be the ranker's.
-    pub fold_seed: u64,
-    pub options: FineTuneOptions,
-    pub listwise: ListwisePlan,
-}
-
 /// The tuned bi-encoder's cosine of every rated (entry, clause) pair, cross-fitted for the
 /// ranker's cross-validation as [`ColumnOverride`] asks: in outer fold `f`, an entry of `f`
 /// is scored by the encoder tuned on every other fold, and an entry of fold `g != f` by the
@@ -353,7 +349,7 @@ pub struct CrossFitPlan<'a> {
 /// both), so no score comes from a model that saw its query or the fold held out. `K` outer
 /// encoders and `K(K-1)/2` pair encoders in all.
 pub fn cross_fitted_cosines(
-    plan: &CrossFitPlan<'_>,
+    plan: &BiEncoderCvPlan<'_>,
     rated: &[precedent_learn::RatedQuery],
     column: usize,
     report: &dyn Report,
@@ -361,10 +357,7 @@ pub fn cross_fitted_cosines(
     if plan.folds < 2 {
         bail!("cross-fitting needs at least 2 folds");
     }
-    let docs = precedent_formats::read_corpus(plan.corpus)?;
-    let wordings = read_wordings(plan.queries)?;
-    let qrels = read_all_qrels(plan.qrels)?;
-    let lists = rated_lists(&docs, &wordings, &qrels)?;
+    let lists = read_rated_lists(plan.corpus, plan.queries, plan.qrels)?;
     let mut base = bi_encoder_trainer(plan.base_model, &plan.options, 1)?;
     report.note("frozen states of every query text and judged clause");
     let states = ListStates::compute(&mut base, &lists)?;
