@@ -106,6 +106,13 @@ pub struct CvBiEncoderArgs {
     recipe: RecipeArgs,
     #[arg(long, default_value_t = 5)]
     folds: usize,
+    /// Score the held-out queries on this library's judged clauses (the encoders still learn
+    /// from `--corpus`), e.g. an ingested library whose ratings `map-qrels` carried over.
+    #[arg(long, requires = "score_qrels")]
+    score_index: Option<PathBuf>,
+    /// The ratings of `--score-index`'s clauses; repeat to combine.
+    #[arg(long)]
+    score_qrels: Vec<PathBuf>,
     /// Write the figures and the fold log as JSON.
     #[arg(long)]
     json_out: Option<PathBuf>,
@@ -154,6 +161,8 @@ pub fn cross_validate(args: CvBiEncoderArgs, bars: &Bars) -> Result<()> {
         fold_seed: args.recipe.seed,
         options: args.recipe.options(),
         listwise: args.recipe.listwise(),
+        score_index: args.score_index.as_deref(),
+        score_qrels: &args.score_qrels,
     };
     let outcome = cross_validate_bi_encoder(&plan, bars)?;
     print!("{}", outcome.table());

@@ -171,6 +171,8 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
                     seed: args.seed,
                     ..ListwisePlan::default()
                 },
+                score_index: None,
+                score_qrels: &[],
             };
             let dense_cos = precedent_learn::FEATURE_NAMES
                 .iter()

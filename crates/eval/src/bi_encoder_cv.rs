@@ -56,6 +56,38 @@ pub struct BiEncoderCvPlan<'a> {
     /// Fine-tuning options; `steps` is set per fold from the plan.
     pub options: FineTuneOptions,
     pub listwise: ListwisePlan,
+    /// Score the held-out queries on this library's judged clauses (ratings `score_qrels`)
+    /// instead of the training corpus's: the encoders still learn from the corpus's lists.
+    pub score_index: Option<&'a Path>,
+    pub score_qrels: &'a [PathBuf],
+}
+
+/// The rated lists of a library's clauses: its clauses judged in `qrels` (ratings carried to
+/// it, e.g. by `map-qrels`), with the query files' wordings.
+pub fn library_rated_lists(
+    index: &Path,
+    queries: &[PathBuf],
+    qrels: &[PathBuf],
+) -> Result<RatedLists> {
+    let library = precedent_library::Library::open(index)
+        .with_context(|| format!("opening the library {}", index.display()))?;
+    let wordings = read_wordings(queries)?;
+    let qrels = read_all_qrels(qrels)?;
+    let mut judged = BTreeSet::new();
+    for (_, qs) in &wordings {
+        for q in qs {
+            if let Some(j) = qrels.judged(&q.id) {
+                judged.extend(j.keys().cloned());
+            }
+        }
+    }
+    let store = library.store();
+    let docs = judged
+        .iter()
+        .filter_map(|id| store.row(id))
+        .map(|row| store.clause(row).map_err(anyhow::Error::from))
+        .collect::<Result<Vec<_>>>()?;
+    rated_lists(&docs, &wordings, &qrels)
 }
 
 /// One wording's figures, the shipped encoder against the tuned ones (each query scored by
@@ -201,6 +233,10 @@ pub fn cross_validate_bi_encoder(
         bail!("cross-validation needs at least 2 folds");
     }
     let inputs = read_rated_lists(plan.corpus, plan.queries, plan.qrels)?;
+    let scored_lists = plan
+        .score_index
+        .map(|dir| library_rated_lists(dir, plan.queries, plan.score_qrels))
+        .transpose()?;
     let started = Instant::now();
     report.note(&format!(
         "frozen states of {} query texts and {} judged clauses",
@@ -212,21 +248,38 @@ pub fn cross_validate_bi_encoder(
         queries: query_states,
         clauses: clause_states,
     } = ListStates::compute(&mut base, &inputs)?;
-    let base_queries = base.embed_states(&query_states.iter().collect::<Vec<_>>())?;
-    let base_clauses = base.embed_states(&clause_states.iter().collect::<Vec<_>>())?;
+    let scored_states = scored_lists
+        .as_ref()
+        .map(|l| ListStates::compute(&mut base, l))
+        .transpose()?;
+    let (scored, scored_query_states, scored_clause_states) = match (&scored_lists, &scored_states)
+    {
+        (Some(l), Some(s)) => (l, &s.queries, &s.clauses),
+        _ => (&inputs, &query_states, &clause_states),
+    };
+    let base_queries = base.embed_states(&scored_query_states.iter().collect::<Vec<_>>())?;
+    let base_clauses = base.embed_states(&scored_clause_states.iter().collect::<Vec<_>>())?;
     drop(base);
     let states_seconds = started.elapsed().as_secs_f64();
 
     let ids: Vec<&str> = inputs.queries.iter().map(|q| q.id.as_str()).collect();
     let fold_of = assign_folds(&ids, plan.folds, plan.fold_seed);
     let all: Vec<&ListwiseQuery> = inputs.queries.iter().collect();
-    let base_metrics = score_queries(&inputs, &all, &base_queries, &base_clauses);
-    let mut tuned_metrics: Vec<Option<Vec<QueryMetrics>>> = vec![None; all.len()];
+    // Queries scored: those with judged clauses where they are scored, and a fold.
+    let all_scored: Vec<&ListwiseQuery> = scored
+        .queries
+        .iter()
+        .filter(|q| fold_of.contains_key(&q.id))
+        .collect();
+    let base_metrics = score_queries(scored, &all_scored, &base_queries, &base_clauses);
+    let mut tuned_metrics: Vec<Option<Vec<QueryMetrics>>> = vec![None; all_scored.len()];
     let mut folds = Vec::with_capacity(plan.folds);
     for fold in 0..plan.folds {
         let in_fold = |q: &ListwiseQuery| fold_of.get(&q.id) == Some(&fold);
         let training: Vec<&ListwiseQuery> = all.iter().copied().filter(|q| !in_fold(q)).collect();
-        let held_out: Vec<usize> = (0..all.len()).filter(|&i| in_fold(all[i])).collect();
+        let held_out: Vec<usize> = (0..all_scored.len())
+            .filter(|&i| in_fold(all_scored[i]))
+            .collect();
         if held_out.is_empty() {
             continue;
         }
@@ -258,15 +311,19 @@ pub fn cross_validate_bi_encoder(
         )?;
         let training_seconds = t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
-        let held: Vec<&ListwiseQuery> = held_out.iter().map(|&i| all[i]).collect();
+        let held: Vec<&ListwiseQuery> = held_out.iter().map(|&i| all_scored[i]).collect();
         // Only the held-out queries' texts and judged clauses are embedded again.
-        let mut query_vectors = vec![Vec::new(); query_states.len()];
+        let mut query_vectors = vec![Vec::new(); scored_query_states.len()];
         let wanted: Vec<usize> = held
             .iter()
             .flat_map(|q| q.wordings.iter().copied())
             .collect();
-        let vectors =
-            trainer.embed_states(&wanted.iter().map(|&i| &query_states[i]).collect::<Vec<_>>())?;
+        let vectors = trainer.embed_states(
+            &wanted
+                .iter()
+                .map(|&i| &scored_query_states[i])
+                .collect::<Vec<_>>(),
+        )?;
         for (i, v) in wanted.into_iter().zip(vectors) {
             query_vectors[i] = v;
         }
@@ -275,18 +332,18 @@ pub fn cross_validate_bi_encoder(
             .flat_map(|q| q.judged.iter().map(|&(i, _)| i))
             .collect();
         let clauses: Vec<usize> = clauses.into_iter().collect();
-        let mut clause_vectors = vec![Vec::new(); clause_states.len()];
+        let mut clause_vectors = vec![Vec::new(); scored_clause_states.len()];
         let vectors = trainer.embed_states(
             &clauses
                 .iter()
-                .map(|&i| &clause_states[i])
+                .map(|&i| &scored_clause_states[i])
                 .collect::<Vec<_>>(),
         )?;
         for (i, v) in clauses.into_iter().zip(vectors) {
             clause_vectors[i] = v;
         }
         for (&i, metrics) in held_out.iter().zip(score_queries(
-            &inputs,
+            scored,
             &held,
             &query_vectors,
             &clause_vectors,
@@ -315,7 +372,7 @@ pub fn cross_validate_bi_encoder(
         .into_iter()
         .collect::<Option<Vec<_>>>()
         .context("a query was in no fold")?;
-    let wordings: Vec<WordingFigures> = inputs
+    let wordings: Vec<WordingFigures> = scored
         .wordings
         .iter()
         .enumerate()
@@ -329,8 +386,8 @@ pub fn cross_validate_bi_encoder(
         base_mean: MeanMetrics::mean_of(wordings.iter().map(|w| &w.base).collect::<Vec<_>>()),
         tuned_mean: MeanMetrics::mean_of(wordings.iter().map(|w| &w.tuned).collect::<Vec<_>>()),
         wordings,
-        queries: inputs.queries.len(),
-        clauses: inputs.clause_texts.len(),
+        queries: all_scored.len(),
+        clauses: scored.clause_texts.len(),
         states_seconds,
         folds,
         options: plan.options.clone(),
