@@ -163,4 +163,65 @@ fn cross_validation_reports_every_wording_and_their_mean() {
         let ndcg5 = report[key]["ndcg@5"].as_f64().expect("ndcg@5");
         assert!((0.0..=1.0).contains(&ndcg5), "{report}");
     }
+
+    // Scored on a library built from the same corpus: the library's judged clauses are the
+    // corpus's, so the shipped encoder's figures are the same to the last digit.
+    let library = cwd.join("lib");
+    let out = precedent(
+        &[
+            "index",
+            "--corpus",
+            s(&corpus),
+            "--index",
+            s(&library),
+            "--no-vectors",
+        ],
+        cwd,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let on_library = cwd.join("cv-library.json");
+    let mut with_library = args.clone();
+    with_library.pop();
+    with_library.extend([
+        s(&on_library),
+        "--score-index",
+        s(&library),
+        "--score-qrels",
+        s(&valid),
+    ]);
+    let out = precedent(&with_library, cwd);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let scored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&on_library).expect("json")).expect("parse");
+    assert_eq!(scored["queries"], 6);
+    assert_eq!(scored["clauses"], report["clauses"]);
+    for metric in ["ndcg@5", "ndcg@10"] {
+        let (a, b) = (
+            report["base_mean"][metric].as_f64().expect("metric"),
+            scored["base_mean"][metric].as_f64().expect("metric"),
+        );
+        assert!((a - b).abs() < 1e-9, "{metric}: {a} against {b}");
+    }
+
+    // Ratings of clauses the library does not have leave nothing to score: a clear error.
+    let empty = cwd.join("none.tsv");
+    std::fs::write(
+        &empty,
+        "query-id\tcorpus-id\tscore\nCovenant Not To Sue\tnot-a-clause\t3\n",
+    )
+    .expect("write");
+    let mut no_ratings = args.clone();
+    no_ratings.extend(["--score-index", s(&library), "--score-qrels", s(&empty)]);
+    let out = precedent(&no_ratings, cwd);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no query"), "{stderr}");
 }
