@@ -22,7 +22,7 @@ use precedent_engine::Report;
 use precedent_learn::bi_encoder::{listwise_steps, tune_listwise, ListwisePlan, ListwiseQuery};
 use precedent_learn::cv::{assign_folds, ColumnOverride};
 use precedent_metrics::{MeanMetrics, QueryMetrics, Scored};
-use precedent_models::FineTuneOptions;
+use precedent_models::{BiEncoderTrainer, FineTuneOptions, FrozenState};
 use serde::Serialize;
 
 use crate::ranker_cv::{read_all_qrels, read_wordings};
@@ -185,6 +185,27 @@ impl BiEncoderCv {
     }
 }
 
+/// The vectors `trainer` gives the states at `indices` (each embedded once), at their index in
+/// `states`; every other slot is left empty. Why: after a fold's training only the texts it
+/// scores need embedding again.
+fn embed_some(
+    trainer: &mut BiEncoderTrainer,
+    states: &[FrozenState],
+    indices: impl IntoIterator<Item = usize>,
+) -> Result<Vec<Vec<f32>>> {
+    let wanted: Vec<usize> = indices
+        .into_iter()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let vectors = trainer.embed_states(&wanted.iter().map(|&i| &states[i]).collect::<Vec<_>>())?;
+    let mut out = vec![Vec::new(); states.len()];
+    for (i, v) in wanted.into_iter().zip(vectors) {
+        out[i] = v;
+    }
+    Ok(out)
+}
+
 /// Per query and wording, the metrics of ranking its judged clauses by cosine.
 fn score_queries(
     inputs: &RatedLists,
@@ -233,7 +254,7 @@ pub fn cross_validate_bi_encoder(
         bail!("cross-validation needs at least 2 folds");
     }
     let inputs = read_rated_lists(plan.corpus, plan.queries, plan.qrels)?;
-    let scored_lists = plan
+    let library_lists = plan
         .score_index
         .map(|dir| library_rated_lists(dir, plan.queries, plan.score_qrels))
         .transpose()?;
@@ -248,14 +269,16 @@ pub fn cross_validate_bi_encoder(
         queries: query_states,
         clauses: clause_states,
     } = ListStates::compute(&mut base, &inputs)?;
-    let scored_states = scored_lists
-        .as_ref()
-        .map(|l| ListStates::compute(&mut base, l))
+    // The lists scored, with their states: the library's when given, else the training ones.
+    let library = library_lists
+        .map(|lists| -> Result<_> {
+            let states = ListStates::compute(&mut base, &lists)?;
+            Ok((lists, states))
+        })
         .transpose()?;
-    let (scored, scored_query_states, scored_clause_states) = match (&scored_lists, &scored_states)
-    {
-        (Some(l), Some(s)) => (l, &s.queries, &s.clauses),
-        _ => (&inputs, &query_states, &clause_states),
+    let (scored, scored_query_states, scored_clause_states) = match &library {
+        Some((lists, states)) => (lists, &states.queries, &states.clauses),
+        None => (&inputs, &query_states, &clause_states),
     };
     let base_queries = base.embed_states(&scored_query_states.iter().collect::<Vec<_>>())?;
     let base_clauses = base.embed_states(&scored_clause_states.iter().collect::<Vec<_>>())?;
@@ -313,35 +336,16 @@ pub fn cross_validate_bi_encoder(
         let t1 = Instant::now();
         let held: Vec<&ListwiseQuery> = held_out.iter().map(|&i| all_scored[i]).collect();
         // Only the held-out queries' texts and judged clauses are embedded again.
-        let mut query_vectors = vec![Vec::new(); scored_query_states.len()];
-        let wanted: Vec<usize> = held
-            .iter()
-            .flat_map(|q| q.wordings.iter().copied())
-            .collect();
-        let vectors = trainer.embed_states(
-            &wanted
-                .iter()
-                .map(|&i| &scored_query_states[i])
-                .collect::<Vec<_>>(),
+        let query_vectors = embed_some(
+            &mut trainer,
+            scored_query_states,
+            held.iter().flat_map(|q| q.wordings.iter().copied()),
         )?;
-        for (i, v) in wanted.into_iter().zip(vectors) {
-            query_vectors[i] = v;
-        }
-        let clauses: BTreeSet<usize> = held
-            .iter()
-            .flat_map(|q| q.judged.iter().map(|&(i, _)| i))
-            .collect();
-        let clauses: Vec<usize> = clauses.into_iter().collect();
-        let mut clause_vectors = vec![Vec::new(); scored_clause_states.len()];
-        let vectors = trainer.embed_states(
-            &clauses
-                .iter()
-                .map(|&i| &scored_clause_states[i])
-                .collect::<Vec<_>>(),
+        let clause_vectors = embed_some(
+            &mut trainer,
+            scored_clause_states,
+            held.iter().flat_map(|q| q.judged.iter().map(|&(i, _)| i)),
         )?;
-        for (i, v) in clauses.into_iter().zip(vectors) {
-            clause_vectors[i] = v;
-        }
         for (&i, metrics) in held_out.iter().zip(score_queries(
             scored,
             &held,
@@ -512,43 +516,22 @@ pub fn cross_fitted_cosines(
             let mine: Vec<usize> = (0..entries.len())
                 .filter(|&e| fold_of_query[entries[e].0] == scored_fold)
                 .collect();
-            let texts: BTreeSet<usize> = mine.iter().map(|&e| entries[e].1).collect();
-            let clauses: BTreeSet<usize> = mine
-                .iter()
-                .flat_map(|&e| entries[e].2.iter().copied())
-                .collect();
-            let texts: Vec<usize> = texts.into_iter().collect();
-            let clauses: Vec<usize> = clauses.into_iter().collect();
-            let text_vectors: HashMap<usize, Vec<f32>> = texts
-                .iter()
-                .copied()
-                .zip(
-                    trainer.embed_states(
-                        &texts
-                            .iter()
-                            .map(|&i| &states.queries[i])
-                            .collect::<Vec<_>>(),
-                    )?,
-                )
-                .collect();
-            let clause_vectors: HashMap<usize, Vec<f32>> = clauses
-                .iter()
-                .copied()
-                .zip(
-                    trainer.embed_states(
-                        &clauses
-                            .iter()
-                            .map(|&i| &states.clauses[i])
-                            .collect::<Vec<_>>(),
-                    )?,
-                )
-                .collect();
+            let text_vectors = embed_some(
+                &mut trainer,
+                &states.queries,
+                mine.iter().map(|&e| entries[e].1),
+            )?;
+            let clause_vectors = embed_some(
+                &mut trainer,
+                &states.clauses,
+                mine.iter().flat_map(|&e| entries[e].2.iter().copied()),
+            )?;
             for &e in &mine {
                 let (_, text, ref clause_list) = entries[e];
-                let q = &text_vectors[&text];
+                let q = &text_vectors[text];
                 let cosines = clause_list
                     .iter()
-                    .map(|c| q.iter().zip(&clause_vectors[c]).map(|(a, b)| a * b).sum())
+                    .map(|&c| q.iter().zip(&clause_vectors[c]).map(|(a, b)| a * b).sum())
                     .collect();
                 values[outer].insert(e, cosines);
             }
