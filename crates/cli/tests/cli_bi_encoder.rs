@@ -223,5 +223,8 @@ fn cross_validation_reports_every_wording_and_their_mean() {
     let out = precedent(&no_ratings, cwd);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("no query"), "{stderr}");
+    assert!(
+        stderr.contains("names a clause of the library") && stderr.contains("none.tsv"),
+        "{stderr}"
+    );
 }

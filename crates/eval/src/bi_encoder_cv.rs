@@ -67,12 +67,12 @@ pub struct BiEncoderCvPlan<'a> {
 pub fn library_rated_lists(
     index: &Path,
     queries: &[PathBuf],
-    qrels: &[PathBuf],
+    qrels_paths: &[PathBuf],
 ) -> Result<RatedLists> {
     let library = precedent_library::Library::open(index)
         .with_context(|| format!("opening the library {}", index.display()))?;
     let wordings = read_wordings(queries)?;
-    let qrels = read_all_qrels(qrels)?;
+    let qrels = read_all_qrels(qrels_paths)?;
     let mut judged = BTreeSet::new();
     for (_, qs) in &wordings {
         for q in qs {
@@ -87,6 +87,17 @@ pub fn library_rated_lists(
         .filter_map(|id| store.row(id))
         .map(|row| store.clause(row).map_err(anyhow::Error::from))
         .collect::<Result<Vec<_>>>()?;
+    if docs.is_empty() {
+        let files: Vec<String> = qrels_paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        bail!(
+            "none of the ratings in {} names a clause of the library {} (carry them to it with `precedent map-qrels`)",
+            files.join(", "),
+            index.display()
+        );
+    }
     rated_lists(&docs, &wordings, &qrels)
 }
 
