@@ -2,8 +2,8 @@
 # Resident memory of a server once its review, classify and clause-type models are loaded.
 # Usage: bash scripts/bench_serve_memory.sh BINARY LIBRARY [PORT]
 # Starts `BINARY serve --index LIBRARY --preload --fast-review --public-status`, polls /healthz until the clause
-# typer, the classify model and the clause-type reader of queries are ready (builds before
-# session 36's /healthz report no reader: then it waits 20 s more for it), prints the resident
+# typer, the classify model and the clause-type reader of queries are ready (builds whose
+# /healthz does not report the reader: then it waits 20 s more for it), prints the resident
 # set size, stops.
 set -euo pipefail
 BIN=$1

