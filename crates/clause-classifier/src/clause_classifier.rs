@@ -94,9 +94,9 @@ pub struct ClassifierOptions {
 
 impl ClassifierOptions {
     /// The classifier the typer's second stage reads (`precedent_clause_types::stack`): with unmatched
-    /// sentences as negatives, and no decision thresholds (only its logits are used). Measured
-    /// on the nested CUAD CV (BENCHMARKS.md): pooled AUPR 61.8 → 62.4, P@80R 28.6 → 31.3 over
-    /// the spans-only classifier.
+    /// sentences as negatives, and no decision thresholds (only its logits are used). Why the
+    /// unmatched sentences: the nested CUAD CV ranks it above the spans-only classifier on AUPR
+    /// and precision at 80% recall (docs/experiments/cuad-typer.md).
     pub fn for_second_stage() -> Self {
         ClassifierOptions {
             threshold_folds: 0,
@@ -107,10 +107,9 @@ impl ClassifierOptions {
 
     /// The classifier ACORD's learned ranker reads for clause types (`precedent_learn`): as
     /// [`ClassifierOptions::for_second_stage`], but a sentence repeating an annotation's words
-    /// away from it is still a negative. Why not the second stage's: on ACORD's 5-fold CV (seeds
-    /// 42, 1, 2) the by-words negatives cost 0.6-0.8 NDCG@5 (82.3/82.3/82.1 -> 81.7/81.5/81.3),
-    /// and the shipped ranker was trained on this classifier's scores (BENCHMARKS.md, "Short
-    /// answers").
+    /// away from it is still a negative. Why not the second stage's: on ACORD's 5-fold CV the
+    /// by-words negatives ranked lower at each of three fold seeds, and the shipped ranker was
+    /// trained on this classifier's scores (docs/experiments/ranking.md).
     pub fn for_acord() -> Self {
         ClassifierOptions {
             unmatched_by_position: true,

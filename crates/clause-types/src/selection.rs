@@ -28,8 +28,8 @@ impl Default for Selection {
     fn default() -> Self {
         Selection {
             top_n: 20,
-            // Measured on the nested 5-fold CV, two stages, top 20 (BENCHMARKS.md): IoU 0.5 gives
-            // pooled AUPR 57.4 / P@80R 16.0 against 57.1 / 8.1 for the earlier containment 0.9.
+            // Why IoU 0.5 rather than containment 0.9: on the nested 5-fold CV (two stages,
+            // top 20) it keeps AUPR and doubles P@80R (docs/experiments/cuad-typer.md).
             max_overlap: Some(0.5),
         }
     }

@@ -30,9 +30,8 @@
 //! category's words, and the first stage, which reads one candidate at a time, cannot see that it
 //! sits there. A second set of trees fitted with a pairwise loss within each question is averaged
 //! in ([`TreeStage::rank_weight`]), because the errors left are mostly the order of a question's
-//! near-ties. Together (nested CV, top 20): 68.7 / 35.8 -> 69.5 / 37.4 on the index fold
-//! assignment, confirmed on a shuffled one (BENCHMARKS.md, "Section headings and neighbours in
-//! the second stage's trees").
+//! near-ties. Together they raised the nested CV's AUPR and P@80R on the index fold
+//! assignment, confirmed on a shuffled one (docs/experiments/cuad-typer.md).
 //!
 //! It is fitted on *out-of-fold* first-stage logits (a first stage scores its own training
 //! contracts far too confidently), so inside a cross-validation it is refit per outer fold from

@@ -48,9 +48,9 @@ impl Default for TrainOptions {
             epochs: 4,
             learning_rate: 0.3,
             seed: 42,
-            // Confirmed on two fold assignments (nested CV, top 20 pooled P@80R 37.4 -> 39.3 on
-            // the index folds, 36.3 -> 38.9 shuffled): unregularised, the rare categories'
-            // weights chase single contracts and the second stage has to undo it.
+            // Confirmed on two fold assignments of the nested CV (docs/experiments/cuad-typer.md):
+            // unregularised, the rare categories' weights chase single contracts and the second
+            // stage has to undo it.
             l2: 1e-4,
         }
     }

@@ -187,10 +187,10 @@ impl std::str::FromStr for RankObjective {
 ///   applied to the node before a split (a node of `min_leaf` rows or fewer stays a leaf), not
 ///   to the children.
 ///
-/// The default is [`Learner::Gbdt`]: measured with ACORD's 5-fold cross-validation (seeds 42
-/// and 1, three wordings), the `gbdt` trees rank 0.6 NDCG@5 higher (74.1 against 73.5 at both
-/// seeds), more than the 0.5 fixed beforehand as the price of keeping one tree learner; the
-/// histogram trees fit at least four times faster (docs/experiments/ranking.md, "One GBDT").
+/// The default is [`Learner::Gbdt`]: on ACORD's 5-fold cross-validation (two fold seeds, three
+/// wordings) the `gbdt` trees ranked higher by more than the margin fixed beforehand as the price
+/// of keeping one tree learner, although the histogram trees fit at least four times faster
+/// (docs/experiments/ranking.md, "One GBDT").
 /// `train --learner boost` keeps the comparison one flag away, e.g. when the features change.
 pub struct Ranker {
     trees: RankerTrees,
