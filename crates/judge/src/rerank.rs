@@ -11,7 +11,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use precedent_library::Library;
-use precedent_rank::{rescore, Hit, RankError, Reranker};
+use precedent_rank::{candidate_texts, rescore, Hit, RankError, Reranker};
 
 use crate::{Judge, JudgeError};
 
@@ -110,15 +110,7 @@ impl Reranker for JudgeReranker {
     }
 
     fn rerank(&self, query: &str, candidates: Vec<Hit>) -> Result<Vec<Hit>, RankError> {
-        let texts = candidates
-            .iter()
-            .map(|h| {
-                self.library
-                    .store()
-                    .clause(h.row)
-                    .map(|c| precedent_library::indexed_text(&c))
-            })
-            .collect::<Result<Vec<String>, _>>()?;
+        let texts = candidate_texts(&self.library, &candidates)?;
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let stars = judge_stars(self.judge.as_ref(), self.mode, query, &refs).map_err(|e| {
             RankError::Stage {

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 pub use dense::{check_same_model, embed_clauses, Dense, EmbedSettings};
 pub use fusion::{fuse, FusionMethod};
-pub use rerank::{rescore, CrossEncoderReranker};
+pub use rerank::{candidate_texts, rescore, CrossEncoderReranker};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RankError {

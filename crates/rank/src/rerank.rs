@@ -25,15 +25,7 @@ impl Reranker for CrossEncoderReranker {
     }
 
     fn rerank(&self, query: &str, candidates: Vec<Hit>) -> Result<Vec<Hit>, RankError> {
-        let texts = candidates
-            .iter()
-            .map(|h| {
-                self.library
-                    .store()
-                    .clause(h.row)
-                    .map(|c| precedent_library::indexed_text(&c))
-            })
-            .collect::<Result<Vec<String>, _>>()?;
+        let texts = candidate_texts(&self.library, &candidates)?;
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let scores = self
             .model
@@ -44,6 +36,21 @@ impl Reranker for CrossEncoderReranker {
             })?;
         Ok(rescore(candidates, scores, "cross-encoder"))
     }
+}
+
+/// The text a reranker reads for each candidate, in order: the clause as it was indexed
+/// (heading and referenced sections included), the same text the first stages scored.
+pub fn candidate_texts(library: &Library, candidates: &[Hit]) -> Result<Vec<String>, RankError> {
+    candidates
+        .iter()
+        .map(|h| {
+            library
+                .store()
+                .clause(h.row)
+                .map(|c| precedent_library::indexed_text(&c))
+                .map_err(RankError::from)
+        })
+        .collect()
 }
 
 /// Gives each candidate its new score (same order as `candidates`), sorts best first (ties by
