@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prototype: stack each UNFAIR-ToS label's SVM margin with the other labels' and the neighbours'.
+"""Prototypes for UNFAIR-ToS: second looks at the per-label SVM margins.
 
 Nested cross-validation on the training rows only (5 contiguous outer blocks, 5 contiguous inner
 blocks inside each outer training set), two arms scored on the same folds:
@@ -8,14 +8,18 @@ blocks inside each outer training set), two arms scored on the same folds:
   inner out-of-fold margins (the shipped Rust SVM without its sentence vectors);
 - stacked: per label, a logistic regression over 24 inputs (the row's 8 margins and those of the
   previous and the next row), fitted on the inner out-of-fold margins, thresholded at the
-  F1-best point of its own out-of-fold scores.
+  F1-best point of its own out-of-fold scores (`--arm stacked`, the default);
+- window: each margin minus the median of its label's margins over the 101 rows around it, in
+  file order, for thresholds and held-out rows alike (`--arm window`).
 
-The protocol and the result are in docs/experiments/unfair-tos.md ("Stacking each label's
-margin ..."). Needs scikit-learn (not in the project's .venv):
+The protocols and results are in docs/experiments/unfair-tos.md ("Stacking each label's
+margin ...", "Margins relative to the surrounding document"). Needs scikit-learn (not in the
+project's .venv):
 
     python3 -m venv /tmp/skl && /tmp/skl/bin/pip install scikit-learn
-    /tmp/skl/bin/python scripts/experiments/unfair_stack.py ../shared/data/unfair_tos
+    /tmp/skl/bin/python scripts/experiments/unfair_stack.py ../shared/data/unfair_tos [--arm window]
 """
+import argparse
 import csv
 import sys
 import time
@@ -88,6 +92,18 @@ def with_neighbours(m):
     return np.hstack([m, prev, nxt])
 
 
+WINDOW_HALF = 50
+
+
+def relative_to_window(m):
+    """Each margin minus the median of its label's margins over the rows around it."""
+    out = np.empty_like(m)
+    for i in range(len(m)):
+        lo, hi = max(0, i - WINDOW_HALF), min(len(m), i + WINDOW_HALF + 1)
+        out[i] = m[i] - np.median(m[lo:hi], axis=0)
+    return out
+
+
 def stacker_fit(inputs, y):
     scaler = StandardScaler().fit(inputs)
     models = []
@@ -117,7 +133,11 @@ def lexglue(gold, pred):
 
 
 def main():
-    data = sys.argv[1] if len(sys.argv) > 1 else "../shared/data/unfair_tos"
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("data", nargs="?", default="../shared/data/unfair_tos")
+    parser.add_argument("--arm", choices=["stacked", "window"], default="stacked")
+    options = parser.parse_args()
+    data, arm = options.data, options.arm
     texts, y = read(f"{data}/unfair_tos_train.csv")
     n = len(texts)
     pred_base = np.zeros_like(y)
@@ -138,6 +158,13 @@ def main():
         for j in range(LABELS):
             t = best_threshold(oof[:, j], y_train[:, j])
             pred_base[held, j] = held_margins[:, j] > t
+        if arm == "window":
+            shifted_oof, shifted_held = relative_to_window(oof), relative_to_window(held_margins)
+            for j in range(LABELS):
+                t = best_threshold(shifted_oof[:, j], y_train[:, j])
+                pred_stack[held, j] = shifted_held[:, j] > t
+            print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
+            continue
         # Stacked arm: inputs over the training rows, thresholds on the stacker's own OOF.
         inputs = with_neighbours(oof)
         stack_oof = np.zeros((len(train), LABELS))
@@ -151,7 +178,7 @@ def main():
             pred_stack[held, j] = held_scores[:, j] > t
         print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
     names = ["liab", "term", "chan", "remo", "usin", "law", "juri", "arbi", "none"]
-    for arm, pred in (("base", pred_base), ("stacked", pred_stack)):
+    for arm, pred in (("base", pred_base), (arm, pred_stack)):
         micro, macro, f1 = lexglue(y, pred)
         per = " ".join(f"{a}={100 * b:.1f}" for a, b in zip(names, f1))
         print(f"{arm}: nested CV micro {100 * micro:.1f} macro {100 * macro:.1f} [{per}]")
