@@ -14,7 +14,7 @@ use precedent_rank::StageScore;
 use serde::Serialize;
 
 use crate::explain::Explainer;
-use crate::hits::{own_text_and_references, Explanation, ReferencedSection};
+use crate::hits::{highlight_spans, own_text_and_references, Explanation, ReferencedSection, Span};
 use crate::pipeline_choice::{load_model, BuiltPipeline};
 use crate::search::PageHit;
 use crate::EngineError;
@@ -35,6 +35,8 @@ pub struct ListedHit {
     pub stages: Vec<StageScore>,
     /// Lower-ranked clauses with the same words, folded into this hit.
     pub copies: Vec<ListedCopy>,
+    /// Where the query's terms occur in `text` (character offsets), as the API gives them.
+    pub highlights: Vec<Span>,
     /// Why it matched, as the API says it.
     pub why: Explanation,
 }
@@ -53,6 +55,7 @@ pub fn list_hits(
     query: &str,
     hits: &[PageHit],
 ) -> Result<Vec<ListedHit>, EngineError> {
+    let terms = library.lexical().query_terms(query);
     let mut listed = Vec::with_capacity(hits.len());
     for (i, found) in hits.iter().enumerate() {
         let hit = &found.hit;
@@ -76,6 +79,7 @@ pub fn list_hits(
             metadata: clause.metadata,
             stages: hit.stages.clone(),
             copies,
+            highlights: highlight_spans(library.lexical().analyzer(), own, &terms),
             why: Explanation {
                 passage: None,
                 reasons: Vec::new(),
@@ -226,7 +230,13 @@ pub fn listing_text(
     let mut out = String::new();
     for (result, folded) in results.iter().zip(hits) {
         let hit = &folded.hit;
-        let shown = displayed(result["text"].as_str().unwrap_or_default(), 400);
+        let text = result["text"].as_str().unwrap_or_default();
+        let shown = if full {
+            text.to_owned()
+        } else {
+            let highlights: Vec<(usize, usize)> = folded_highlights(result);
+            preview_with_passage(text, passage_of(result), &highlights, 400)
+        };
         let _ = writeln!(
             out,
             "{:>3}. {}  score {:.4}",
@@ -294,6 +304,87 @@ pub fn preview(text: &str, max_chars: usize) -> String {
     }
 }
 
+/// The query terms' spans in a listed hit's text (`highlights`, character offsets).
+fn folded_highlights(result: &serde_json::Value) -> Vec<(usize, usize)> {
+    result["highlights"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|h| {
+            let start = usize::try_from(h["start"].as_u64()?).ok()?;
+            let end = usize::try_from(h["end"].as_u64()?).ok()?;
+            Some((start, end))
+        })
+        .collect()
+}
+
+/// The answering passage of a listed hit (`why.passage`, character offsets), if any.
+fn passage_of(result: &serde_json::Value) -> Option<(usize, usize)> {
+    let passage = &result["why"]["passage"];
+    let start = usize::try_from(passage["start"].as_u64()?).ok()?;
+    let end = usize::try_from(passage["end"].as_u64()?).ok()?;
+    Some((start, end))
+}
+
+/// Characters of the clause's head kept before the passage when the passage lies past the
+/// preview: enough for its number and heading ("11.3. Liability Cap. ...").
+const HEAD_BEFORE_PASSAGE: usize = 120;
+
+/// A preview of at most about `max_chars` characters that shows where the clause answers the
+/// query. Why: a long clause (a whole "Indemnities" section, say) can answer a query in its last
+/// sentence, and a preview of its first lines alone makes a right answer look wrong.
+///
+/// `passage` is the answering sentence and `highlights` the query terms' spans, in characters of
+/// `text` (as [`list_hits`] gives them). The excerpt starts at the passage or at one of its
+/// query terms, wherever the most of them fit in the excerpt (the earliest such start). When
+/// that part of the text lies past the plain [`preview`], the preview is the clause's head,
+/// "…", then the excerpt; otherwise it is the plain preview.
+pub fn preview_with_passage(
+    text: &str,
+    passage: Option<(usize, usize)>,
+    highlights: &[(usize, usize)],
+    max_chars: usize,
+) -> String {
+    let total = text.chars().count();
+    let Some((start, end)) = passage else {
+        return preview(text, max_chars);
+    };
+    if total <= max_chars || start >= total {
+        return preview(text, max_chars);
+    }
+    let room = max_chars.saturating_sub(HEAD_BEFORE_PASSAGE + 3).max(80);
+    let inside: Vec<(usize, usize)> = highlights
+        .iter()
+        .copied()
+        .filter(|&(s, _)| s >= start && s < end)
+        .collect();
+    let in_window = |from: usize| {
+        inside
+            .iter()
+            .filter(move |&&(s, e)| s >= from && e <= from + room)
+    };
+    let (best_from, _) = std::iter::once(start)
+        .chain(inside.iter().map(|&(s, _)| s))
+        .map(|from| (from, in_window(from).count()))
+        .fold((start, 0), |best, candidate| {
+            if candidate.1 > best.1 {
+                candidate
+            } else {
+                best
+            }
+        });
+    let window_end = in_window(best_from)
+        .map(|&(_, e)| e)
+        .max()
+        .unwrap_or(end.min(best_from + room));
+    if window_end <= max_chars || best_from < HEAD_BEFORE_PASSAGE {
+        return preview(text, max_chars);
+    }
+    let head = preview(text, HEAD_BEFORE_PASSAGE);
+    let from_there: String = text.chars().skip(best_from).collect();
+    format!("{head} {}", preview(&from_there, room))
+}
+
 /// `text` broken into lines of at most `width` characters at spaces (a longer word stands on
 /// its own line); its line breaks are kept.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
@@ -316,7 +407,67 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::Listing;
+    use super::{preview, preview_with_passage, Listing};
+
+    #[test]
+    fn a_preview_shows_the_passage_that_answers_a_long_clause() {
+        let head = "10. INDEMNITIES. 10.1 Each party shall indemnify the other. ";
+        let filler = "The indemnified party shall give prompt notice of any claim. ".repeat(10);
+        let answer = "11.3 Liability Cap. Liability is limited to the purchase price paid.";
+        let text = format!("{head}{filler}{answer}");
+        let chars = |s: &str| s.chars().count();
+        let start = chars(&text) - chars(answer);
+        let end = chars(&text);
+        // "purchase" and "price" inside the answer.
+        let purchase = start + chars("11.3 Liability Cap. Liability is limited to the ");
+        let terms = [(purchase, purchase + 8), (purchase + 9, purchase + 14)];
+        let shown = preview_with_passage(&text, Some((start, end)), &terms, 400);
+        assert!(shown.starts_with("10. INDEMNITIES."), "{shown}");
+        assert!(shown.contains("… 11.3 Liability Cap."), "{shown}");
+        assert!(shown.ends_with("purchase price paid."), "{shown}");
+        assert!(chars(&shown) <= 400, "{shown}");
+        // No passage, a passage in view, a short clause, or offsets past the text (a stale
+        // explanation): the plain preview.
+        let plain = preview(&text, 400);
+        assert_eq!(preview_with_passage(&text, None, &terms, 400), plain);
+        assert_eq!(preview_with_passage(&text, Some((0, 20)), &[], 400), plain);
+        assert_eq!(
+            preview_with_passage(answer, Some((5, 20)), &[], 400),
+            answer
+        );
+        assert_eq!(
+            preview_with_passage(&text, Some((10_000, 10_010)), &[], 400),
+            plain
+        );
+    }
+
+    #[test]
+    fn a_long_answering_sentence_is_shown_from_its_query_terms() {
+        let head = "10. INDEMNITIES. ";
+        let filler =
+            "Notice of any claim shall be given promptly by the indemnified party. ".repeat(6);
+        let sentence = format!(
+            "Without affecting Section 10 {} the total liability shall be limited to the \
+             purchase prices paid during the twelve months.",
+            "and except for any liability arising from wilful misconduct ".repeat(8)
+        );
+        let text = format!("{head}{filler}{sentence}");
+        let chars = |s: &str| s.chars().count();
+        let start = chars(&text) - chars(&sentence);
+        let at = |word: &str| {
+            let byte = text.rfind(word).expect("word");
+            let from = chars(&text[..byte]);
+            (from, from + chars(word))
+        };
+        let terms = [at("liability shall"), at("purchase"), at("prices")];
+        let shown = preview_with_passage(&text, Some((start, chars(&text))), &terms, 400);
+        assert!(shown.starts_with("10. INDEMNITIES."), "{shown}");
+        assert!(
+            shown.contains("… liability shall be limited to the purchase prices"),
+            "{shown}"
+        );
+        assert!(!shown.contains("Without affecting"), "{shown}");
+    }
 
     #[test]
     fn an_empty_page_says_why_in_text_and_nothing_in_json() {
