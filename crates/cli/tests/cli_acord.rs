@@ -166,6 +166,33 @@ fn index_search_and_add() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("found by: bm25 #1"));
 
+    // A long clause that answers in its last section is previewed at the answer: ACORD's
+    // a7107019d1 opens with "10. INDEMNITIES." and caps liability at the purchase prices
+    // some 3,000 characters later.
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "liability cap is based on purchase price",
+            "-k",
+            "20",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listing = String::from_utf8_lossy(&out.stdout);
+    let entry = listing
+        .split("\n\n")
+        .find(|e| e.contains("a7107019d1"))
+        .unwrap_or_else(|| panic!("a7107019d1 not in the top 20:\n{listing}"));
+    let flat: String = entry.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("10. INDEMNITIES."), "{entry}");
+    assert!(
+        flat.contains("limited to the aggregate amount of the purchase prices"),
+        "{entry}"
+    );
+
     // Incremental add: new clauses become searchable; re-adding the same ids is refused.
     let extra = dir.path().join("extra.jsonl");
     std::fs::write(

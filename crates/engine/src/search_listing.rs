@@ -234,8 +234,13 @@ pub fn listing_text(
         let shown = if full {
             text.to_owned()
         } else {
-            let highlights: Vec<(usize, usize)> = folded_highlights(result);
-            preview_with_passage(text, passage_of(result), &highlights, 400)
+            let highlights: Vec<(usize, usize)> = result["highlights"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(span_of)
+                .collect();
+            preview_with_passage(text, span_of(&result["why"]["passage"]), &highlights, 400)
         };
         let _ = writeln!(
             out,
@@ -304,25 +309,10 @@ pub fn preview(text: &str, max_chars: usize) -> String {
     }
 }
 
-/// The query terms' spans in a listed hit's text (`highlights`, character offsets).
-fn folded_highlights(result: &serde_json::Value) -> Vec<(usize, usize)> {
-    result["highlights"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|h| {
-            let start = usize::try_from(h["start"].as_u64()?).ok()?;
-            let end = usize::try_from(h["end"].as_u64()?).ok()?;
-            Some((start, end))
-        })
-        .collect()
-}
-
-/// The answering passage of a listed hit (`why.passage`, character offsets), if any.
-fn passage_of(result: &serde_json::Value) -> Option<(usize, usize)> {
-    let passage = &result["why"]["passage"];
-    let start = usize::try_from(passage["start"].as_u64()?).ok()?;
-    let end = usize::try_from(passage["end"].as_u64()?).ok()?;
+/// A `{start, end}` span of a listed hit's JSON (character offsets), if well formed.
+fn span_of(span: &serde_json::Value) -> Option<(usize, usize)> {
+    let start = usize::try_from(span["start"].as_u64()?).ok()?;
+    let end = usize::try_from(span["end"].as_u64()?).ok()?;
     Some((start, end))
 }
 
