@@ -327,8 +327,8 @@ const HEAD_BEFORE_PASSAGE: usize = 120;
 /// `passage` is the answering sentence and `highlights` the query terms' spans, in characters of
 /// `text` (as [`list_hits`] gives them). The excerpt starts at the passage or at one of its
 /// query terms, wherever the most of them fit in the excerpt (the earliest such start). When
-/// that part of the text lies past the plain [`preview`], the preview is the clause's head,
-/// "…", then the excerpt; otherwise it is the plain preview.
+/// that part of the text lies past the plain [`preview`], the preview is the clause's head
+/// ("…" where text is skipped), then the excerpt; otherwise it is the plain preview.
 pub fn preview_with_passage(
     text: &str,
     passage: Option<(usize, usize)>,
@@ -370,7 +370,10 @@ pub fn preview_with_passage(
     if window_end <= max_chars || best_from < HEAD_BEFORE_PASSAGE {
         return preview(text, max_chars);
     }
-    let head = preview(text, HEAD_BEFORE_PASSAGE);
+    // The head is cut from the text before the excerpt, so the two never overlap (collapsing
+    // whitespace makes a preview's characters reach further into the text than their count).
+    let before: String = text.chars().take(best_from).collect();
+    let head = preview(&before, HEAD_BEFORE_PASSAGE);
     let from_there: String = text.chars().skip(best_from).collect();
     format!("{head} {}", preview(&from_there, room))
 }
@@ -429,6 +432,24 @@ mod tests {
             preview_with_passage(&text, Some((10_000, 10_010)), &[], 400),
             plain
         );
+    }
+
+    #[test]
+    fn the_head_never_repeats_the_excerpt() {
+        // 130 characters of which 60 are line-break padding: a head previewed from the whole
+        // text would reach past character 130, where the passage starts.
+        let head = format!("1. TERM.{}Either party may end it.", "\n ".repeat(30));
+        let head = format!("{head}{}", "x".repeat(130 - head.chars().count()));
+        let answer = "Cap: liability limited to fees paid. ".repeat(12);
+        let text = format!("{head}{answer}");
+        let shown = preview_with_passage(&text, Some((130, text.chars().count())), &[], 400);
+        // Everything before the first "Cap:" is the head, whole (nothing skipped, so no "…").
+        let before = shown.split("Cap:").next().unwrap_or_default();
+        assert!(
+            before.starts_with("1. TERM. Either party may end it.x"),
+            "{shown}"
+        );
+        assert!(before.ends_with("x ") && !before.contains('…'), "{shown}");
     }
 
     #[test]
