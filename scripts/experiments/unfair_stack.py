@@ -141,7 +141,7 @@ def main():
     texts, y = read(f"{data}/unfair_tos_train.csv")
     n = len(texts)
     pred_base = np.zeros_like(y)
-    pred_stack = np.zeros_like(y)
+    pred_arm = np.zeros_like(y)
     started = time.time()
     for k, held in enumerate(blocks(n, 5)):
         train = np.setdiff1d(np.arange(n), held)
@@ -162,7 +162,7 @@ def main():
             shifted_oof, shifted_held = relative_to_window(oof), relative_to_window(held_margins)
             for j in range(LABELS):
                 t = best_threshold(shifted_oof[:, j], y_train[:, j])
-                pred_stack[held, j] = shifted_held[:, j] > t
+                pred_arm[held, j] = shifted_held[:, j] > t
             print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
             continue
         # Stacked arm: inputs over the training rows, thresholds on the stacker's own OOF.
@@ -175,10 +175,10 @@ def main():
         held_scores = stacker_score(stack, with_neighbours(held_margins))
         for j in range(LABELS):
             t = best_threshold(stack_oof[:, j], y_train[:, j])
-            pred_stack[held, j] = held_scores[:, j] > t
+            pred_arm[held, j] = held_scores[:, j] > t
         print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
     names = ["liab", "term", "chan", "remo", "usin", "law", "juri", "arbi", "none"]
-    for arm, pred in (("base", pred_base), (arm, pred_stack)):
+    for arm, pred in (("base", pred_base), (arm, pred_arm)):
         micro, macro, f1 = lexglue(y, pred)
         per = " ".join(f"{a}={100 * b:.1f}" for a, b in zip(names, f1))
         print(f"{arm}: nested CV micro {100 * micro:.1f} macro {100 * macro:.1f} [{per}]")

@@ -353,16 +353,11 @@ pub fn preview_with_passage(
             .iter()
             .filter(move |&&(s, e)| s >= from && e <= from + room)
     };
-    let (best_from, _) = std::iter::once(start)
+    // The start with the most query terms in its window; the earliest of equals.
+    let best_from = std::iter::once(start)
         .chain(inside.iter().map(|&(s, _)| s))
-        .map(|from| (from, in_window(from).count()))
-        .fold((start, 0), |best, candidate| {
-            if candidate.1 > best.1 {
-                candidate
-            } else {
-                best
-            }
-        });
+        .min_by_key(|&from| (std::cmp::Reverse(in_window(from).count()), from))
+        .unwrap_or(start);
     let window_end = in_window(best_from)
         .map(|&(_, e)| e)
         .max()
