@@ -10,7 +10,10 @@ blocks inside each outer training set), two arms scored on the same folds:
   previous and the next row), fitted on the inner out-of-fold margins, thresholded at the
   F1-best point of its own out-of-fold scores (`--arm stacked`, the default);
 - window: each margin minus the median of its label's margins over the 101 rows around it, in
-  file order, for thresholds and held-out rows alike (`--arm window`).
+  file order, for thresholds and held-out rows alike (`--arm window`);
+- nbsvm: per label, the TF-IDF columns scaled by the label's naive-Bayes log-count ratio over
+  the rows the SVM is fitted on (Wang and Manning 2012), then the same SVM and thresholds
+  (`--arm nbsvm`).
 
 The protocols and results are in docs/experiments/unfair-tos.md ("Stacking each label's
 margin ...", "Margins relative to the surrounding document"). Needs scikit-learn (not in the
@@ -25,7 +28,7 @@ import sys
 import time
 
 import numpy as np
-from scipy.sparse import hstack
+from scipy.sparse import diags, hstack
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
@@ -86,6 +89,25 @@ def best_threshold(scores, positive):
     return 0.5 * (s[i] + s[i + 1]) if i + 1 < len(s) else s[i] - 1e-3
 
 
+def nb_ratio(x, positive, alpha=1.0):
+    """Log-count ratio of each column for one label, over binarised rows (Wang and Manning)."""
+    present = (x > 0).astype(np.float64)
+    p = alpha + np.asarray(present[positive].sum(0)).ravel()
+    q = alpha + np.asarray(present[~positive].sum(0)).ravel()
+    return np.log((p / p.sum()) / (q / q.sum()))
+
+
+def nb_margins(x_train, y_train, x_score):
+    """Per label: an SVM as in `margins`, over columns scaled by that label's ratio."""
+    out = np.zeros((x_score.shape[0], LABELS))
+    for j in range(LABELS):
+        r = diags(nb_ratio(x_train, y_train[:, j]))
+        svm = LinearSVC(C=1.0, loss="squared_hinge", dual=True, max_iter=5000)
+        svm.fit(x_train @ r, y_train[:, j])
+        out[:, j] = svm.decision_function(x_score @ r)
+    return out
+
+
 def with_neighbours(m):
     prev = np.vstack([np.zeros((1, LABELS)), m[:-1]])
     nxt = np.vstack([m[1:], np.zeros((1, LABELS))])
@@ -135,7 +157,7 @@ def lexglue(gold, pred):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("data", nargs="?", default="../shared/data/unfair_tos")
-    parser.add_argument("--arm", choices=["stacked", "window"], default="stacked")
+    parser.add_argument("--arm", choices=["stacked", "window", "nbsvm"], default="stacked")
     options = parser.parse_args()
     data, arm = options.data, options.arm
     texts, y = read(f"{data}/unfair_tos_train.csv")
@@ -158,6 +180,17 @@ def main():
         for j in range(LABELS):
             t = best_threshold(oof[:, j], y_train[:, j])
             pred_base[held, j] = held_margins[:, j] > t
+        if arm == "nbsvm":
+            nb_oof = np.zeros((len(train), LABELS))
+            for part in inner:
+                rest = np.setdiff1d(np.arange(len(train)), part)
+                nb_oof[part] = nb_margins(x_train[rest], y_train[rest], x_train[part])
+            nb_held = nb_margins(x_train, y_train, x_held)
+            for j in range(LABELS):
+                t = best_threshold(nb_oof[:, j], y_train[:, j])
+                pred_arm[held, j] = nb_held[:, j] > t
+            print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
+            continue
         if arm == "window":
             shifted_oof, shifted_held = relative_to_window(oof), relative_to_window(held_margins)
             for j in range(LABELS):
