@@ -1,8 +1,10 @@
 //! `precedent eval-unfair-tos` on the shared validation rows (predictions file, JSON figures,
 //! floors), its errors on bad CSVs, and `precedent review` of a short terms of service written
 //! in ordinary casing and punctuation: detected as terms of service, its unfair terms flagged.
-//! One model is trained (on the shared training rows, embedding them: a minute or two) into a
-//! temporary cache and reused.
+//! One model is trained (on the shared training rows, embedding them: a minute or two) into the
+//! clone's cache (`support::unfair_cache`), where the page's test finds it too.
+
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -44,7 +46,7 @@ fn ok(out: &Output) -> String {
 #[test]
 fn evaluates_validation_and_reviews_terms_of_service() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let cache = tmp.path().join("cache");
+    let cache = support::unfair_cache();
     let predictions = tmp.path().join("predictions.jsonl");
     let json = tmp.path().join("scores.json");
     let validation = data_dir().join("unfair_tos_validation.csv");
@@ -143,9 +145,28 @@ fn evaluates_validation_and_reviews_terms_of_service() {
             f["end"].as_u64().expect("end"),
         );
         assert!(start < end);
+        // Each type says why: phrases of the sentence's own words (lowercase form).
+        let words: String = f["text"]
+            .as_str()
+            .expect("text")
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || c.is_whitespace())
+            .collect();
         for t in f["types"].as_array().expect("types") {
             let c = t["confidence"].as_f64().expect("confidence");
             assert!((0.0..=1.0).contains(&c));
+            let evidence = t["evidence"].as_array().expect("evidence");
+            assert!(!evidence.is_empty(), "{f}");
+            for phrase in evidence {
+                let phrase = phrase.as_str().expect("phrase");
+                assert!(
+                    phrase
+                        .split(' ')
+                        .all(|w| words.split_whitespace().any(|x| x == w)),
+                    "{phrase:?} is not in {f}"
+                );
+            }
         }
     }
     // The text output: a checklist, then the flagged sentences with position and confidence.
@@ -167,6 +188,12 @@ fn evaluates_validation_and_reviews_terms_of_service() {
         "{text}"
     );
     assert!(text.contains("sentence "), "{text}");
+    // The arbitration sentence says why, in its own words.
+    let why = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("why Arbitration:"))
+        .unwrap_or_else(|| panic!("no evidence line for arbitration in {text}"));
+    assert!(why.contains("arbitration"), "{why}");
 }
 
 #[test]

@@ -1,10 +1,10 @@
 //! End to end: the web page served by `precedent serve`, driven in headless Chromium through
 //! chromedriver (Debian's `chromium` and `chromium-driver`, installed by scripts/setup.sh).
 //! Enters a key, searches with the keyboard, filters, opens a clause's context, compares two
-//! clauses and downloads their redline, rates one, reviews an uploaded contract, classifies a
-//! pasted clause, and saves
-//! screenshots of the results, review and classify pages to `target/tmp/e2e/results.png`,
-//! `review.png` and `classify.png`.
+//! clauses and downloads their redline, rates one, reviews an uploaded contract and a terms of
+//! service, classifies a pasted clause, and saves screenshots of the results, review and
+//! classify pages to `target/tmp/e2e/results.png`, `review.png`, `review-tos.png` and
+//! `classify.png`.
 
 mod support;
 
@@ -166,6 +166,7 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
         let key = create_key(&lib, "rate");
         let admin = create_key(&lib, "admin");
         let mut args = typer_args();
+        args.extend(unfair_args());
         let classifier = small_clause_classifier(&p);
         args.extend([
             "--model-dir".to_owned(),
@@ -637,6 +638,49 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
     );
     let screenshot = client.screenshot().await.expect("screenshot");
     std::fs::write(artifact_dir().join("review.png"), &screenshot).expect("save screenshot");
+
+    // Terms of service: detected, the eight UNFAIR-ToS types as a checklist, and each finding
+    // says why, in the sentence's own words.
+    let terms = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/short_terms_of_service.txt"
+    ));
+    client
+        .find(Locator::Id("review-file"))
+        .await
+        .expect("file input")
+        .send_keys(s(&terms.canonicalize().expect("fixture")))
+        .await
+        .expect("choose terms");
+    client
+        .find(Locator::Id("review-button"))
+        .await
+        .expect("review button")
+        .click()
+        .await
+        .expect("click review");
+    let checked = wait_for(
+        &client,
+        "the terms-of-service checklist",
+        "document.getElementById('review-status').textContent.startsWith('Terms of service') && document.querySelectorAll('#review-checklist li.check').length",
+    )
+    .await;
+    assert_eq!(checked, 8, "{checked}");
+    let why = client
+        .execute(
+            "return Array.from(document.querySelectorAll('#review-findings button')).filter((b) => b.textContent.startsWith('Arbitration')).map((b) => b.querySelector('.evidence')?.textContent ?? '')",
+            vec![],
+        )
+        .await
+        .expect("arbitration findings");
+    assert!(
+        why.as_array().is_some_and(|w| w.iter().any(|t| t
+            .as_str()
+            .is_some_and(|t| t.starts_with(" why: ") && t.contains("arbitration")))),
+        "{why}"
+    );
+    let screenshot = client.screenshot().await.expect("screenshot");
+    std::fs::write(artifact_dir().join("review-tos.png"), &screenshot).expect("save screenshot");
 
     // One clause on its own: its CUAD types, most likely first; a type searches for
     // precedents like the clause, filtered to that type.

@@ -318,6 +318,10 @@ pub fn tos_text(review: &TosDocumentReview) -> String {
             f.end,
             types.join("; ")
         );
+        for t in f.types.iter().filter(|t| !t.evidence.is_empty()) {
+            let quoted: Vec<String> = t.evidence.iter().map(|e| format!("\"{e}\"")).collect();
+            let _ = writeln!(out, "      why {}: {}", t.name, quoted.join(", "));
+        }
     }
     out
 }

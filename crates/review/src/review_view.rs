@@ -29,6 +29,10 @@ pub struct Finding {
     pub text: String,
     /// Number of the segmented clause the finding starts in, e.g. "9.1".
     pub section: Option<String>,
+    /// Terms of service only: the sentence's words that weigh most for the type, strongest
+    /// first (LexGLUE's lowercase form), e.g. ["by binding individual arbitration"].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
 }
 
 /// A segmented clause of the reviewed contract.
@@ -70,7 +74,7 @@ pub struct ReviewResponse {
     /// "contract" or "tos": which review was made.
     pub kind: &'static str,
     /// Terms of service only: {"sentences", "flagged": [{"sentence", "start", "end", "text",
-    /// "types": [{"id", "name", "confidence"}]}], "checklist": [{"id", "name", "present",
+    /// "types": [{"id", "name", "confidence", "evidence"}]}], "checklist": [{"id", "name", "present",
     /// "sentences", "best_confidence"}]} (all eight types, present or absent).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
@@ -105,6 +109,7 @@ pub fn tos_review(
                 end: f.end,
                 text: f.text.clone(),
                 section: None,
+                evidence: t.evidence.clone(),
             })
         })
         .collect();
@@ -142,6 +147,7 @@ pub fn contract_review(
             end: f.end,
             text: f.text,
             section: f.section,
+            evidence: Vec::new(),
         })
         .collect();
     for f in &mut findings {

@@ -695,7 +695,10 @@ function renderReview(r) {
   groups.forEach((g, i) => {
     text.append(chars.slice(at, g.start).join(""));
     const categories = [...new Set(g.findings.map((f) => f.category))];
-    text.append(el("mark", { id: `finding-${i}`, class: "finding", title: categories.join(", ") },
+    // Terms of service: each type's evidence (the words that weigh most for it) in the tooltip.
+    const titles = [...new Set(g.findings.map((f) => f.evidence && f.evidence.length
+      ? `${f.category}: ${f.evidence.map((e) => `"${e}"`).join(", ")}` : f.category))];
+    text.append(el("mark", { id: `finding-${i}`, class: "finding", title: titles.join("; ") },
       ...categories.map((c) => el("span", { class: "tag", text: c })),
       chars.slice(g.start, g.end).join("")));
     for (const f of g.findings) groupOf.set(f, i);
@@ -710,7 +713,10 @@ function renderReview(r) {
     const section = f.section ? ` § ${f.section}` : "";
     const b = el("button", { type: "button", class: "finding-link" },
       el("strong", { text: f.category }),
-      el("span", { class: "count", text: ` ${(f.confidence * 100).toFixed(0)}%${section}` }));
+      el("span", { class: "count", text: ` ${(f.confidence * 100).toFixed(0)}%${section}` }),
+      ...(f.evidence && f.evidence.length
+        ? [el("span", { class: "evidence", text: ` why: ${f.evidence.map((e) => `"${e}"`).join(", ")}` })]
+        : []));
     b.addEventListener("click", () => {
       const target = $(`finding-${groupOf.get(f)}`);
       if (target) { target.scrollIntoView({ block: "center" }); target.setAttribute("tabindex", "-1"); target.focus(); }

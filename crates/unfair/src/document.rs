@@ -30,6 +30,9 @@ pub struct TypeFlag {
     pub name: &'static str,
     /// Calibrated probability (Platt) that the type applies.
     pub confidence: f32,
+    /// The sentence's words that weigh most for this type in the model, strongest first
+    /// (LexGLUE's lowercase form; [`UnfairModel::evidence`]).
+    pub evidence: Vec<String>,
 }
 
 /// A line of the checklist: is the type present anywhere in the document?
@@ -135,6 +138,9 @@ fn is_abbreviation(before: &str) -> bool {
         || ABBREVIATIONS.contains(&word.as_str())
 }
 
+/// Word n-grams listed as the evidence of each flagged type.
+pub const EVIDENCE_PER_TYPE: usize = 3;
+
 /// Reviews `text`: every sentence scored, the ones with at least one type flagged. Fails only
 /// when the model's sentence vectors cannot be computed.
 pub fn review(model: &UnfairModel, text: &str) -> anyhow::Result<TosReview> {
@@ -153,6 +159,7 @@ pub fn review(model: &UnfairModel, text: &str) -> anyhow::Result<TosReview> {
                 id,
                 name: LABELS[id],
                 confidence: p.confidence[id],
+                evidence: model.evidence(&text[span.clone()], id, EVIDENCE_PER_TYPE),
             })
             .collect();
         types.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));

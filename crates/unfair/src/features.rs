@@ -152,6 +152,28 @@ impl Vectorizer {
         self.hashes.len()
     }
 
+    /// The word n-grams of a normalised sentence that have a column: `(first word, words,
+    /// column)` for the first occurrence of each column, in sentence order.
+    pub fn word_columns(&self, text: &str) -> Vec<(usize, usize, u32)> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for start in 0..words.len() {
+            for n in 1..=self.options.word_max_n.max(1) {
+                let Some(gram) = words.get(start..start + n) else {
+                    break;
+                };
+                let Some(&col) = self.columns.get(&fnv(b'w', gram)) else {
+                    continue;
+                };
+                if seen.insert(col) {
+                    out.push((start, n, col));
+                }
+            }
+        }
+        out
+    }
+
     /// The TF-IDF row of a normalised sentence.
     pub fn transform(&self, text: &str) -> SparseRow {
         let mut row: SparseRow = Vec::new();

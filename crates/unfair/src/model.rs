@@ -499,6 +499,63 @@ impl UnfairModel {
         std::array::from_fn(|k| self.svms[k].margin(&row))
     }
 
+    /// Why a sentence scores for `label`: the phrases of its words (LexGLUE's lowercase form)
+    /// that push the label's margin up most. The `k` word n-grams with the largest TF-IDF value
+    /// times SVM weight are taken (n-grams with a punctuation token, or of stop words only, are
+    /// skipped: "time ,", "or for" do not read as evidence), and those sharing a word are joined into one phrase ("by binding" and
+    /// "binding individual" give "by binding individual"); phrases come strongest first. The
+    /// character n-grams and the sentence vector count in the margin too but do not read as
+    /// words, so this is the part of the evidence a reader can check against the sentence.
+    pub fn evidence(&self, text: &str, label: usize, k: usize) -> Vec<String> {
+        let Some(svm) = self.svms.get(label) else {
+            return Vec::new();
+        };
+        let normalised = normalise(text);
+        let words: Vec<&str> = normalised.split_whitespace().collect();
+        let row = self.vectorizer.transform(&normalised);
+        let value = |col: u32| {
+            row.binary_search_by_key(&col, |&(c, _)| c)
+                .map_or(0.0, |i| row[i].1)
+        };
+        let mut pushes: Vec<(f32, usize, usize)> = self
+            .vectorizer
+            .word_columns(&normalised)
+            .into_iter()
+            .filter(|&(start, n, _)| {
+                let gram = &words[start..start + n];
+                gram.iter().all(|w| w.chars().any(char::is_alphanumeric))
+                    && !gram
+                        .iter()
+                        .all(|w| precedent_text::LUCENE_ENGLISH_STOP_WORDS.contains(w))
+            })
+            .map(|(start, n, col)| {
+                let weight = svm.weights.get(col as usize).copied().unwrap_or(0.0);
+                (weight * value(col), start, start + n)
+            })
+            .filter(|(push, _, _)| *push > 0.0)
+            .collect();
+        pushes.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        pushes.truncate(k);
+        // Join n-grams that share a word, keeping each phrase's strongest push.
+        let mut phrases: Vec<(f32, usize, usize)> = Vec::new();
+        let mut by_start = pushes;
+        by_start.sort_by_key(|&(_, start, _)| start);
+        for (push, start, end) in by_start {
+            match phrases.last_mut() {
+                Some(last) if start < last.2 => {
+                    last.2 = last.2.max(end);
+                    last.0 = last.0.max(push);
+                }
+                _ => phrases.push((push, start, end)),
+            }
+        }
+        phrases.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        phrases
+            .into_iter()
+            .map(|(_, start, end)| words[start..end].join(" "))
+            .collect()
+    }
+
     /// Predicts one sentence in any form (normalised here); `vector` is its sentence vector
     /// when the model uses them ([`Self::uses_sentence_vectors`]).
     pub fn predict(&self, text: &str, vector: Option<&[f32]>) -> Prediction {
@@ -712,6 +769,68 @@ mod tests {
         );
         std::fs::write(&path, b"nonsense").expect("write");
         assert!(UnfairModel::load(&path).is_err());
+    }
+
+    #[test]
+    fn evidence_names_the_words_that_push_the_label() {
+        // Label 1 rides on "terminate your account"; the rest of each sentence varies.
+        let fillers = ["photo", "post", "video", "note", "song", "file"];
+        let mut examples = Vec::new();
+        for (i, filler) in fillers.iter().cycle().take(36).enumerate() {
+            let labels = if i % 2 == 0 { 0b10 } else { 0 };
+            let text = if labels != 0 {
+                format!("Sure, we may terminate your account and the {filler} {i}.")
+            } else {
+                format!("Sure, you may keep your {filler} {i} and the account.")
+            };
+            examples.push(Example { text, labels });
+        }
+        let options = ModelOptions {
+            folds: 3,
+            sentence_vectors: 0.0,
+            ..ModelOptions::default()
+        };
+        let model = UnfairModel::train(&examples, None, &options).expect("train");
+        let sentence = "Sure, we may terminate your account and the song.";
+        let evidence = model.evidence(sentence, 1, 3);
+        assert!(!evidence.is_empty() && evidence.len() <= 3, "{evidence:?}");
+        // The strongest phrase holds the distinctive verb; n-grams sharing a word are joined,
+        // so no listed phrase sits inside another.
+        assert!(evidence[0].contains("terminate"), "{evidence:?}");
+        for (i, a) in evidence.iter().enumerate() {
+            for b in &evidence[i + 1..] {
+                assert!(
+                    !a.contains(b.as_str()) && !b.contains(a.as_str()),
+                    "{evidence:?}"
+                );
+            }
+        }
+        // Every phrase is words of the sentence (lowercase form), never punctuation or only
+        // stop words.
+        let normalised = normalise(sentence);
+        for phrase in &evidence {
+            assert!(
+                normalised.contains(phrase.as_str()),
+                "{phrase:?} in {normalised:?}"
+            );
+            assert!(phrase.chars().any(char::is_alphanumeric));
+            assert!(!phrase
+                .split(' ')
+                .all(|w| precedent_text::LUCENE_ENGLISH_STOP_WORDS.contains(&w)));
+        }
+        assert!(!evidence.iter().any(|p| p.contains(',')), "{evidence:?}");
+        // Each word of this sentence occurs once, so joined phrases share no word.
+        for (i, a) in evidence.iter().enumerate() {
+            for b in &evidence[i + 1..] {
+                assert!(
+                    !a.split(' ').any(|w| b.split(' ').any(|v| v == w)),
+                    "{evidence:?}"
+                );
+            }
+        }
+        // Words the model never saw show nothing, and an unknown label nothing.
+        assert!(model.evidence("Zebras quokkas.", 1, 3).is_empty());
+        assert!(model.evidence(sentence, 99, 3).is_empty());
     }
 
     #[test]

@@ -346,6 +346,37 @@ pub fn classifier_cache() -> PathBuf {
     ))
 }
 
+/// The UNFAIR-ToS model cache of this clone (`.precedent/cache/unfair-tos/`), shared the same
+/// way: `cli_unfair_tos` trains the model fitted on the training rows (about a minute, once per
+/// clone) and the page's test reviews terms of service with it.
+pub fn unfair_cache() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../.precedent/cache/unfair-tos"
+    ))
+}
+
+/// The shared UNFAIR-ToS rows.
+pub fn unfair_data() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/unfair_tos"
+    ))
+}
+
+/// `review` and `serve` arguments for the model of [`unfair_cache`]: fitted on the training rows
+/// only, so that `eval-unfair-tos` can score it on the validation rows.
+pub fn unfair_args() -> Vec<String> {
+    vec![
+        "--unfair-cache".to_owned(),
+        s(&unfair_cache()).to_owned(),
+        "--unfair-data".to_owned(),
+        s(&unfair_data()).to_owned(),
+        "--fit-on".to_owned(),
+        "train".to_owned(),
+    ]
+}
+
 /// A small word-only clause classifier (40 CUAD contracts, a few seconds to train) saved in
 /// `dir`, for `classify --classifier` and `serve --clause-classifier`: the default one reads
 /// MiniLM and takes minutes to train.
