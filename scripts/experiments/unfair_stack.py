@@ -108,6 +108,24 @@ def nb_margins(x_train, y_train, x_score):
     return out
 
 
+def nested_margins(margin_fn, x_train, y_train, x_held, inner):
+    """Out-of-fold margins over the training rows (one fit per inner block) and the held-out
+    rows' margins from a fit on all training rows, both by `margin_fn`."""
+    oof = np.zeros((x_train.shape[0], LABELS))
+    for part in inner:
+        rest = np.setdiff1d(np.arange(x_train.shape[0]), part)
+        oof[part] = margin_fn(x_train[rest], y_train[rest], x_train[part])
+    return oof, margin_fn(x_train, y_train, x_held)
+
+
+def thresholded(oof, y_train, held_margins):
+    """Held-out predictions at each label's F1-best threshold on the out-of-fold margins."""
+    pred = np.zeros(held_margins.shape, dtype=bool)
+    for j in range(LABELS):
+        pred[:, j] = held_margins[:, j] > best_threshold(oof[:, j], y_train[:, j])
+    return pred
+
+
 def with_neighbours(m):
     prev = np.vstack([np.zeros((1, LABELS)), m[:-1]])
     nxt = np.vstack([m[1:], np.zeros((1, LABELS))])
@@ -170,25 +188,13 @@ def main():
         x_train, x_held = features([texts[i] for i in train], [texts[i] for i in held])
         y_train = y[train]
         # Inner out-of-fold margins over the outer training rows, in file order.
-        oof = np.zeros((len(train), LABELS))
         inner = blocks(len(train), 5)
-        for part in inner:
-            rest = np.setdiff1d(np.arange(len(train)), part)
-            oof[part] = margins(x_train[rest], y_train[rest], x_train[part])
-        held_margins = margins(x_train, y_train, x_held)
+        oof, held_margins = nested_margins(margins, x_train, y_train, x_held, inner)
         # Base arm.
-        for j in range(LABELS):
-            t = best_threshold(oof[:, j], y_train[:, j])
-            pred_base[held, j] = held_margins[:, j] > t
+        pred_base[held] = thresholded(oof, y_train, held_margins)
         if arm == "nbsvm":
-            nb_oof = np.zeros((len(train), LABELS))
-            for part in inner:
-                rest = np.setdiff1d(np.arange(len(train)), part)
-                nb_oof[part] = nb_margins(x_train[rest], y_train[rest], x_train[part])
-            nb_held = nb_margins(x_train, y_train, x_held)
-            for j in range(LABELS):
-                t = best_threshold(nb_oof[:, j], y_train[:, j])
-                pred_arm[held, j] = nb_held[:, j] > t
+            nb_oof, nb_held = nested_margins(nb_margins, x_train, y_train, x_held, inner)
+            pred_arm[held] = thresholded(nb_oof, y_train, nb_held)
             print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
             continue
         if arm == "window":

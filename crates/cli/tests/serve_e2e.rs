@@ -151,6 +151,25 @@ async fn sign_in(client: &Client, server: &Server, key: &str) {
     wait_for(client, "the app", "!document.getElementById('app').hidden").await;
 }
 
+/// Chooses `file` in the review tab's file input and presses Review.
+async fn review_file(client: &Client, file: &Path) {
+    let path = file.canonicalize().expect("fixture");
+    client
+        .find(Locator::Id("review-file"))
+        .await
+        .expect("file input")
+        .send_keys(s(&path))
+        .await
+        .expect("choose file");
+    client
+        .find(Locator::Id("review-button"))
+        .await
+        .expect("review button")
+        .click()
+        .await
+        .expect("click review");
+}
+
 fn artifact_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e");
     std::fs::create_dir_all(&dir).expect("artifact dir");
@@ -540,22 +559,7 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
         .click()
         .await
         .expect("click");
-    client
-        .find(Locator::Id("review-file"))
-        .await
-        .expect("file input")
-        .send_keys(s(&contract_fixture("franchise.docx")
-            .canonicalize()
-            .expect("fixture")))
-        .await
-        .expect("choose file");
-    client
-        .find(Locator::Id("review-button"))
-        .await
-        .expect("review button")
-        .click()
-        .await
-        .expect("click review");
+    review_file(&client, &contract_fixture("franchise.docx")).await;
     let highlighted = wait_for(
         &client,
         "highlighted findings",
@@ -645,20 +649,7 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/short_terms_of_service.txt"
     ));
-    client
-        .find(Locator::Id("review-file"))
-        .await
-        .expect("file input")
-        .send_keys(s(&terms.canonicalize().expect("fixture")))
-        .await
-        .expect("choose terms");
-    client
-        .find(Locator::Id("review-button"))
-        .await
-        .expect("review button")
-        .click()
-        .await
-        .expect("click review");
+    review_file(&client, &terms).await;
     let checked = wait_for(
         &client,
         "the terms-of-service checklist",
