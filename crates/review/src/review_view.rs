@@ -74,8 +74,8 @@ pub struct ReviewResponse {
     /// "contract" or "tos": which review was made.
     pub kind: &'static str,
     /// Terms of service only: {"sentences", "flagged": [{"sentence", "start", "end", "text",
-    /// "types": [{"id", "name", "confidence", "evidence"}]}], "checklist": [{"id", "name", "present",
-    /// "sentences", "best_confidence"}]} (all eight types, present or absent).
+    /// "types": [{"id", "name", "confidence", "evidence"}]}], "checklist": [{"id", "name",
+    /// "present", "sentences", "best_confidence"}]} (all eight types, present or absent).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub unfair_terms: Option<TosReview>,

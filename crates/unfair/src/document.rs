@@ -138,7 +138,8 @@ fn is_abbreviation(before: &str) -> bool {
         || ABBREVIATIONS.contains(&word.as_str())
 }
 
-/// Word n-grams listed as the evidence of each flagged type.
+/// Word n-grams taken as the evidence of each flagged type ([`UnfairModel::evidence`] joins those
+/// sharing a word, so a type lists at most this many phrases).
 pub const EVIDENCE_PER_TYPE: usize = 3;
 
 /// The fewest tokens (LexGLUE form: words and punctuation marks) of a sentence the review may
