@@ -6,32 +6,15 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn data_dir() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/unfair_tos"
-    ))
-}
-
-fn fixture() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/short_terms_of_service.txt"
-    ))
-}
+use support::s;
 
 fn precedent(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_precedent"))
         .args(args)
         .output()
         .expect("run precedent")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
 }
 
 fn ok(out: &Output) -> String {
@@ -49,13 +32,13 @@ fn evaluates_validation_and_reviews_terms_of_service() {
     let cache = support::unfair_cache();
     let predictions = tmp.path().join("predictions.jsonl");
     let json = tmp.path().join("scores.json");
-    let validation = data_dir().join("unfair_tos_validation.csv");
+    let validation = support::unfair_data().join("unfair_tos_validation.csv");
     let out = precedent(&[
         "eval-unfair-tos",
         "--test",
         s(&validation),
         "--data",
-        s(&data_dir()),
+        s(&support::unfair_data()),
         "--unfair-cache",
         s(&cache),
         "--fit-on",
@@ -95,10 +78,10 @@ fn evaluates_validation_and_reviews_terms_of_service() {
         "--unfair-cache",
         s(&cache),
         "--unfair-data",
-        s(&data_dir()),
+        s(&support::unfair_data()),
         "--fit-on",
         "train",
-        s(&fixture()),
+        s(&support::terms_of_service()),
     ]);
     let review: serde_json::Value = serde_json::from_str(ok(&out).trim()).expect("review json");
     assert_eq!(review["kind"], "tos");
@@ -184,10 +167,10 @@ fn evaluates_validation_and_reviews_terms_of_service() {
         "--unfair-cache",
         s(&cache),
         "--unfair-data",
-        s(&data_dir()),
+        s(&support::unfair_data()),
         "--fit-on",
         "train",
-        s(&fixture()),
+        s(&support::terms_of_service()),
     ]);
     let text = ok(&out);
     assert!(

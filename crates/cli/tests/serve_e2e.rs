@@ -645,11 +645,7 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
 
     // Terms of service: detected, the eight UNFAIR-ToS types as a checklist, and each finding
     // says why, in the sentence's own words.
-    let terms = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/short_terms_of_service.txt"
-    ));
-    review_file(&client, &terms).await;
+    review_file(&client, &terms_of_service()).await;
     let checked = wait_for(
         &client,
         "the terms-of-service checklist",

@@ -671,6 +671,11 @@ function offerChecklistCsv(r) {
   };
 }
 
+// A terms-of-service finding's evidence as the CLI prints it: "by binding", "arbitration".
+function quoted(phrases) {
+  return phrases.map((p) => `"${p}"`).join(", ");
+}
+
 function renderReview(r) {
   offerChecklistCsv(r);
   $("review-about").textContent = r.kind === "tos" ? "Terms of service: potentially unfair terms (UNFAIR-ToS types)" : describeContract(r.metadata);
@@ -697,7 +702,7 @@ function renderReview(r) {
     const categories = [...new Set(g.findings.map((f) => f.category))];
     // Terms of service: each type's evidence (the words that weigh most for it) in the tooltip.
     const titles = [...new Set(g.findings.map((f) => f.evidence && f.evidence.length
-      ? `${f.category}: ${f.evidence.map((e) => `"${e}"`).join(", ")}` : f.category))];
+      ? `${f.category}: ${quoted(f.evidence)}` : f.category))];
     text.append(el("mark", { id: `finding-${i}`, class: "finding", title: titles.join("; ") },
       ...categories.map((c) => el("span", { class: "tag", text: c })),
       chars.slice(g.start, g.end).join("")));
@@ -715,7 +720,7 @@ function renderReview(r) {
       el("strong", { text: f.category }),
       el("span", { class: "count", text: ` ${(f.confidence * 100).toFixed(0)}%${section}` }),
       ...(f.evidence && f.evidence.length
-        ? [el("span", { class: "evidence", text: ` why: ${f.evidence.map((e) => `"${e}"`).join(", ")}` })]
+        ? [el("span", { class: "evidence", text: ` why: ${quoted(f.evidence)}` })]
         : []));
     b.addEventListener("click", () => {
       const target = $(`finding-${groupOf.get(f)}`);

@@ -157,10 +157,11 @@ pub fn review(model: &UnfairModel, text: &str) -> anyhow::Result<TosReview> {
     let char_at = precedent_text::char_offsets(text);
     let mut flagged = Vec::new();
     for (n, (span, p)) in spans.iter().zip(&predictions).enumerate() {
-        let tokens = crate::normalise::normalise(&text[span.clone()])
-            .split_whitespace()
-            .count();
-        if p.labels == 0 || tokens < MIN_TOKENS {
+        if p.labels == 0 {
+            continue;
+        }
+        let normalised = crate::normalise::normalise(&text[span.clone()]);
+        if normalised.split_whitespace().count() < MIN_TOKENS {
             continue;
         }
         let mut types: Vec<TypeFlag> = label_ids(p.labels)
@@ -169,7 +170,7 @@ pub fn review(model: &UnfairModel, text: &str) -> anyhow::Result<TosReview> {
                 id,
                 name: LABELS[id],
                 confidence: p.confidence[id],
-                evidence: model.evidence(&text[span.clone()], id, EVIDENCE_PER_TYPE),
+                evidence: model.evidence(&normalised, id, EVIDENCE_PER_TYPE),
             })
             .collect();
         types.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));

@@ -63,15 +63,24 @@ fn count(hashes: impl Iterator<Item = u64>) -> HashMap<u64, u32> {
     counts
 }
 
+/// The word n-grams of `words` up to `max_n` words: `(first word, words, hash)`, every
+/// occurrence, shortest n-grams first.
+fn word_grams<'a>(
+    words: &'a [&str],
+    max_n: usize,
+) -> impl Iterator<Item = (usize, usize, u64)> + 'a {
+    (1..=max_n.max(1)).flat_map(move |n| {
+        words
+            .windows(n)
+            .enumerate()
+            .map(move |(start, w)| (start, n, fnv(b'w', w)))
+    })
+}
+
 /// The two blocks of hashed n-gram counts of a normalised sentence: words, then characters.
 fn ngram_counts(text: &str, options: &FeatureOptions) -> [HashMap<u64, u32>; 2] {
     let words: Vec<&str> = text.split_whitespace().collect();
-    let word_counts = count((1..=options.word_max_n.max(1)).flat_map(|n| {
-        words
-            .windows(n)
-            .map(move |w| fnv(b'w', w))
-            .collect::<Vec<_>>()
-    }));
+    let word_counts = count(word_grams(&words, options.word_max_n).map(|(_, _, h)| h));
     let char_counts = match options.char_range {
         None => HashMap::new(),
         Some((lo, hi)) => count(words.iter().flat_map(|w| {
@@ -153,25 +162,14 @@ impl Vectorizer {
     }
 
     /// The word n-grams of a normalised sentence that have a column: `(first word, words,
-    /// column)` for the first occurrence of each column, in sentence order.
+    /// column)` for the first occurrence of each column.
     pub fn word_columns(&self, text: &str) -> Vec<(usize, usize, u32)> {
         let words: Vec<&str> = text.split_whitespace().collect();
         let mut seen = std::collections::HashSet::new();
-        let mut out = Vec::new();
-        for start in 0..words.len() {
-            for n in 1..=self.options.word_max_n.max(1) {
-                let Some(gram) = words.get(start..start + n) else {
-                    break;
-                };
-                let Some(&col) = self.columns.get(&fnv(b'w', gram)) else {
-                    continue;
-                };
-                if seen.insert(col) {
-                    out.push((start, n, col));
-                }
-            }
-        }
-        out
+        word_grams(&words, self.options.word_max_n)
+            .filter_map(|(start, n, h)| Some((start, n, *self.columns.get(&h)?)))
+            .filter(|&(_, _, col)| seen.insert(col))
+            .collect()
     }
 
     /// The TF-IDF row of a normalised sentence.

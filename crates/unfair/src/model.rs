@@ -499,27 +499,27 @@ impl UnfairModel {
         std::array::from_fn(|k| self.svms[k].margin(&row))
     }
 
-    /// Why a sentence scores for `label`: the phrases of its words (LexGLUE's lowercase form)
-    /// that push the label's margin up most. The `k` word n-grams with the largest TF-IDF value
-    /// times SVM weight are taken (n-grams with a punctuation token, or of stop words only, are
-    /// skipped: "time ,", "or for" do not read as evidence), and those sharing a word are joined into one phrase ("by binding" and
-    /// "binding individual" give "by binding individual"); phrases come strongest first. The
-    /// character n-grams and the sentence vector count in the margin too but do not read as
-    /// words, so this is the part of the evidence a reader can check against the sentence.
-    pub fn evidence(&self, text: &str, label: usize, k: usize) -> Vec<String> {
+    /// Why a sentence already in LexGLUE form scores for `label` (as [`Self::margins`] reads
+    /// it): the phrases of its words that push the label's margin up most. The `k` word n-grams
+    /// with the largest TF-IDF value times SVM weight are taken (n-grams with a punctuation
+    /// token, or of stop words only, are skipped: "time ,", "or for" do not read as evidence),
+    /// and those sharing a word are joined into one phrase ("by binding" and "binding
+    /// individual" give "by binding individual"); phrases come strongest first. The character
+    /// n-grams and the sentence vector count in the margin too but do not read as words, so
+    /// this is the part of the evidence a reader can check against the sentence.
+    pub fn evidence(&self, normalised: &str, label: usize, k: usize) -> Vec<String> {
         let Some(svm) = self.svms.get(label) else {
             return Vec::new();
         };
-        let normalised = normalise(text);
         let words: Vec<&str> = normalised.split_whitespace().collect();
-        let row = self.vectorizer.transform(&normalised);
+        let row = self.vectorizer.transform(normalised);
         let value = |col: u32| {
             row.binary_search_by_key(&col, |&(c, _)| c)
                 .map_or(0.0, |i| row[i].1)
         };
         let mut pushes: Vec<(f32, usize, usize)> = self
             .vectorizer
-            .word_columns(&normalised)
+            .word_columns(normalised)
             .into_iter()
             .filter(|&(start, n, _)| {
                 let gram = &words[start..start + n];
@@ -791,8 +791,8 @@ mod tests {
             ..ModelOptions::default()
         };
         let model = UnfairModel::train(&examples, None, &options).expect("train");
-        let sentence = "Sure, we may terminate your account and the song.";
-        let evidence = model.evidence(sentence, 1, 3);
+        let sentence = normalise("Sure, we may terminate your account and the song.");
+        let evidence = model.evidence(&sentence, 1, 3);
         assert!(!evidence.is_empty() && evidence.len() <= 3, "{evidence:?}");
         // The strongest phrase holds the distinctive verb; n-grams sharing a word are joined,
         // so no listed phrase sits inside another.
@@ -807,11 +807,10 @@ mod tests {
         }
         // Every phrase is words of the sentence (lowercase form), never punctuation or only
         // stop words.
-        let normalised = normalise(sentence);
         for phrase in &evidence {
             assert!(
-                normalised.contains(phrase.as_str()),
-                "{phrase:?} in {normalised:?}"
+                sentence.contains(phrase.as_str()),
+                "{phrase:?} in {sentence:?}"
             );
             assert!(phrase.chars().any(char::is_alphanumeric));
             assert!(!phrase
@@ -829,8 +828,10 @@ mod tests {
             }
         }
         // Words the model never saw show nothing, and an unknown label nothing.
-        assert!(model.evidence("Zebras quokkas.", 1, 3).is_empty());
-        assert!(model.evidence(sentence, 99, 3).is_empty());
+        assert!(model
+            .evidence(&normalise("Zebras quokkas."), 1, 3)
+            .is_empty());
+        assert!(model.evidence(&sentence, 99, 3).is_empty());
     }
 
     #[test]

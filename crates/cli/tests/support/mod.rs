@@ -364,6 +364,14 @@ pub fn unfair_data() -> PathBuf {
     ))
 }
 
+/// The short terms of service written for the tests, in ordinary casing and punctuation.
+pub fn terms_of_service() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/short_terms_of_service.txt"
+    ))
+}
+
 /// `review` and `serve` arguments for the model of [`unfair_cache`]: fitted on the training rows
 /// only, so that `eval-unfair-tos` can score it on the validation rows.
 pub fn unfair_args() -> Vec<String> {
