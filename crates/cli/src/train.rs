@@ -67,6 +67,11 @@ pub struct TrainArgs {
     /// (comma-separated, e.g. `short`; default all); held-out queries are scored in every one.
     #[arg(long, value_delimiter = ',')]
     train_wordings: Vec<String>,
+    /// Training lists also hold each training query's first N hybrid candidates that nobody
+    /// judged for it, at label 0 (0: the judged clauses only), so the trees see the clauses
+    /// serving hands them; see `TrainOptions::served_negatives`.
+    #[arg(long, default_value_t = 0)]
+    served_negatives: usize,
     /// With --cv: the dense cosine feature comes from the bi-encoder fine-tuned on the
     /// ratings (`train-bi-encoder`'s recipe), cross-fitted so that no value comes from an
     /// encoder that saw its query or the held-out fold (K + K(K-1)/2 fine-tunes).
@@ -80,6 +85,11 @@ pub struct TrainArgs {
     /// Judgements over --cv-library's clause ids (`precedent map-qrels --out`).
     #[arg(long, requires = "cv_library")]
     cv_library_qrels: Option<PathBuf>,
+    /// How --cv-library scores its rankings: condensed (ACORD's: only judged clauses are ranked)
+    /// or full (the whole served ranking, unjudged clauses irrelevant: what a lawyer sees). Pass
+    /// the rated library itself with the rated judgements to see the served pipeline.
+    #[arg(long, default_value = "condensed", requires = "cv_library")]
+    cv_library_protocol: precedent_eval::Protocol,
     /// Also learn from the rated queries' judgements over this library of ingested contracts,
     /// with --also-learn-from-qrels (`precedent map-qrels --out`): the trees then see the
     /// features as they fall on clauses cut by `ingest`. Cross-validation folds learn from the
@@ -135,6 +145,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         without: args.without.clone(),
         without_rules: ranker_cv::expand_rules(&args.without_rules),
         train_wordings: args.train_wordings.clone(),
+        served_negatives: args.served_negatives,
         ..TrainOptions::default()
     };
     ranker_cv::check_train_options(&options, args.out.is_some())?;
@@ -204,7 +215,15 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         if let (Some(dir), Some(qrels)) = (&args.cv_library, &args.cv_library_qrels) {
             let embedder = ranker_cv::library_embedder(library, &args.rated.vectors.model)?;
             let on_library = ranker_cv::cross_validate_on_library(
-                library, &data, &embedder, folds, &options, dir, qrels, bars,
+                library,
+                &data,
+                &embedder,
+                folds,
+                &options,
+                dir,
+                qrels,
+                args.cv_library_protocol,
+                bars,
             )?;
             print!("{}", on_library.table(dir, qrels));
         }

@@ -58,6 +58,16 @@ pub enum Protocol {
     Full,
 }
 
+impl Protocol {
+    /// The name `--protocol` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Condensed => "condensed",
+            Protocol::Full => "full",
+        }
+    }
+}
+
 impl std::str::FromStr for Protocol {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {

@@ -388,6 +388,8 @@ pub fn cross_validate_ranker(
 
 /// Each fold's model scored on a library cut from contracts, next to hybrid+types.
 pub struct LibraryCv {
+    /// How the rankings were scored.
+    pub protocol: crate::Protocol,
     /// Clauses in the library.
     pub clauses: usize,
     /// Held-out queries scored.
@@ -404,11 +406,12 @@ impl LibraryCv {
         use std::fmt::Write;
         let pct = |x: Option<f64>| x.map_or("   -".to_string(), |v| format!("{:5.1}", 100.0 * v));
         let mut out = format!(
-            "on {} ({} clauses; judgements {}), {} queries, condensed protocol\n",
+            "on {} ({} clauses; judgements {}), {} queries, {} protocol\n",
             target_dir.display(),
             self.clauses,
             qrels_path.display(),
-            self.queries
+            self.queries,
+            self.protocol.name()
         );
         for (name, m) in &self.rows {
             let _ = writeln!(
@@ -439,6 +442,7 @@ pub fn cross_validate_on_library(
     options: &TrainOptions,
     target_dir: &Path,
     qrels_path: &Path,
+    protocol: crate::Protocol,
     report: &dyn Report,
 ) -> Result<LibraryCv> {
     let target = Arc::new(Library::open(target_dir)?);
@@ -481,7 +485,10 @@ pub fn cross_validate_on_library(
         }
         out
     };
-    let eval_options = crate::EvalOptions::default();
+    let eval_options = crate::EvalOptions {
+        protocol,
+        ..Default::default()
+    };
     let clause_types = data.clause_types.cloned();
     let mut learned: Vec<Vec<crate::QueryResult>> = vec![Vec::new(); wordings.len()];
     for fold in 0..folds {
@@ -596,6 +603,7 @@ pub fn cross_validate_on_library(
         }
     }
     Ok(LibraryCv {
+        protocol,
         clauses: target.len(),
         queries: scored.len(),
         rows,

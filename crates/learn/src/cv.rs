@@ -352,17 +352,18 @@ fn out_of_fold(
             let extractor = FeatureExtractor::new(library.clone(), memory.clone())
                 .with_clause_types(data.clause_types.cloned());
             // Queries are independent given the fold's memory: extracted on every core.
-            let groups = |idx: &[usize]| -> Result<Vec<Group>, LearnError> {
+            // Held-out lists stay the judged clauses: they are scored by the condensed protocol.
+            let groups = |idx: &[usize], served: usize| -> Result<Vec<Group>, LearnError> {
                 idx.par_iter()
                     .map(|&i| {
                         let q = &rated[i];
                         let judged = q.ratings.iter().map(|r| (r.1, r.2));
-                        labelled_group(&extractor, q, &embeddings[i], judged)
+                        labelled_group(&extractor, q, &embeddings[i], judged, served)
                     })
                     .collect()
             };
-            let mut train_groups = groups(&train_idx)?;
-            let mut test_groups = groups(&test_idx)?;
+            let mut train_groups = groups(&train_idx, options.served_negatives)?;
+            let mut test_groups = groups(&test_idx, 0)?;
             if let Some(o) = data.column_override {
                 o.apply(fold, &train_idx, &mut train_groups)?;
                 o.apply(fold, &test_idx, &mut test_groups)?;

@@ -184,19 +184,33 @@ pub(crate) fn library_vectors<'a>(
 pub(crate) type Group = Vec<([f32; NUM_FEATURES], i32)>;
 
 /// `query`'s training list over `extractor`'s library: the features of each judged `(row,
-/// label)` clause (rows of that library), with its label.
+/// label)` clause (rows of that library), with its label; with `served` > 0, also the first
+/// `served` clauses of the hybrid list that serving would hand the learned stage and that
+/// nobody judged for the query, at label 0 ([`TrainOptions::served_negatives`]).
+///
+/// [`TrainOptions::served_negatives`]: crate::TrainOptions::served_negatives
 pub(crate) fn labelled_group(
     extractor: &FeatureExtractor,
     query: &RatedQuery,
     embedding: &[f32],
     judged: impl Iterator<Item = (u32, i32)>,
+    served: usize,
 ) -> Result<Group, LearnError> {
-    let (rows, labels): (Vec<u32>, Vec<i32>) = judged.unzip();
+    let (mut rows, mut labels): (Vec<u32>, Vec<i32>) = judged.unzip();
     let input = QueryInput {
         id: Some(query.id.clone()),
         text: query.text.clone(),
         embedding: embedding.to_vec(),
     };
+    if served > 0 {
+        let judged: HashSet<u32> = rows.iter().copied().collect();
+        for row in extractor.served_rows(&input, served)? {
+            if !judged.contains(&row) {
+                rows.push(row);
+                labels.push(0);
+            }
+        }
+    }
     let features = extractor.extract(&input, &rows)?;
     Ok(features.into_iter().zip(labels).collect())
 }
@@ -517,6 +531,33 @@ impl FeatureExtractor {
     }
 
     /// One feature vector per row of `rows`, in order.
+    /// The first `depth` clauses of hybrid retrieval for `query`: BM25 and dense lists of
+    /// `depth` each, fused by reciprocal rank (k = 60, equal weights), as the `hybrid` pipeline
+    /// hands them to the learned stage when serving.
+    pub(crate) fn served_rows(
+        &self,
+        query: &QueryInput,
+        depth: usize,
+    ) -> Result<Vec<u32>, LearnError> {
+        let library = &*self.library;
+        let lexical = library.lexical().search(&query.text, depth)?;
+        let vectors = library_vectors(library, "the learned ranker needs them")?;
+        let dense = vectors.search(&query.embedding, depth)?;
+        let mut fused: HashMap<u32, f32> = HashMap::new();
+        let ranked = lexical
+            .iter()
+            .map(|(row, _)| *row)
+            .enumerate()
+            .chain(dense.iter().map(|n| n.row).enumerate());
+        for (rank0, row) in ranked {
+            *fused.entry(row).or_insert(0.0) += 1.0 / (RRF_K + (rank0 + 1) as f32);
+        }
+        let mut out: Vec<(u32, f32)> = fused.into_iter().collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out.truncate(depth);
+        Ok(out.into_iter().map(|(row, _)| row).collect())
+    }
+
     pub fn extract(
         &self,
         query: &QueryInput,

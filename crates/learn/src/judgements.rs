@@ -103,7 +103,7 @@ impl LibraryJudgements {
             .par_iter()
             .zip(embeddings.par_iter())
             .filter_map(|(q, e)| self.by_query.get(&q.id).map(|judged| (q, e, judged)))
-            .map(|(q, e, judged)| labelled_group(&extractor, q, e, judged.iter().copied()))
+            .map(|(q, e, judged)| labelled_group(&extractor, q, e, judged.iter().copied(), 0))
             .collect()
     }
 }

@@ -88,6 +88,13 @@ pub struct TrainOptions {
     /// With cross-validation: the wordings whose texts of the training folds' queries train
     /// (empty: every wording given). Held-out queries are scored in every wording either way.
     pub train_wordings: Vec<String>,
+    /// Training lists also hold the first N clauses hybrid retrieval serves each training query
+    /// that nobody judged for it, at label 0 (0: judged clauses only). ACORD judged a query's
+    /// clauses by pooling, so among the judged ones a clause no other query rated was pooled
+    /// for this one and is nearly always relevant; a ranker that learns only from judged lists
+    /// learns that "unrated" means "relevant", and serving the whole library, where most
+    /// unrated clauses are nobody's answer, it puts them first.
+    pub served_negatives: usize,
 }
 
 impl Default for TrainOptions {
@@ -103,6 +110,7 @@ impl Default for TrainOptions {
             without: Vec::new(),
             without_rules: Vec::new(),
             train_wordings: Vec::new(),
+            served_negatives: 0,
         }
     }
 }
@@ -505,7 +513,8 @@ pub fn train(
             .par_iter()
             .zip(embeddings.par_iter())
             .map(|(q, e)| -> Result<Group, LearnError> {
-                let group = labelled_group(&extractor, q, e, q.ratings.iter().map(|r| (r.1, r.2)))?;
+                let judged = q.ratings.iter().map(|r| (r.1, r.2));
+                let group = labelled_group(&extractor, q, e, judged, options.served_negatives)?;
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 if let Ok(mut report) = progress.lock() {
                     report(n, rated.len());
