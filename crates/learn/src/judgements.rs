@@ -264,4 +264,42 @@ mod tests {
             .expect("coverage feature");
         assert!(groups[0][0].0[coverage] > groups[0][1].0[coverage]);
     }
+
+    #[test]
+    fn served_negatives_add_the_unjudged_hybrid_candidates_at_label_zero() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = library(&dir.path().join("lib"), CONTRACT, true);
+        let query = RatedQuery {
+            id: "cap".into(),
+            text: "liability exceed the fees paid".into(),
+            wording: String::new(),
+            category: Some("Limitation of Liability".into()),
+            ratings: vec![("c#1".into(), 0, 4)],
+        };
+        let rated = vec![query];
+        let embeddings = vec![unit(0)];
+        let memory = Arc::new(RatingMemory::fit(&rated, &embeddings, &lib, None).expect("memory"));
+        let extractor = FeatureExtractor::new(lib.clone(), memory);
+        let judged = || rated[0].ratings.iter().map(|r| (r.1, r.2));
+        let plain = labelled_group(&extractor, &rated[0], &embeddings[0], judged(), 0)
+            .expect("judged list");
+        assert_eq!(plain.iter().map(|(_, l)| *l).collect::<Vec<_>>(), vec![4]);
+        // Every clause of this small library is among the first 10 candidates: the judged one
+        // keeps its label, and the two nobody judged join at label 0, once each.
+        let served = labelled_group(&extractor, &rated[0], &embeddings[0], judged(), 10)
+            .expect("served list");
+        assert_eq!(served.iter().map(|(_, l)| *l).collect::<Vec<_>>(), vec![4, 0, 0]);
+        let candidates = extractor
+            .served_rows(
+                &crate::features::QueryInput {
+                    id: None,
+                    text: rated[0].text.clone(),
+                    embedding: embeddings[0].clone(),
+                },
+                1,
+            )
+            .expect("candidates");
+        // The clause that shares the query's words and leans on its direction comes first.
+        assert_eq!(candidates, vec![0]);
+    }
 }

@@ -64,6 +64,14 @@ pub struct ModelManifest {
     /// memory holds one entry per query and wording.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wordings: Vec<String>,
+    /// Unjudged hybrid candidates per training query added at label 0
+    /// ([`TrainOptions::served_negatives`]); a training recipe, serving does not read it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub served_negatives: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Options of [`train`].
@@ -559,6 +567,7 @@ pub fn train(
             .into_iter()
             .filter(|w| !w.is_empty())
             .collect(),
+        served_negatives: options.served_negatives,
     };
     Ok(LearnedModel {
         manifest,
