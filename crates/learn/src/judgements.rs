@@ -288,7 +288,10 @@ mod tests {
         // keeps its label, and the two nobody judged join at label 0, once each.
         let served = labelled_group(&extractor, &rated[0], &embeddings[0], judged(), 10)
             .expect("served list");
-        assert_eq!(served.iter().map(|(_, l)| *l).collect::<Vec<_>>(), vec![4, 0, 0]);
+        assert_eq!(
+            served.iter().map(|(_, l)| *l).collect::<Vec<_>>(),
+            vec![4, 0, 0]
+        );
         let candidates = extractor
             .served_rows(
                 &crate::features::QueryInput {
