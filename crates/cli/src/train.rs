@@ -86,8 +86,9 @@ pub struct TrainArgs {
     #[arg(long, requires = "cv_library")]
     cv_library_qrels: Option<PathBuf>,
     /// How --cv-library scores its rankings: condensed (ACORD's: only judged clauses are ranked)
-    /// or full (the whole served ranking, unjudged clauses irrelevant: what a lawyer sees). Pass
-    /// the rated library itself with the rated judgements to see the served pipeline.
+    /// or full (the whole served ranking, unjudged clauses irrelevant). On ACORD's own library
+    /// the full score mostly measures agreement with the pooling: a query's unjudged clauses
+    /// hold many its category's other queries rated relevant (docs/data.md).
     #[arg(long, default_value = "condensed", requires = "cv_library")]
     cv_library_protocol: precedent_eval::Protocol,
     /// Also learn from the rated queries' judgements over this library of ingested contracts,
