@@ -530,7 +530,6 @@ impl FeatureExtractor {
         Ok(flags)
     }
 
-    /// One feature vector per row of `rows`, in order.
     /// The first `depth` clauses of hybrid retrieval for `query`: BM25 and dense lists of
     /// `depth` each, fused by reciprocal rank (k = 60, equal weights), as the `hybrid` pipeline
     /// hands them to the learned stage when serving.
@@ -540,24 +539,32 @@ impl FeatureExtractor {
         depth: usize,
     ) -> Result<Vec<u32>, LearnError> {
         let library = &*self.library;
-        let lexical = library.lexical().search(&query.text, depth)?;
+        let hit = |row: u32, score: f32| precedent_rank::Hit {
+            row,
+            score,
+            stages: Vec::new(),
+        };
+        let lexical: Vec<_> = library
+            .lexical()
+            .search(&query.text, depth)?
+            .into_iter()
+            .map(|(row, score)| hit(row, score))
+            .collect();
         let vectors = library_vectors(library, "the learned ranker needs them")?;
-        let dense = vectors.search(&query.embedding, depth)?;
-        let mut fused: HashMap<u32, f32> = HashMap::new();
-        let ranked = lexical
-            .iter()
-            .map(|(row, _)| *row)
-            .enumerate()
-            .chain(dense.iter().map(|n| n.row).enumerate());
-        for (rank0, row) in ranked {
-            *fused.entry(row).or_insert(0.0) += 1.0 / (RRF_K + (rank0 + 1) as f32);
-        }
-        let mut out: Vec<(u32, f32)> = fused.into_iter().collect();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        out.truncate(depth);
-        Ok(out.into_iter().map(|(row, _)| row).collect())
+        let dense: Vec<_> = vectors
+            .search(&query.embedding, depth)?
+            .into_iter()
+            .map(|n| hit(n.row, n.score))
+            .collect();
+        let fused = precedent_rank::fuse(
+            &[lexical, dense],
+            &[1.0, 1.0],
+            &precedent_rank::FusionMethod::Rrf { k: RRF_K },
+        );
+        Ok(fused.into_iter().take(depth).map(|h| h.row).collect())
     }
 
+    /// One feature vector per row of `rows`, in order.
     pub fn extract(
         &self,
         query: &QueryInput,

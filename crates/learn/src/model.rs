@@ -100,8 +100,8 @@ pub struct TrainOptions {
     /// that nobody judged for it, at label 0 (0: judged clauses only). ACORD judged a query's
     /// clauses by pooling, so among the judged ones a clause no other query rated was pooled
     /// for this one and is nearly always relevant; a ranker that learns only from judged lists
-    /// learns that "unrated" means "relevant", and serving the whole library, where most
-    /// unrated clauses are nobody's answer, it puts them first.
+    /// learns that "unrated" means "relevant", which serving the whole library can misread.
+    /// Measured to cost 10.7 NDCG@5 on ACORD (docs/experiments/ranking.md), so off by default.
     pub served_negatives: usize,
 }
 
