@@ -26,37 +26,82 @@ pub enum ClaimSource {
     ThirdParty,
 }
 
-/// Ways of saying the cover goes beyond third parties' claims.
-const FIRST_PARTY_BY_NEGATION: &[&str] = &[
-    "not limited to third party",
-    "not restricted to third party",
-    "not limited to claims brought by a third party",
-    "not restricted to claims brought by a third party",
+/// Phrases that, a few words before a third party ([`THIRD_PARTY_FORMS`]), say the cover goes
+/// beyond third parties' claims: "not limited to third party claims", "not just third-party",
+/// "not limited to claims by outsiders".
+const BEYOND: &[&str] = &[
+    "not limited to",
+    "not restricted to",
+    "not just",
+    "not only",
+    "not merely",
 ];
 
-/// Ways of saying claims from either side are covered.
+/// How far after a [`BEYOND`] phrase the third party it goes beyond may be named ("not limited
+/// to claims brought by a third party").
+const BEYOND_REACH: usize = 5;
+
+/// Ways of saying claims from either side are covered: "regardless of who brings them",
+/// "whoever brings the claim", "by the counterparty or a third party", "the other party,
+/// outsiders or both" (not a bare "or both": long wordings say "one or both parties").
 const EITHER_SOURCE: &[&str] = &[
     "regardless of who",
+    "whoever",
     "either party or a third party",
     "either party or third parties",
     "first party or third party",
     "first party and third party",
     "first or third party",
+    "or a third party",
+    "or by a third party",
+    "or from a third party",
+    "or third parties",
+    "or an outsider",
+    "or by an outsider",
+    "or from an outsider",
+    "or outsiders",
+    "outsiders or both",
+    "third parties or both",
+    "third party or both",
+];
+
+/// Ways of naming a third party in a query: the term of art, and the plain word a lawyer uses
+/// for someone outside the contract ("claims brought by outsiders", "an outside party").
+const THIRD_PARTY_FORMS: &[&str] = &[
+    "third party",
+    "third parties",
+    "thirdparty",
+    "outsider",
+    "outsiders",
+    "outside party",
+    "outside parties",
+    "outside claim",
+    "outside claims",
 ];
 
 /// The claim source an indemnity query names; `None` for other queries.
 ///
 /// Reads only what the query affirms ([`crate::affirmed_words`]): "it should not include
 /// indemnities that cover both first party and third party claims" is no request for
-/// first-party cover. Cover "not limited to third party claims" is first-party cover, and a
-/// query accepting claims from either side ("regardless of who brings the claims", "either
-/// party or a third party") names no source.
+/// first-party cover. Cover "not limited to third party claims" (or "not just claims by
+/// outsiders") is first-party cover, and a query accepting claims from either side
+/// ([`EITHER_SOURCE`]) names no source.
 pub fn wanted_claim_source(query: &str) -> Option<ClaimSource> {
     let words = crate::affirmed_words(query);
     if !crate::mentions_indemnity(&words) {
         return None;
     }
-    if crate::contains_any_phrase(&words, FIRST_PARTY_BY_NEGATION) {
+    let beyond_third_parties = (0..words.len()).any(|i| {
+        BEYOND
+            .iter()
+            .find(|b| crate::starts_with_phrase(&words[i..], b))
+            .is_some_and(|b| {
+                let after = i + b.split(' ').count();
+                let reach = &words[after..(after + BEYOND_REACH).min(words.len())];
+                crate::contains_any_phrase(reach, THIRD_PARTY_FORMS)
+            })
+    });
+    if beyond_third_parties {
         return Some(ClaimSource::FirstParty);
     }
     if crate::contains_any_phrase(&words, EITHER_SOURCE) {
@@ -64,7 +109,7 @@ pub fn wanted_claim_source(query: &str) -> Option<ClaimSource> {
     }
     if crate::contains_any_phrase(&words, &["first party", "direct claims", "direct claim"]) {
         Some(ClaimSource::FirstParty)
-    } else if crate::contains_any_phrase(&words, &["third party", "third parties"]) {
+    } else if crate::contains_any_phrase(&words, THIRD_PARTY_FORMS) {
         Some(ClaimSource::ThirdParty)
     } else {
         None
@@ -301,5 +346,38 @@ mod tests {
         assert!(!lists_grounds(broad));
         assert!(ClaimBreadth::Broad.goes_against(lists_grounds(specified)));
         assert!(ClaimBreadth::Specified.goes_against(lists_grounds(broad)));
+    }
+
+    #[test]
+    fn outsiders_are_third_parties_and_either_source_names_none() {
+        assert_eq!(
+            wanted_claim_source("an indemnity only for suits brought by outsiders"),
+            Some(ClaimSource::ThirdParty)
+        );
+        assert_eq!(
+            wanted_claim_source("indemnity for claims by an outside party alleging infringement"),
+            Some(ClaimSource::ThirdParty)
+        );
+        assert_eq!(
+            wanted_claim_source("a wide indemnity, not just for claims by outsiders"),
+            Some(ClaimSource::FirstParty)
+        );
+        assert_eq!(
+            wanted_claim_source(
+                "indemnity for listed events, whether the counterparty or a third party sues"
+            ),
+            None
+        );
+        assert_eq!(
+            wanted_claim_source("indemnity for listed events, whoever brings the claim"),
+            None
+        );
+        // "one or both parties" is no "either source".
+        assert_eq!(
+            wanted_claim_source(
+                "An indemnification clause under which one or both parties cover third party claims"
+            ),
+            Some(ClaimSource::ThirdParty)
+        );
     }
 }

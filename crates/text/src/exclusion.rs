@@ -48,7 +48,17 @@ const TRIGGERS: &[&str] = &[
     "have no",
     "lacking",
     "without",
+    "no",
+    "zero",
+    "nothing",
+    "free of",
 ];
+
+/// Triggers that exclude only exceptions or hold-harmless language: "hard cap, zero
+/// exceptions", "nothing carved back", "with no hold-harmless language". Anything else after
+/// them is usually what the query asks for ("the buyer has no other remedy", "no notice
+/// needed"), so it is not read as an exclusion.
+const NARROW_TRIGGERS: &[&str] = &["no", "zero", "nothing", "free of"];
 
 /// Triggers that are also common drafting language when followed by certain words ("without
 /// cause", "has no liability"), checked against [`DRAFTING_AFTER_WITHOUT`].
@@ -118,6 +128,20 @@ const DRAFTING_AFTER_WITHOUT: &[&str] = &[
     "fault",
     "liability",
     "obligation",
+    // "without showing any breach or reason", "without having to give a reason", "without
+    // needing consent": what the clause allows, described, not an exclusion.
+    "reason",
+    "any reason",
+    "a reason",
+    "breach",
+    "having",
+    "showing",
+    "giving",
+    "stating",
+    "needing",
+    "requiring",
+    // "the buyer has no other remedy": a sole-remedy clause described.
+    "other remedy",
 ];
 
 /// Words that end the excluded phrase.
@@ -148,6 +172,9 @@ pub(crate) const CARVEOUT_WORDS: &[&str] = &[
     "carveout",
     "carveouts",
     "carve",
+    "carved",
+    "carveback",
+    "carvebacks",
     "exception",
     "exceptions",
     "exclusion",
@@ -206,10 +233,13 @@ pub fn exclusions(query: &str) -> Vec<Exclusion> {
         let names_harmless = words[start..(start + HARMLESS_REACH).min(words.len())]
             .iter()
             .any(|w| w == "harmless");
-        let (phrase, surface_forms): (String, Vec<String>) = if words[start..end]
+        let names_carveouts = words[start..end]
             .iter()
-            .any(|w| CARVEOUT_WORDS.contains(&w.as_str()))
-        {
+            .any(|w| CARVEOUT_WORDS.contains(&w.as_str()));
+        if NARROW_TRIGGERS.contains(trigger) && !names_carveouts && !names_harmless {
+            continue;
+        }
+        let (phrase, surface_forms): (String, Vec<String>) = if names_carveouts {
             (
                 phrase,
                 CARVEOUT_FORMS.iter().map(|s| s.to_string()).collect(),
@@ -343,6 +373,28 @@ mod tests {
         assert!(exclusions(
             "Waiver of indirect damages clause that specifically excludes claims for breach of \
              confidentiality obligations"
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn no_exceptions_and_no_hold_harmless_are_exclusions_but_no_other_words_are() {
+        for q in [
+            "hard cap, zero exceptions",
+            "a bare as-is statement with nothing carved back",
+            "a damages ceiling with no exclusions at all",
+        ] {
+            let e = exclusions(q);
+            assert_eq!(e.len(), 1, "{q}");
+            assert!(e[0].surface_forms.contains(&"except".to_string()), "{q}");
+        }
+        let e = exclusions("an indemnity drafted with no hold-harmless language");
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].surface_forms, vec!["harmless".to_string()]);
+        assert!(exclusions("the buyer has no other remedy than repair").is_empty());
+        assert!(exclusions("no notice is needed for a transfer to affiliates").is_empty());
+        assert!(exclusions(
+            "either side may end the contract early without having to show any breach or reason"
         )
         .is_empty());
     }

@@ -30,17 +30,63 @@ const CAP_PHRASES: &[&str] = &[
     "limited in the aggregate",
 ];
 
-/// Whether the query asks for a cap on liability: it names one ("cap on liability", "liability
-/// caps", "subject to a cap"), or it speaks of liability and describes the ceiling the way
-/// clauses state it ([`CAP_PHRASES`]: "a party's liability is limited to the price paid").
-/// Only what the query affirms is read ([`crate::affirmed_words`]).
+/// Words that name a ceiling by themselves, in a query ("hard cap", "damages ceiling",
+/// "uncapped exposure for IP infringement": an exception to a cap is still a cap query).
+const CEILING_WORDS: &[&str] = &["cap", "caps", "capped", "uncapped", "ceiling", "ceilings"];
+
+/// Query phrases that name the ceiling by the exposure it bounds rather than by a cap word.
+const EXPOSURE_PHRASES: &[&str] = &["maximum exposure", "maximum liability", "exposure limit"];
+
+/// Query words for what a cap bounds besides "liability": a lawyer writes "damages limited to
+/// the fees paid", "the most a party can owe", "limits on recoverable damages".
+fn speaks_of_exposure(w: &str) -> bool {
+    w.starts_with("liabilit")
+        || matches!(
+            w,
+            "liable" | "damages" | "exposure" | "owe" | "owed" | "recoverable" | "recovery"
+        )
+}
+
+/// Whether the query asks for a cap on liability: it names one (a word of [`CEILING_WORDS`],
+/// "maximum exposure"), or it speaks of liability or damages and describes the ceiling the way
+/// clauses state it ([`CAP_PHRASES`]: "a party's liability is limited to the price paid"), or it
+/// asks for a limitation of liability or damages ("limitation of liability subject to law",
+/// "damages limited to the fees paid") without naming the indirect damages a waiver excludes
+/// and without being an indemnity query. Only what the query affirms is read
+/// ([`crate::affirmed_words`]).
+///
+/// Why the last form is weaker: "limitation of liability" names the whole section, whose other
+/// half is the waiver of indirect damages, and an indemnity query says its cover is "not
+/// limited to" something; a query naming consequential damages or an indemnity is read by its
+/// other words.
 pub fn wants_cap(query: &str) -> bool {
     let words = crate::affirmed_words(query);
-    words
-        .iter()
-        .any(|w| w == "cap" || w == "caps" || w == "capped")
+    names_ceiling(&words) || (limits_exposure(&words) && !names_waived_kind(&words))
+}
+
+/// A cap named by a ceiling word, an exposure phrase, or a clause's cap phrase about liability.
+fn names_ceiling(words: &[String]) -> bool {
+    words.iter().any(|w| CEILING_WORDS.contains(&w.as_str()))
+        || crate::contains_any_phrase(words, EXPOSURE_PHRASES)
         || (words.iter().any(|w| w.starts_with("liabilit"))
-            && crate::contains_any_phrase(&words, CAP_PHRASES))
+            && crate::contains_any_phrase(words, CAP_PHRASES))
+}
+
+/// A limit word ("limit", "limitation", "limited") with a word for what a cap bounds, outside
+/// an indemnity query, or in-house shorthand for a limitation of liability ("LoL").
+fn limits_exposure(words: &[String]) -> bool {
+    if crate::mentions_indemnity(words) {
+        return false;
+    }
+    let limit_at = |i: usize| {
+        let w = words[i].as_str();
+        matches!(
+            w,
+            "limit" | "limits" | "limitation" | "limitations" | "limited"
+        ) && !(i > 0 && words[i - 1] == "not")
+    };
+    let limited = (0..words.len()).any(limit_at);
+    words.iter().any(|w| w == "lol") || (limited && words.iter().any(|w| speaks_of_exposure(w)))
 }
 
 /// Whether the clause sets a ceiling on liability (see [`CAP_PHRASES`]); "capped" counts.
@@ -76,10 +122,13 @@ const WAIVER_WORDS: &[&str] = &[
     "exclusion",
 ];
 
-/// Whether the query asks for a waiver of indirect damages: a kind of damages from
-/// [`WAIVED_DAMAGES`] followed by "damage(s)", a waiver word, and no cap (a "cap on liability
-/// for indirect damages" is a cap, and its answers rarely name those damages: 6 of 7 relevant
-/// clauses in ACORD's training ratings do not).
+/// Whether the query asks for a waiver of indirect damages: it names a kind of damages from
+/// [`WAIVED_DAMAGES`] followed closely by "damage(s)" or "loss(es)" ("consequential loss",
+/// "indirect, incidental or punitive damages"), a waiver word ([`WAIVER_WORDS`]; also the verbs
+/// of exclusion and "bar": "a consequential damages bar", "clause excluding liability for
+/// indirect losses"), and no cap (a "cap on liability for indirect damages" is a cap, and its
+/// answers rarely name those damages: 6 of 7 relevant clauses in ACORD's training ratings do
+/// not).
 ///
 /// Why the waiver needs them: the waiver's neighbours in a limitation-of-liability section are
 /// the cap and the sole-remedy clause, which share its words but waive nothing. On ACORD's
@@ -88,10 +137,28 @@ const WAIVER_WORDS: &[&str] = &[
 /// clauses (`crates/learn/tests/query_rules.rs`).
 pub fn wants_damages_waiver(query: &str) -> bool {
     let words = crate::affirmed_words(query);
-    let names_damages = words.windows(2).any(|w| {
-        WAIVED_DAMAGES.contains(&w[0].as_str()) && (w[1] == "damage" || w[1] == "damages")
+    let waives = words.iter().any(|w| {
+        WAIVER_WORDS.contains(&w.as_str())
+            || w.starts_with("exclu")
+            || matches!(
+                w.as_str(),
+                "bar" | "bars" | "barred" | "waived" | "disclaimed"
+            )
     });
-    names_damages && words.iter().any(|w| WAIVER_WORDS.contains(&w.as_str())) && !wants_cap(query)
+    names_waived_kind(&words) && waives && !names_ceiling(&words)
+}
+
+/// Whether `words` name a kind of damages a waiver excludes followed closely by the damages or
+/// losses it qualifies: how [`names_waived_damages`] reads a clause and
+/// [`wants_damages_waiver`] a query.
+fn names_waived_kind(words: &[String]) -> bool {
+    words.iter().enumerate().any(|(i, w)| {
+        WAIVED_DAMAGES.contains(&w.as_str())
+            && words[i + 1..]
+                .iter()
+                .take(DAMAGES_REACH)
+                .any(|next| next.starts_with("damage") || next.starts_with("loss"))
+    })
 }
 
 /// How many words after a kind of damages the damages or losses it qualifies must be named
@@ -102,14 +169,7 @@ const DAMAGES_REACH: usize = 8;
 /// Whether the clause names a kind of damages a waiver excludes ([`WAIVED_DAMAGES`]) followed
 /// closely by the damages or losses it qualifies.
 pub fn names_waived_damages(clause: &str) -> bool {
-    let words = crate::lowercase_words(clause);
-    words.iter().enumerate().any(|(i, w)| {
-        WAIVED_DAMAGES.contains(&w.as_str())
-            && words[i + 1..]
-                .iter()
-                .take(DAMAGES_REACH)
-                .any(|next| next.starts_with("damage") || next.starts_with("loss"))
-    })
+    names_waived_kind(&crate::lowercase_words(clause))
 }
 
 #[cfg(test)]
@@ -188,6 +248,47 @@ mod tests {
         ));
         assert!(names_waived_damages(
             "Neither party shall be liable for special, indirect or consequential losses."
+        ));
+    }
+
+    #[test]
+    fn a_cap_named_as_a_ceiling_or_a_limit_on_damages_is_a_cap() {
+        assert!(wants_cap(
+            "aggregate damages ceiling at a fixed dollar figure"
+        ));
+        assert!(wants_cap("uncapped exposure for infringement claims"));
+        assert!(wants_cap("the maximum exposure is the fees paid"));
+        assert!(wants_cap(
+            "damages limited to the amounts paid under the agreement"
+        ));
+        assert!(wants_cap(
+            "limitation of liability that applies only as far as the law allows"
+        ));
+        assert!(wants_cap("customer-side LoL with a high ceiling"));
+        // The other half of the section: a waiver of consequential loss is not a cap.
+        assert!(!wants_cap(
+            "limitation of liability excluding consequential and incidental losses"
+        ));
+        // An indemnity's cover "not limited to" something asks for no cap.
+        assert!(!wants_cap(
+            "indemnity for damages from any breach, not limited to third-party claims"
+        ));
+        assert!(!wants_cap("exclusivity limited to a defined territory"));
+    }
+
+    #[test]
+    fn a_waiver_of_consequential_loss_is_a_damages_waiver() {
+        assert!(wants_damages_waiver(
+            "exclusion of consequential loss with a carve-out for injury"
+        ));
+        assert!(wants_damages_waiver(
+            "a consequential damages bar that still covers fraud"
+        ));
+        assert!(wants_damages_waiver(
+            "clause excluding liability for incidental, punitive and other indirect losses"
+        ));
+        assert!(!wants_damages_waiver(
+            "consequential losses recoverable only up to a ceiling, not excluded"
         ));
     }
 }

@@ -90,14 +90,73 @@ const TERRITORY_FORMS: &[&str] = &[
     "market",
 ];
 
-/// The limits a query requires, in the order it names them (each at most once).
+/// How many words after a trigger its limits may be named: "limited to a set period and a
+/// defined geographic area" names the second seven words after "limited to". Outside a query
+/// about a restrictive covenant the reach stays short ([`SHORT_REACH`]): "liability limited to
+/// the fees paid in the preceding twelve-month period" bounds an amount, not a covenant.
+const TRIGGER_REACH: usize = 8;
+const SHORT_REACH: usize = 5;
+
+/// Adjectives that make a limit word a required bound: "for a fixed period", "within a named
+/// territory", "only for a limited time", "a defined geography".
+const DEFINITE: &[&str] = &[
+    "set",
+    "fixed",
+    "defined",
+    "specified",
+    "named",
+    "limited",
+    "specific",
+    "agreed",
+    "stated",
+];
+
+/// Query words naming a restrictive covenant, the kind of clause a time or territory bound makes
+/// enforceable (see the module's doc); a bound read from an adjective alone ([`DEFINITE`]) is
+/// read only in such queries, since "notice a set period before renewal" asks for no limit.
+fn names_restrictive_covenant(words: &[String]) -> bool {
+    words.iter().any(|w| {
+        w.starts_with("compet")
+            || w.starts_with("exclusiv")
+            || w.starts_with("solicit")
+            || w.starts_with("restrict")
+            || w.starts_with("covenant")
+            || w == "exclusive"
+            || w == "noncompete"
+    })
+}
+
+/// The limits a query requires, in the order it names them (each at most once): limit words
+/// after a trigger ("bound by time and territory"), and, in a query about a restrictive
+/// covenant, limit words right after an adjective of [`DEFINITE`] ("only for a fixed period and
+/// within a named territory").
 ///
 /// Reads what the query affirms ([`crate::affirmed_words`]: no asides in brackets, no negated
 /// sentence ends); limit words count in the plural too ("territories", "periods").
 pub fn required_limits(query: &str) -> Vec<Limit> {
     let words = crate::affirmed_words(query);
     let mut limits = Vec::new();
+    let mut add = |w: &str| {
+        let singular = singular(w);
+        let word: &str = &singular;
+        let limit = if DURATION_WORDS.contains(&word) {
+            Limit::Duration
+        } else if TERRITORY_WORDS.contains(&word) {
+            Limit::Territory
+        } else {
+            return;
+        };
+        if !limits.contains(&limit) {
+            limits.push(limit);
+        }
+    };
+    let covenant = names_restrictive_covenant(&words);
     for start in 0..words.len() {
+        if covenant && DEFINITE.contains(&words[start].as_str()) {
+            for w in words.iter().skip(start + 1).take(2) {
+                add(w);
+            }
+        }
         let Some(trigger) = LIMIT_TRIGGERS
             .iter()
             .find(|t| crate::starts_with_phrase(&words[start..], t))
@@ -105,19 +164,9 @@ pub fn required_limits(query: &str) -> Vec<Limit> {
             continue;
         };
         let after = start + trigger.split(' ').count();
-        for w in words.iter().skip(after).take(5) {
-            let singular = singular(w);
-            let word: &str = &singular;
-            let limit = if DURATION_WORDS.contains(&word) {
-                Limit::Duration
-            } else if TERRITORY_WORDS.contains(&word) {
-                Limit::Territory
-            } else {
-                continue;
-            };
-            if !limits.contains(&limit) {
-                limits.push(limit);
-            }
+        let reach = if covenant { TRIGGER_REACH } else { SHORT_REACH };
+        for w in words.iter().skip(after).take(reach) {
+            add(w);
         }
     }
     limits
@@ -183,5 +232,26 @@ mod tests {
         let bare = "Agent may not offer or promote competitive products without consent.";
         assert!(!Limit::Duration.stated_in(bare));
         assert!(!Limit::Territory.stated_in(bare));
+    }
+
+    #[test]
+    fn bounds_named_by_adjectives_in_covenant_queries() {
+        assert_eq!(
+            required_limits("a non-compete limited to a set period and a defined geographic area"),
+            vec![Limit::Duration, Limit::Territory]
+        );
+        assert_eq!(
+            required_limits(
+                "exclusive dealing only for a fixed period and within a named territory"
+            ),
+            vec![Limit::Duration, Limit::Territory]
+        );
+        // Not a covenant: a set period before renewal asks for no bound.
+        assert!(required_limits("notice a set period before the term renews").is_empty());
+        // Outside a covenant the trigger's reach stays short.
+        assert!(required_limits(
+            "liability limited to the fees paid by the customer in the preceding twelve month period"
+        )
+        .is_empty());
     }
 }

@@ -106,7 +106,13 @@ pub fn favoured_side(query: &str) -> Option<Side> {
     let favour = |w: &str| {
         matches!(
             w,
-            "favorable" | "favourable" | "friendly" | "favoring" | "favouring"
+            "favorable"
+                | "favourable"
+                | "friendly"
+                | "favoring"
+                | "favouring"
+                | "protective"
+                | "side"
         )
     };
     let role_side = |w: &str| {
@@ -126,11 +132,12 @@ pub fn favoured_side(query: &str) -> Option<Side> {
         return None;
     }
     for (i, w) in words.iter().enumerate() {
-        // "seller-favorable", "seller friendly", "pro-seller", "pro seller"
+        // "seller-favorable", "seller friendly", "vendor-side", "pro-seller", "pro seller";
+        // "acting for the vendor", "client is the seller", "protect the purchaser"
         if let Some(side) = role_side(w) {
             let next_favours = words.get(i + 1).is_some_and(|n| favour(n));
             let after_pro = i > 0 && words[i - 1] == "pro";
-            if next_favours || after_pro {
+            if next_favours || after_pro || acts_for(&words[..i]) {
                 return Some(side);
             }
         }
@@ -149,6 +156,25 @@ pub fn favoured_side(query: &str) -> Option<Side> {
         }
     }
     None
+}
+
+/// Whether the words just before a role say whom the lawyer acts for or protects: "acting for
+/// the", "we act for the", "representing the", "our client is the", "protect the", "on behalf
+/// of the".
+fn acts_for(before: &[String]) -> bool {
+    let mut end = before.len();
+    while end > 0 && matches!(before[end - 1].as_str(), "the" | "a" | "an") {
+        end -= 1;
+    }
+    let last = |k: usize| end.checked_sub(k).map(|at| before[at].as_str());
+    match last(1) {
+        Some("representing" | "represent" | "represents" | "protect" | "protects")
+        | Some("protecting") => true,
+        Some("for") => matches!(last(2), Some("act" | "acting" | "acts" | "advising")),
+        Some("is" | "are") => matches!(last(2), Some("client" | "we")),
+        Some("of") => last(2) == Some("behalf"),
+        _ => false,
+    }
 }
 
 /// How a clause shares its protection: mutual phrases and carve-out words it contains.
@@ -231,5 +257,26 @@ mod tests {
         assert_eq!(mutual.mutual_phrases, 2);
         assert!(mutual.works_against(Side::Seller));
         assert!(!mutual.works_against(Side::Buyer));
+    }
+
+    #[test]
+    fn the_side_a_lawyer_acts_for() {
+        assert_eq!(
+            favoured_side("Acting for the vendor: the broadest warranty disclaimer"),
+            Some(Side::Seller)
+        );
+        assert_eq!(
+            favoured_side("Our client is the seller and wants every warranty disclaimed"),
+            Some(Side::Seller)
+        );
+        assert_eq!(
+            favoured_side("customer-side limitation of liability with a high cap"),
+            Some(Side::Buyer)
+        );
+        assert_eq!(
+            favoured_side("a cap on liability drafted to protect the purchaser"),
+            Some(Side::Buyer)
+        );
+        assert_eq!(favoured_side("the supplier's cap on liability"), None);
     }
 }
