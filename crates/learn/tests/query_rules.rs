@@ -119,19 +119,8 @@ fn readers_read_the_same_question_in_every_wording() {
     let acord = shared().join("acord");
     let short = jsonl(&acord.join("queries.jsonl"), "text");
     for wording in ["queries_medium.jsonl", "queries_long.jsonl"] {
-        let other = jsonl(&acord.join(wording), "text");
-        let mut same = 0;
-        let mut differing = Vec::new();
-        for (id, text) in &short {
-            let Some(other_text) = other.get(id) else {
-                continue;
-            };
-            if reading(text) == reading(other_text) {
-                same += 1;
-            } else {
-                differing.push(id.clone());
-            }
-        }
+        let differing = read_differently(&short, &jsonl(&acord.join(wording), "text"));
+        let same = short.len() - differing.len();
         let share = same as f64 / short.len() as f64;
         eprintln!("{wording}: {same} of {} read alike", short.len());
         assert!(short.len() >= 50, "{wording}: {} queries", short.len());
@@ -141,6 +130,19 @@ fn readers_read_the_same_question_in_every_wording() {
             short.len()
         );
     }
+}
+
+/// The ids of `short`'s queries whose reading differs from their wording in `other`, or that
+/// `other` lacks.
+fn read_differently(
+    short: &std::collections::HashMap<String, String>,
+    other: &std::collections::HashMap<String, String>,
+) -> Vec<String> {
+    short
+        .iter()
+        .filter(|(id, text)| other.get(*id).is_none_or(|o| reading(text) != reading(o)))
+        .map(|(id, _)| id.clone())
+        .collect()
 }
 
 /// The same check over independent writers' rewordings of the training queries
@@ -156,10 +158,7 @@ fn readers_read_writers_rewordings_like_the_short_form() {
         .join("../../scripts/experiments/own_words");
     for set in ["a", "b", "c", "d", "e", "f"] {
         let other = jsonl(&own_words.join(format!("queries_own_{set}.jsonl")), "text");
-        let same = short
-            .iter()
-            .filter(|(id, text)| other.get(*id).is_some_and(|o| reading(text) == reading(o)))
-            .count();
+        let same = short.len() - read_differently(&short, &other).len();
         eprintln!("own_{set}: {same} of {} read alike", short.len());
         assert!(
             same as f64 / short.len() as f64 >= 0.6,

@@ -37,9 +37,9 @@ const BEYOND: &[&str] = &[
     "not merely",
 ];
 
-/// How far after a [`BEYOND`] phrase the third party it goes beyond may be named ("not limited
-/// to claims brought by a third party").
-const BEYOND_REACH: usize = 5;
+/// How many words after a [`BEYOND`] phrase may hold the third party it goes beyond ("not
+/// limited to claims brought by a third party": six).
+const BEYOND_REACH: usize = 6;
 
 /// Ways of saying claims from either side are covered: "regardless of who brings them",
 /// "whoever brings the claim", "by the counterparty or a third party", "the other party,
@@ -360,6 +360,10 @@ mod tests {
         );
         assert_eq!(
             wanted_claim_source("a wide indemnity, not just for claims by outsiders"),
+            Some(ClaimSource::FirstParty)
+        );
+        assert_eq!(
+            wanted_claim_source("indemnity not limited to claims brought by a third party"),
             Some(ClaimSource::FirstParty)
         );
         assert_eq!(

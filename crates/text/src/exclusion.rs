@@ -48,16 +48,12 @@ const TRIGGERS: &[&str] = &[
     "have no",
     "lacking",
     "without",
-    "no",
-    "zero",
-    "nothing",
-    "free of",
 ];
 
-/// Triggers that exclude only exceptions or hold-harmless language: "hard cap, zero
-/// exceptions", "nothing carved back", "with no hold-harmless language". Anything else after
-/// them is usually what the query asks for ("the buyer has no other remedy", "no notice
-/// needed"), so it is not read as an exclusion.
+/// Triggers, looked for after [`TRIGGERS`], that exclude only exceptions or hold-harmless
+/// language: "hard cap, zero exceptions", "nothing carved back", "with no hold-harmless
+/// language". Anything else after them is usually what the query asks for ("the buyer has no
+/// other remedy", "no notice needed"), so it is not read as an exclusion.
 const NARROW_TRIGGERS: &[&str] = &["no", "zero", "nothing", "free of"];
 
 /// Triggers that are also common drafting language when followed by certain words ("without
@@ -204,6 +200,7 @@ pub fn exclusions(query: &str) -> Vec<Exclusion> {
     while i < words.len() {
         let Some(trigger) = TRIGGERS
             .iter()
+            .chain(NARROW_TRIGGERS)
             .find(|t| crate::starts_with_phrase(&words[i..], t))
         else {
             i += 1;

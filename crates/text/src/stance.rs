@@ -168,8 +168,9 @@ fn acts_for(before: &[String]) -> bool {
     }
     let last = |k: usize| end.checked_sub(k).map(|at| before[at].as_str());
     match last(1) {
-        Some("representing" | "represent" | "represents" | "protect" | "protects")
-        | Some("protecting") => true,
+        Some(
+            "representing" | "represent" | "represents" | "protect" | "protects" | "protecting",
+        ) => true,
         Some("for") => matches!(last(2), Some("act" | "acting" | "acts" | "advising")),
         Some("is" | "are") => matches!(last(2), Some("client" | "we")),
         Some("of") => last(2) == Some("behalf"),
