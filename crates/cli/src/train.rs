@@ -67,6 +67,12 @@ pub struct TrainArgs {
     /// (comma-separated, e.g. `short`; default all); held-out queries are scored in every one.
     #[arg(long, value_delimiter = ',')]
     train_wordings: Vec<String>,
+    /// Wordings (comma-separated `metadata.format` names of --queries files) that join the
+    /// rating memory's vote only: the trees never train on them. For other writers'
+    /// rewordings of the rated queries; in --cv a held-out query's texts in them are held out
+    /// with it and scored like any wording.
+    #[arg(long, value_delimiter = ',')]
+    memory_wordings: Vec<String>,
     /// Training lists also hold each training query's first N hybrid candidates that nobody
     /// judged for it, at label 0 (0: the judged clauses only), so the trees see the clauses
     /// serving hands them; see `TrainOptions::served_negatives`.
@@ -146,6 +152,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
         without: args.without.clone(),
         without_rules: ranker_cv::expand_rules(&args.without_rules),
         train_wordings: args.train_wordings.clone(),
+        memory_wordings: args.memory_wordings.clone(),
         served_negatives: args.served_negatives,
         ..TrainOptions::default()
     };

@@ -189,6 +189,9 @@ pub struct CvReport {
     pub wordings: Vec<String>,
     /// The wordings the training folds learned from (empty: all).
     pub train_wordings: Vec<String>,
+    /// The wordings that joined the folds' memory vote only (never trained on).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub memory_wordings: Vec<String>,
     pub features: Vec<String>,
     /// Query rules the ranker is trained and served without.
     pub without_rules: Vec<String>,
@@ -291,7 +294,9 @@ fn out_of_fold(
     let without = group_columns(&options.without).map_err(LearnError::Invalid)?;
     check_rule_names(&options.without_rules).map_err(LearnError::Invalid)?;
     let trains_on = |wording: &str| {
-        options.train_wordings.is_empty() || options.train_wordings.iter().any(|w| w == wording)
+        !options.votes_only(wording)
+            && (options.train_wordings.is_empty()
+                || options.train_wordings.iter().any(|w| w == wording))
     };
     if !rated.iter().any(|q| trains_on(&q.wording)) {
         return Err(LearnError::Invalid(format!(
@@ -343,12 +348,14 @@ fn out_of_fold(
                 train_idx.iter().map(|&i| rated[i].clone()).collect();
             let train_emb: Vec<Vec<f32>> =
                 train_idx.iter().map(|&i| embeddings[i].clone()).collect();
-            let memory = Arc::new(RatingMemory::fit(
-                &train_rated,
-                &train_emb,
-                library,
-                cuad_types.cloned(),
-            )?);
+            let mut memory =
+                RatingMemory::fit(&train_rated, &train_emb, library, cuad_types.cloned())?;
+            let (vote_rated, vote_emb): (Vec<RatedQuery>, Vec<Vec<f32>>) = (0..rated.len())
+                .filter(|&i| !held_out(i) && options.votes_only(&rated[i].wording))
+                .map(|i| (rated[i].clone(), embeddings[i].clone()))
+                .unzip();
+            memory.add_vote_entries(&vote_rated, &vote_emb);
+            let memory = Arc::new(memory);
             let extractor = FeatureExtractor::new(library.clone(), memory.clone())
                 .with_clause_types(data.clause_types.cloned());
             // Queries are independent given the fold's memory: extracted on every core.
@@ -736,6 +743,7 @@ fn report(
         queries: ids.len(),
         wordings,
         train_wordings: options.train_wordings.clone(),
+        memory_wordings: options.memory_wordings.clone(),
         features: FEATURE_NAMES.iter().map(|s| s.to_string()).collect(),
         without_rules: options.without_rules.clone(),
         rule_firings: rule_firings
@@ -766,13 +774,20 @@ impl CvReport {
             self.queries,
             if several {
                 format!(
-                    " × {} wordings ({}; trained on {})",
+                    " × {} wordings ({}; trained on {}{})",
                     self.wordings.len(),
                     self.wordings.join(", "),
-                    if self.train_wordings.is_empty() {
+                    if self.train_wordings.is_empty() && self.memory_wordings.is_empty() {
                         "all".to_string()
+                    } else if self.train_wordings.is_empty() {
+                        "all others".to_string()
                     } else {
                         self.train_wordings.join(", ")
+                    },
+                    if self.memory_wordings.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; in the memory's vote only: {}", self.memory_wordings.join(", "))
                     }
                 )
             } else {
@@ -942,6 +957,7 @@ mod tests {
             queries: 57,
             wordings: full.iter().map(|(w, _)| w.to_string()).collect(),
             train_wordings: Vec::new(),
+            memory_wordings: Vec::new(),
             features: Vec::new(),
             without_rules: Vec::new(),
             rule_firings: BTreeMap::new(),

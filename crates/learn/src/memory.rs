@@ -192,30 +192,17 @@ impl RatingMemory {
                 (held, clf)
             })
             .collect();
-        let queries = rated
-            .iter()
-            .zip(query_embeddings)
-            .map(|(q, e)| MemoryQuery {
-                id: q.id.clone(),
-                text: q.text.clone(),
-                category: q.category.clone(),
-                embedding: e.clone(),
-                ratings: q
-                    .ratings
-                    .iter()
-                    .map(|(id, _, l)| (id.clone(), *l))
-                    .collect(),
-            })
-            .collect();
-        Ok(RatingMemory {
+        let mut memory = RatingMemory {
             dim,
             categories,
-            queries,
+            queries: Vec::with_capacity(rated.len()),
             centroids,
             classifier,
             cuad_types,
             cross_fit,
-        })
+        };
+        memory.add_vote_entries(rated, query_embeddings);
+        Ok(memory)
     }
 
     /// The category classifier to use for a query: the one fitted without it while it is a
@@ -228,6 +215,29 @@ impl RatingMemory {
                 .map(|(_, c)| c)
         })
         .unwrap_or(&self.classifier)
+    }
+
+    /// Adds rated queries to the vote only: each becomes one more memory entry that new queries
+    /// are compared with (its ratings weighted by that similarity), while the category
+    /// centroids and classifiers stay as fitted. For rewordings of queries the memory already
+    /// holds, written by other people: a lawyer's request is more likely to sit near one of
+    /// many phrasings of a rated query than near the few the trees learned from, and the
+    /// rewordings add no rating the centroids and classifiers lack.
+    pub fn add_vote_entries(&mut self, rated: &[RatedQuery], query_embeddings: &[Vec<f32>]) {
+        self.queries
+            .extend(rated.iter().zip(query_embeddings).map(|(q, e)| {
+                MemoryQuery {
+                    id: q.id.clone(),
+                    text: q.text.clone(),
+                    category: q.category.clone(),
+                    embedding: e.clone(),
+                    ratings: q
+                        .ratings
+                        .iter()
+                        .map(|(id, _, l)| (id.clone(), *l))
+                        .collect(),
+                }
+            }));
     }
 
     pub fn num_ratings(&self) -> usize {

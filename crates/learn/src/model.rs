@@ -64,6 +64,10 @@ pub struct ModelManifest {
     /// memory holds one entry per query and wording.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wordings: Vec<String>,
+    /// Wordings that joined the memory's vote only ([`TrainOptions::memory_wordings`]); not in
+    /// `wordings`, since the trees never saw them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory_wordings: Vec<String>,
     /// Unjudged hybrid candidates per training query added at label 0
     /// ([`TrainOptions::served_negatives`]); a training recipe, serving does not read it.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -96,6 +100,14 @@ pub struct TrainOptions {
     /// With cross-validation: the wordings whose texts of the training folds' queries train
     /// (empty: every wording given). Held-out queries are scored in every wording either way.
     pub train_wordings: Vec<String>,
+    /// Wordings whose texts join the rating memory's vote only
+    /// ([`RatingMemory::add_vote_entries`]): the trees never train on them, and the centroids
+    /// and classifiers are fitted without them. For other writers' rewordings of the training
+    /// queries: trained on, the trees learn those writers' register (docs/experiments/ranking.md,
+    /// "Learning from more writers"); in the vote they only give a new request more phrasings
+    /// to resemble. In cross-validation a held-out query's own texts in these wordings are held
+    /// out with it, and still scored.
+    pub memory_wordings: Vec<String>,
     /// Training lists also hold the first N clauses hybrid retrieval serves each training query
     /// that nobody judged for it, at label 0 (0: judged clauses only). ACORD judged a query's
     /// clauses by pooling, so among the judged ones a clause no other query rated was pooled
@@ -103,6 +115,13 @@ pub struct TrainOptions {
     /// learns that "unrated" means "relevant", which serving the whole library can misread.
     /// Measured to cost 10.7 NDCG@5 on ACORD (docs/experiments/ranking.md), so off by default.
     pub served_negatives: usize,
+}
+
+impl TrainOptions {
+    /// Whether texts in `wording` join the rating memory's vote only.
+    pub fn votes_only(&self, wording: &str) -> bool {
+        self.memory_wordings.iter().any(|w| w == wording)
+    }
 }
 
 impl Default for TrainOptions {
@@ -118,6 +137,7 @@ impl Default for TrainOptions {
             without: Vec::new(),
             without_rules: Vec::new(),
             train_wordings: Vec::new(),
+            memory_wordings: Vec::new(),
             served_negatives: 0,
         }
     }
@@ -505,13 +525,27 @@ pub fn train(
     mut progress: impl FnMut(usize, usize) + Send,
 ) -> Result<LearnedModel, LearnError> {
     let started = Instant::now();
-    let (rated, embeddings) = (data.rated, data.embeddings);
-    let memory = Arc::new(RatingMemory::fit(
-        rated,
-        embeddings,
-        library,
-        data.cuad_types.cloned(),
-    )?);
+    let (all_rated, all_embeddings) = (data.rated, data.embeddings);
+    let (voting, trained): (Vec<usize>, Vec<usize>) =
+        (0..all_rated.len()).partition(|&i| options.votes_only(&all_rated[i].wording));
+    if trained.is_empty() {
+        return Err(LearnError::Invalid(format!(
+            "every query comes in a memory-only wording ({}): nothing left to train on",
+            options.memory_wordings.join(", ")
+        )));
+    }
+    let pick = |idx: &[usize]| -> (Vec<RatedQuery>, Vec<Vec<f32>>) {
+        idx.iter()
+            .map(|&i| (all_rated[i].clone(), all_embeddings[i].clone()))
+            .unzip()
+    };
+    let (rated, embeddings) = pick(&trained);
+    let (rated, embeddings) = (&rated[..], &embeddings[..]);
+    let mut memory = RatingMemory::fit(rated, embeddings, library, data.cuad_types.cloned())?;
+    let training_ratings = memory.num_ratings();
+    let (vote_rated, vote_embeddings) = pick(&voting);
+    memory.add_vote_entries(&vote_rated, &vote_embeddings);
+    let memory = Arc::new(memory);
     let mut groups = {
         let extractor = FeatureExtractor::new(library.clone(), memory.clone());
         // Queries are independent given the memory: extracted on every core, in rating order.
@@ -555,7 +589,7 @@ pub fn train(
         max_depth: options.max_depth,
         learning_rate: options.learning_rate,
         training_queries: rated.len(),
-        training_ratings: memory.num_ratings(),
+        training_ratings,
         trained_on,
         train_seconds: started.elapsed().as_secs_f64(),
         without: options.without.clone(),
@@ -567,6 +601,7 @@ pub fn train(
             .into_iter()
             .filter(|w| !w.is_empty())
             .collect(),
+        memory_wordings: options.memory_wordings.clone(),
         served_negatives: options.served_negatives,
     };
     Ok(LearnedModel {
