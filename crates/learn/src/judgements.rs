@@ -110,40 +110,8 @@ impl LibraryJudgements {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
-    use precedent_formats::CorpusDoc;
-    use precedent_library::{BuildOptions, ClauseVectors, IndexKind, NoProgress, VectorsInfo};
-
     use super::*;
-
-    const DIM: usize = 8;
-
-    /// A unit vector leaning on dimension `hot`.
-    fn unit(hot: usize) -> Vec<f32> {
-        let mut v = vec![0.05f32; DIM];
-        v[hot] = 1.0;
-        crate::memory::normalize(&mut v);
-        v
-    }
-
-    fn library(root: &Path, docs: &[(&str, &str)], vectors: bool) -> Arc<Library> {
-        let docs: Vec<CorpusDoc> = docs.iter().map(|(id, t)| CorpusDoc::new(*id, *t)).collect();
-        let vectors = vectors.then(|| ClauseVectors {
-            info: VectorsInfo {
-                model_id: "test".into(),
-                model_source: "test".into(),
-                dim: DIM,
-                kind: IndexKind::Flat,
-                long_text: "trunc".into(),
-            },
-            data: (0..docs.len()).flat_map(|i| unit(i % DIM)).collect(),
-        });
-        Arc::new(
-            Library::build(root, &docs, &BuildOptions::default(), vectors, &NoProgress)
-                .expect("library"),
-        )
-    }
+    use crate::test_support::{library, unit};
 
     const CONTRACT: &[(&str, &str)] = &[
         (

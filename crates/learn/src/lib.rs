@@ -32,6 +32,8 @@ mod judgements;
 mod memory;
 mod model;
 mod reranker;
+#[cfg(test)]
+mod test_support;
 
 use std::path::PathBuf;
 

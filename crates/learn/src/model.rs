@@ -923,6 +923,76 @@ mod tests {
     }
 
     #[test]
+    fn memory_only_wordings_join_the_vote_but_not_the_trees() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = crate::test_support::library(
+            dir.path(),
+            &[
+                ("a1", "Liability shall not exceed the fees paid."),
+                ("a2", "The laws of the State of New York govern."),
+                ("a3", "Each party shall indemnify the other."),
+            ],
+            true,
+        );
+        let query =
+            |id: &str, text: &str, wording: &str, ratings: &[(&str, u32, i32)]| RatedQuery {
+                id: id.into(),
+                text: text.into(),
+                wording: wording.into(),
+                category: Some(id.into()),
+                ratings: ratings.iter().map(|&(c, r, l)| (c.into(), r, l)).collect(),
+            };
+        let cap: &[(&str, u32, i32)] = &[("a1", 0, 4), ("a2", 1, 0)];
+        let law: &[(&str, u32, i32)] = &[("a2", 1, 3), ("a3", 2, 0)];
+        let rated = vec![
+            query("cap", "cap on liability", "short", cap),
+            query("law", "governing law", "short", law),
+            query("cap", "a ceiling on what we owe", "own_x", cap),
+            query("law", "which state's law applies", "own_x", law),
+        ];
+        let embeddings: Vec<Vec<f32>> = [0, 1, 0, 1].map(crate::test_support::unit).to_vec();
+        let data = TrainingData {
+            rated: &rated,
+            embeddings: &embeddings,
+            cuad_types: None,
+            clause_types: None,
+            also: None,
+            column_override: None,
+        };
+        let options = TrainOptions {
+            trees: 3,
+            min_leaf: 1,
+            memory_wordings: vec!["own_x".into()],
+            ..TrainOptions::default()
+        };
+        let model = train(&lib, &data, "test", Vec::new(), &options, |_, _| {}).expect("model");
+        // All four texts vote; only the two the trees learn from count as training ratings.
+        assert_eq!(model.memory.queries.len(), 4);
+        assert_eq!(model.manifest.training_ratings, 4);
+        assert_eq!(model.manifest.wordings, vec!["short".to_string()]);
+        assert_eq!(model.manifest.memory_wordings, vec!["own_x".to_string()]);
+        let texts: Vec<&str> = model
+            .memory
+            .queries
+            .iter()
+            .map(|q| q.text.as_str())
+            .collect();
+        assert!(texts.contains(&"a ceiling on what we owe"), "{texts:?}");
+        // Nothing left to train on is an error, not an empty ranker.
+        let every = TrainOptions {
+            memory_wordings: vec!["short".into(), "own_x".into()],
+            ..options
+        };
+        let err = train(&lib, &data, "test", Vec::new(), &every, |_, _| {})
+            .err()
+            .expect("refused");
+        assert!(
+            err.to_string().contains("nothing left to train on"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn fitting_nothing_is_an_error() {
         assert!(Ranker::fit(&[], &TrainOptions::default()).is_err());
     }
