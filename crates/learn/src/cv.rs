@@ -350,11 +350,11 @@ fn out_of_fold(
                 train_idx.iter().map(|&i| embeddings[i].clone()).collect();
             let mut memory =
                 RatingMemory::fit(&train_rated, &train_emb, library, cuad_types.cloned())?;
-            let (vote_rated, vote_emb): (Vec<RatedQuery>, Vec<Vec<f32>>) = (0..rated.len())
-                .filter(|&i| !held_out(i) && options.votes_only(&rated[i].wording))
-                .map(|i| (rated[i].clone(), embeddings[i].clone()))
-                .unzip();
-            memory.add_vote_entries(&vote_rated, &vote_emb);
+            memory.add_vote_entries(
+                (0..rated.len())
+                    .filter(|&i| !held_out(i) && options.votes_only(&rated[i].wording))
+                    .map(|i| (&rated[i], &embeddings[i])),
+            );
             let memory = Arc::new(memory);
             let extractor = FeatureExtractor::new(library.clone(), memory.clone())
                 .with_clause_types(data.clause_types.cloned());

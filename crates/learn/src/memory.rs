@@ -201,7 +201,7 @@ impl RatingMemory {
             cuad_types,
             cross_fit,
         };
-        memory.add_vote_entries(rated, query_embeddings);
+        memory.add_vote_entries(rated.iter().zip(query_embeddings));
         Ok(memory)
     }
 
@@ -223,21 +223,23 @@ impl RatingMemory {
     /// holds, written by other people: a lawyer's request is more likely to sit near one of
     /// many phrasings of a rated query than near the few the trees learned from, and the
     /// rewordings add no rating the centroids and classifiers lack.
-    pub fn add_vote_entries(&mut self, rated: &[RatedQuery], query_embeddings: &[Vec<f32>]) {
-        self.queries
-            .extend(rated.iter().zip(query_embeddings).map(|(q, e)| {
-                MemoryQuery {
-                    id: q.id.clone(),
-                    text: q.text.clone(),
-                    category: q.category.clone(),
-                    embedding: e.clone(),
-                    ratings: q
-                        .ratings
-                        .iter()
-                        .map(|(id, _, l)| (id.clone(), *l))
-                        .collect(),
-                }
-            }));
+    pub fn add_vote_entries<'a>(
+        &mut self,
+        entries: impl IntoIterator<Item = (&'a RatedQuery, &'a Vec<f32>)>,
+    ) {
+        self.queries.extend(entries.into_iter().map(|(q, e)| {
+            MemoryQuery {
+                id: q.id.clone(),
+                text: q.text.clone(),
+                category: q.category.clone(),
+                embedding: e.clone(),
+                ratings: q
+                    .ratings
+                    .iter()
+                    .map(|(id, _, l)| (id.clone(), *l))
+                    .collect(),
+            }
+        }));
     }
 
     pub fn num_ratings(&self) -> usize {

@@ -7,6 +7,7 @@
 //!   ranker.json     the boosted trees
 //! ```
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -526,25 +527,35 @@ pub fn train(
 ) -> Result<LearnedModel, LearnError> {
     let started = Instant::now();
     let (all_rated, all_embeddings) = (data.rated, data.embeddings);
-    let (voting, trained): (Vec<usize>, Vec<usize>) =
-        (0..all_rated.len()).partition(|&i| options.votes_only(&all_rated[i].wording));
-    if trained.is_empty() {
+    // The trees' queries: all of them unless some wordings vote only (then a copy without those,
+    // which the default recipe never pays for).
+    let (rated, embeddings): (Cow<[RatedQuery]>, Cow<[Vec<f32>]>) =
+        if options.memory_wordings.is_empty() {
+            (Cow::Borrowed(all_rated), Cow::Borrowed(all_embeddings))
+        } else {
+            let (r, e) = all_rated
+                .iter()
+                .zip(all_embeddings)
+                .filter(|(q, _)| !options.votes_only(&q.wording))
+                .map(|(q, e)| (q.clone(), e.clone()))
+                .unzip();
+            (Cow::Owned(r), Cow::Owned(e))
+        };
+    if rated.is_empty() && !options.memory_wordings.is_empty() {
         return Err(LearnError::Invalid(format!(
             "every query comes in a memory-only wording ({}): nothing left to train on",
             options.memory_wordings.join(", ")
         )));
     }
-    let pick = |idx: &[usize]| -> (Vec<RatedQuery>, Vec<Vec<f32>>) {
-        idx.iter()
-            .map(|&i| (all_rated[i].clone(), all_embeddings[i].clone()))
-            .unzip()
-    };
-    let (rated, embeddings) = pick(&trained);
     let (rated, embeddings) = (&rated[..], &embeddings[..]);
     let mut memory = RatingMemory::fit(rated, embeddings, library, data.cuad_types.cloned())?;
     let training_ratings = memory.num_ratings();
-    let (vote_rated, vote_embeddings) = pick(&voting);
-    memory.add_vote_entries(&vote_rated, &vote_embeddings);
+    memory.add_vote_entries(
+        all_rated
+            .iter()
+            .zip(all_embeddings)
+            .filter(|(q, _)| options.votes_only(&q.wording)),
+    );
     let memory = Arc::new(memory);
     let mut groups = {
         let extractor = FeatureExtractor::new(library.clone(), memory.clone());
