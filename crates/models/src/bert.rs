@@ -48,6 +48,10 @@ pub(crate) struct BertConfig {
     pub num_labels: Option<usize>,
     #[serde(default)]
     pub id2label: Option<HashMap<String, String>>,
+    /// How a sequence classifier saved by this project pools token states for its head
+    /// (absent in Hugging Face folders: theirs pool the [CLS] token through the pooler).
+    #[serde(default, rename = "precedent_pooling")]
+    pub pooling: crate::Pooling,
 }
 
 fn default_act() -> String {

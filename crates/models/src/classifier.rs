@@ -8,7 +8,8 @@ use tokenizers::Tokenizer;
 
 use crate::bert::{check_ids, pad_batch, Bert};
 use crate::cross::ClassificationModel;
-use crate::finetune::truncating;
+use crate::finetune::{mean_pooled, truncating};
+use crate::Pooling;
 use crate::loader;
 use crate::ModelError;
 
@@ -24,6 +25,7 @@ pub struct SequenceClassifier {
     batch_size: usize,
     model_id: String,
     device: Device,
+    pooling: Pooling,
 }
 
 impl SequenceClassifier {
@@ -40,6 +42,7 @@ impl SequenceClassifier {
             batch_size: 32,
             model_id: head.model_id,
             device: Device::Cpu,
+            pooling: head.pooling,
         })
     }
 
@@ -84,8 +87,13 @@ impl SequenceClassifier {
             check_ids(&seqs, self.bert.vocab_size, self.bert.type_vocab_size)?;
             let (ids, types, lens) = pad_batch(&seqs, &self.device)?;
             let hidden = self.bert.forward(&ids, &types, &lens)?; // [b, l, h]
-            let cls = hidden.narrow(1, 0, 1)?.squeeze(1)?;
-            let pooled = self.pooler.forward(&cls)?.tanh()?;
+            let pooled = match self.pooling {
+                Pooling::Cls => {
+                    let cls = hidden.narrow(1, 0, 1)?.squeeze(1)?;
+                    self.pooler.forward(&cls)?.tanh()?
+                }
+                Pooling::Mean => mean_pooled(&hidden, &lens, hidden.dim(2)?)?,
+            };
             let logits = self.classifier.forward(&pooled)?.to_vec2::<f32>()?;
             for (&i, row) in batch.iter().zip(logits) {
                 out[i] = row;

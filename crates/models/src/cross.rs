@@ -35,6 +35,12 @@ impl CrossEncoder {
 
     fn from_loaded(l: Loaded) -> Result<Self, ModelError> {
         let head = ClassificationModel::load(l)?;
+        if head.pooling != crate::Pooling::Cls {
+            return Err(ModelError::config(
+                head.dir.join("config.json"),
+                "a cross-encoder pools its [CLS] token; this folder is a mean-pooled sentence classifier",
+            ));
+        }
         if !(1..=2).contains(&head.num_labels) {
             return Err(ModelError::config(
                 head.dir.join("config.json"),
@@ -163,6 +169,7 @@ pub(crate) struct ClassificationModel {
     pub model_id: String,
     pub tokenizer: Tokenizer,
     pub dir: std::path::PathBuf,
+    pub pooling: crate::Pooling,
 }
 
 impl ClassificationModel {
@@ -181,6 +188,7 @@ impl ClassificationModel {
         let bert = Bert::load(&weights, prefix, &cfg)?;
         let h = cfg.hidden_size;
         let num_labels = cfg.labels();
+        let pooling = cfg.pooling;
         let pooler = linear(&weights, &format!("{prefix}pooler.dense"), h, h)?;
         let classifier = linear(&weights, "classifier", num_labels, h)?;
         drop(weights);
@@ -197,6 +205,7 @@ impl ClassificationModel {
             model_id: format!("{name}@{fingerprint}"),
             tokenizer,
             dir,
+            pooling,
         })
     }
 }

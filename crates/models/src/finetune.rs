@@ -31,6 +31,37 @@ use crate::ModelError;
 mod bi_encoder;
 pub use bi_encoder::BiEncoderTrainer;
 
+/// How a sequence classifier turns the encoder's token states into the one vector its head
+/// reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pooling {
+    /// BERT's recipe: the [CLS] token's state through the pooler (dense + tanh). What a
+    /// cross-encoder checkpoint is trained for.
+    #[default]
+    Cls,
+    /// The mean of the real tokens' states, no pooler. A sentence-transformers checkpoint
+    /// such as all-MiniLM-L6-v2 was trained to put a sentence's meaning there, not in its
+    /// [CLS] token, so a classifier fine-tuned from it starts from a useful vector.
+    Mean,
+}
+
+/// Mean over each sequence's real tokens of hidden states `[batch · len, hidden]` or
+/// `[batch, len, hidden]` (padded to the longest of `lens`): `[batch, hidden]`.
+pub(crate) fn mean_pooled(x: &Tensor, lens: &[usize], hidden: usize) -> Result<Tensor, ModelError> {
+    let b = lens.len();
+    let l = lens.iter().copied().max().unwrap_or(0);
+    let mut weights = vec![0f32; b * l];
+    for (row, &len) in lens.iter().enumerate() {
+        let share = 1.0 / len.max(1) as f32;
+        for w in &mut weights[row * l..row * l + len.min(l)] {
+            *w = share;
+        }
+    }
+    let weights = Tensor::from_vec(weights, (b, l, 1), x.device())?;
+    Ok(x.reshape((b, l, hidden))?.broadcast_mul(&weights)?.sum(1)?)
+}
+
 /// How a cross-encoder is fine-tuned (serialisable, so a trained folder can record it).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FineTuneOptions {
@@ -57,6 +88,9 @@ pub struct FineTuneOptions {
     /// passes over a few thousand sentences affordable. 0 trains every weight.
     #[serde(default)]
     pub frozen_layers: usize,
+    /// What the classifier head reads (recorded in the saved config.json).
+    #[serde(default)]
+    pub pooling: Pooling,
 }
 
 impl Default for FineTuneOptions {
@@ -72,6 +106,7 @@ impl Default for FineTuneOptions {
             dropout: 0.1,
             seed: 42,
             frozen_layers: 0,
+            pooling: Pooling::Cls,
         }
     }
 }
@@ -347,6 +382,10 @@ impl Tuning {
             serde_json::json!(["BertForSequenceClassification"]),
         );
         map.insert("num_labels".into(), serde_json::json!(self.num_labels));
+        match self.options.pooling {
+            Pooling::Cls => map.remove("precedent_pooling"),
+            Pooling::Mean => map.insert("precedent_pooling".into(), serde_json::json!("mean")),
+        };
         let id2label: serde_json::Map<String, Value> = (0..self.num_labels)
             .map(|k| (k.to_string(), serde_json::json!(format!("LABEL_{k}"))))
             .collect();
@@ -468,8 +507,13 @@ impl Tuning {
         let l = lens.iter().copied().max().unwrap_or(0);
         let h = self.cfg.hidden_size;
         let x = self.trainable_layers(x, lens, train)?;
-        let cls = x.reshape((b, l, h))?.narrow(1, 0, 1)?.squeeze(1)?;
-        let pooled = self.linear(&cls, "bert.pooler.dense")?.tanh()?;
+        let pooled = match self.options.pooling {
+            Pooling::Cls => {
+                let cls = x.reshape((b, l, h))?.narrow(1, 0, 1)?.squeeze(1)?;
+                self.linear(&cls, "bert.pooler.dense")?.tanh()?
+            }
+            Pooling::Mean => mean_pooled(&x, lens, h)?,
+        };
         let pooled = self.dropout(&pooled, train)?;
         self.linear(&pooled, "classifier")
     }

@@ -36,7 +36,7 @@ pub use embedder::{EmbedOptions, Embedder, LongTextPolicy};
 pub use error::ModelError;
 pub use finetune::{
     keep_freed_memory, BalancedSampler, BiEncoderTrainer, CrossEncoderTrainer, FineTuneOptions,
-    FrozenState, MultiLabelTrainer, TrainingPair,
+    FrozenState, MultiLabelTrainer, Pooling, TrainingPair,
 };
 pub use locate::DEFAULT_MODEL;
 

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use precedent_models::{
-    CrossEncoder, CrossEncoderTrainer, FineTuneOptions, MultiLabelTrainer, SequenceClassifier,
-    TrainingPair,
+    CrossEncoder, CrossEncoderTrainer, FineTuneOptions, MultiLabelTrainer, Pooling,
+    SequenceClassifier, TrainingPair,
 };
 use serde::Deserialize;
 
@@ -183,10 +183,30 @@ fn labelled_sentences() -> (Vec<&'static str>, Vec<Vec<f32>>) {
 
 #[test]
 fn multi_label_training_learns_each_label_and_serves_as_trained() {
+    learns_each_label_and_serves_as_trained(Pooling::Cls);
+}
+
+/// A head over the mean of the token states (a sentence-transformers checkpoint's sentence
+/// vector): trained, saved and served the same way, and refused as a cross-encoder.
+#[test]
+fn mean_pooled_multi_label_training_learns_each_label_and_serves_as_trained() {
+    let out = learns_each_label_and_serves_as_trained(Pooling::Mean);
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("multi-label/config.json")).unwrap())
+            .unwrap();
+    assert_eq!(config["precedent_pooling"], "mean");
+    let err = CrossEncoder::load(out.path().join("multi-label").to_str().unwrap())
+        .err()
+        .expect("a mean-pooled classifier is not a cross-encoder");
+    assert!(err.to_string().contains("mean-pooled"), "{err}");
+}
+
+fn learns_each_label_and_serves_as_trained(pooling: Pooling) -> tempfile::TempDir {
     let steps = 80;
     let steady = FineTuneOptions {
         dropout: 0.0,
         learning_rate: 3e-3,
+        pooling,
         ..options(steps)
     };
     let mut trainer = MultiLabelTrainer::from_encoder(fixture().to_str().unwrap(), steady, 3)
@@ -223,6 +243,7 @@ fn multi_label_training_learns_each_label_and_serves_as_trained() {
     for (s, t) in scored.iter().flatten().zip(logits.iter().flatten()) {
         assert!((s - t).abs() < 1e-4, "served {s}, trainer {t}");
     }
+    dir
 }
 
 #[test]

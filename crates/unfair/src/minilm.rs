@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use precedent_models::{FineTuneOptions, MultiLabelTrainer, SequenceClassifier};
+use precedent_models::{FineTuneOptions, MultiLabelTrainer, Pooling, SequenceClassifier};
 use serde::{Deserialize, Serialize};
 
 use crate::data::Example;
@@ -28,7 +28,7 @@ use crate::{LabelSet, UnfairModel, N_LABELS};
 use precedent_ml::{sigmoid, SplitMix};
 
 /// Bumped whenever training changes what a saved MiniLM model means (cache keys include it).
-pub const MINILM_VERSION: u32 = 2;
+pub const MINILM_VERSION: u32 = 3;
 
 /// The file beside the weights that records calibration and training facts.
 pub const META_FILE: &str = "unfair-tos.json";
@@ -63,6 +63,15 @@ pub struct MiniLmOptions {
     /// each sentence is computed once, and fine-tuning runs through the layers above only.
     #[serde(default)]
     pub frozen_layers: usize,
+    /// What the head reads: the mean of the token states, where all-MiniLM-L6-v2 was
+    /// trained to put a sentence's meaning (its [CLS] token through BERT's pooler learnt
+    /// the rare labels far worse: docs/experiments/unfair-tos.md).
+    #[serde(default = "mean_pooling")]
+    pub pooling: Pooling,
+}
+
+fn mean_pooling() -> Pooling {
+    Pooling::Mean
 }
 
 impl Default for MiniLmOptions {
@@ -81,6 +90,7 @@ impl Default for MiniLmOptions {
             // The most layers that train in about 30 minutes on 2 cores (8 epochs over
             // every fine-tuning row); the embeddings and the first layer stay as loaded.
             frozen_layers: 1,
+            pooling: Pooling::Mean,
         }
     }
 }
@@ -200,6 +210,7 @@ impl MiniLmModel {
             max_len: options.max_len,
             seed: options.seed,
             frozen_layers: options.frozen_layers,
+            pooling: options.pooling,
             ..FineTuneOptions::default()
         };
         let mut trainer = MultiLabelTrainer::from_encoder(&options.base_model, tune, N_LABELS)

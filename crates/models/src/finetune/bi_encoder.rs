@@ -151,17 +151,7 @@ impl BiEncoderTrainer {
 /// the longest of `lens`), scaled to unit length: sentence-transformers' Pooling(mean) then
 /// Normalize.
 fn mean_pooled_unit(x: &Tensor, lens: &[usize], hidden: usize) -> Result<Tensor, ModelError> {
-    let b = lens.len();
-    let l = lens.iter().copied().max().unwrap_or(0);
-    let mut weights = vec![0f32; b * l];
-    for (row, &len) in lens.iter().enumerate() {
-        let share = 1.0 / len.max(1) as f32;
-        for w in &mut weights[row * l..row * l + len.min(l)] {
-            *w = share;
-        }
-    }
-    let weights = Tensor::from_vec(weights, (b, l, 1), &Device::Cpu)?;
-    let mean = x.reshape((b, l, hidden))?.broadcast_mul(&weights)?.sum(1)?;
+    let mean = super::mean_pooled(x, lens, hidden)?;
     let norm = (mean.sqr()?.sum_keepdim(1)? + 1e-12)?.sqrt()?;
     Ok(mean.broadcast_div(&norm)?)
 }
