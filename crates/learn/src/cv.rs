@@ -44,7 +44,6 @@ pub const FEATURE_GROUPS: &[(&str, &[usize])] = &[
     // the query's terms; a cosine's level with how the query is phrased); their query-relative
     // forms (bm25_rel_top, dense_gap_top, rrf) keep the same order within a query.
     ("raw-scores", &[0, 3]),
-    ("feedback-terms", &[24]),
 ];
 
 /// The feature columns of the named groups ([`FEATURE_GROUPS`]); an unknown name is an error

@@ -42,10 +42,9 @@ pub const FEATURE_NAMES: &[&str] = &[
     "category_classifier",
     "cuad_type_match",
     "cuad_query_type_clarity",
-    "bm25_feedback_rel_top",
 ];
 
-pub const NUM_FEATURES: usize = 25;
+pub const NUM_FEATURES: usize = 24;
 
 /// How sharply similar training queries dominate the vote (softmax temperature on cosine).
 const QUERY_TEMPERATURE: f32 = 0.05;
@@ -58,12 +57,6 @@ const CENTROID_TEMPERATURE: f32 = 0.05;
 /// Depth of the full-library lists that ranks and BM25 scores come from.
 const LIST_DEPTH: usize = 4096;
 const RRF_K: f32 = 60.0;
-/// Lexical feedback (RM3): the first results whose words expand the query, how many of their
-/// words are added, and the original query's share of the expanded query's weight. Anserini's
-/// RM3 defaults, taken as they are rather than tuned here.
-const FEEDBACK_DOCS: usize = 10;
-const FEEDBACK_TERMS: usize = 10;
-const FEEDBACK_ORIGINAL_WEIGHT: f32 = 0.5;
 
 /// A query as the extractor needs it: the text and its (unit) embedding, computed once by the
 /// caller so that training over many folds embeds each query once.
@@ -571,71 +564,6 @@ impl FeatureExtractor {
         Ok(fused.into_iter().take(depth).map(|h| h.row).collect())
     }
 
-    /// BM25 scores (row -> score, the first `depth`) of the query expanded by lexical feedback
-    /// (RM3): the words of the first [`FEEDBACK_DOCS`] clauses of the query's fused BM25 and
-    /// dense ranking, each weighted by its mean share of those clauses' words times its IDF,
-    /// the [`FEEDBACK_TERMS`] heaviest mixed with the query's own terms. A request in plain
-    /// words then also looks up the drafting vocabulary of the clauses it found by meaning.
-    /// It reads no rating.
-    fn feedback_search(
-        &self,
-        query: &QueryInput,
-        bm25: &HashMap<u32, (usize, f32)>,
-        dense_rank: &HashMap<u32, usize>,
-        depth: usize,
-    ) -> Result<HashMap<u32, f32>, LearnError> {
-        let lexical = self.library.lexical();
-        let own = lexical.query_terms(&query.text);
-        let rrf = |row: &u32| {
-            let b = bm25.get(row).map_or(depth + 1, |v| v.0);
-            let d = dense_rank.get(row).copied().unwrap_or(1001);
-            1.0 / (RRF_K + b as f32) + 1.0 / (RRF_K + d as f32)
-        };
-        let mut first: Vec<(u32, f32)> = bm25
-            .keys()
-            .chain(dense_rank.keys())
-            .collect::<HashSet<_>>()
-            .into_iter()
-            .map(|r| (*r, rrf(r)))
-            .collect();
-        first.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        first.truncate(FEEDBACK_DOCS);
-        let mut share: HashMap<String, f32> = HashMap::new();
-        for &(row, _) in &first {
-            let clause = self.library.store().clause(row)?;
-            let terms = lexical.query_terms(&precedent_library::indexed_text(&clause));
-            let weight = 1.0 / (terms.len().max(1) * first.len()) as f32;
-            for t in terms {
-                *share.entry(t).or_insert(0.0) += weight;
-            }
-        }
-        let mut fed: Vec<(String, f32)> = share
-            .into_iter()
-            .map(|(t, p)| {
-                let w = p * lexical.idf(&t);
-                (t, w)
-            })
-            .collect();
-        fed.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        fed.truncate(FEEDBACK_TERMS);
-        let fed_sum: f32 = fed.iter().map(|(_, w)| w).sum();
-        let mut weights: HashMap<String, f32> = HashMap::new();
-        if !own.is_empty() {
-            for t in &own {
-                *weights.entry(t.clone()).or_insert(0.0) +=
-                    FEEDBACK_ORIGINAL_WEIGHT / own.len() as f32;
-            }
-        }
-        if fed_sum > 0.0 {
-            for (t, w) in fed {
-                *weights.entry(t).or_insert(0.0) += (1.0 - FEEDBACK_ORIGINAL_WEIGHT) * w / fed_sum;
-            }
-        }
-        let mut terms: Vec<(String, f32)> = weights.into_iter().collect();
-        terms.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(lexical.search_weighted(&terms, depth)?.into_iter().collect())
-    }
-
     /// One feature vector per row of `rows`, in order.
     pub fn extract(
         &self,
@@ -668,8 +596,6 @@ impl FeatureExtractor {
             .enumerate()
             .map(|(i, n)| (n.row, i + 1))
             .collect();
-        let feedback = self.feedback_search(query, &bm25, &dense_rank, depth)?;
-        let feedback_top = feedback.values().copied().fold(0f32, f32::max);
         let mut wanted = RowSet::with_row_capacity(library.len());
         for &row in rows {
             wanted.insert(row);
@@ -726,7 +652,6 @@ impl FeatureExtractor {
                 f[7] = hit as f32 / query_bigrams.len() as f32;
             }
             f[8] = profile.log_terms;
-            f[24] = ratio(feedback.get(&row).copied().unwrap_or(0.0), feedback_top);
 
             // Clause-category evidence: centroids, the classifier, and CUAD types.
             if let (Some(d), Some(q)) = (&profile.cuad_types, &query_types) {

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use precedent_text::{Analyzer, AnalyzerConfig};
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED,
 };
@@ -194,37 +194,7 @@ impl LexicalIndex {
                 (Occur::Should, q)
             })
             .collect();
-        self.run(BooleanQuery::new(clauses), k)
-    }
-
-    /// BM25 top-`k` of a weighted bag of analysed terms (as [`Self::query_terms`] gives them),
-    /// each term's BM25 contribution multiplied by its weight: how an expanded query (the
-    /// original terms plus terms fed back from the first results) is scored. Terms with a
-    /// weight that is not positive and finite are left out.
-    pub fn search_weighted(
-        &self,
-        terms: &[(String, f32)],
-        k: usize,
-    ) -> Result<Vec<(u32, f32)>, LibraryError> {
-        let clauses: Vec<(Occur, Box<dyn Query>)> = terms
-            .iter()
-            .filter(|(_, w)| w.is_finite() && *w > 0.0)
-            .map(|(t, w)| {
-                let term = Term::from_field_text(self.body, t);
-                let q: Box<dyn Query> = Box::new(BoostQuery::new(
-                    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs)),
-                    *w,
-                ));
-                (Occur::Should, q)
-            })
-            .collect();
-        if clauses.is_empty() || k == 0 {
-            return Ok(Vec::new());
-        }
-        self.run(BooleanQuery::new(clauses), k)
-    }
-
-    fn run(&self, query: BooleanQuery, k: usize) -> Result<Vec<(u32, f32)>, LibraryError> {
+        let query = BooleanQuery::new(clauses);
         let searcher = self.reader.searcher();
         let top = searcher
             .search(&query, &TopDocs::with_limit(k).order_by_score())
