@@ -71,6 +71,7 @@ pub fn run(args: TrainCrossEncoderArgs, bars: &Bars) -> Result<()> {
             dropout: args.dropout,
             seed: args.seed,
             frozen_layers: 0,
+            pooling: precedent_models::Pooling::Cls,
         },
         report_every: 25,
     };
