@@ -9,9 +9,9 @@ use tokenizers::Tokenizer;
 use crate::bert::{check_ids, pad_batch, Bert};
 use crate::cross::ClassificationModel;
 use crate::finetune::{mean_pooled, truncating};
-use crate::Pooling;
 use crate::loader;
 use crate::ModelError;
+use crate::Pooling;
 
 /// Scores single sentences: per sentence, the raw logit of each label (apply a sigmoid for
 /// a multi-label probability).

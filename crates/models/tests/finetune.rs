@@ -191,9 +191,10 @@ fn multi_label_training_learns_each_label_and_serves_as_trained() {
 #[test]
 fn mean_pooled_multi_label_training_learns_each_label_and_serves_as_trained() {
     let out = learns_each_label_and_serves_as_trained(Pooling::Mean);
-    let config: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.path().join("multi-label/config.json")).unwrap())
-            .unwrap();
+    let config: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.path().join("multi-label/config.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(config["precedent_pooling"], "mean");
     let err = CrossEncoder::load(out.path().join("multi-label").to_str().unwrap())
         .err()
