@@ -150,7 +150,7 @@ fn minilm_key(data_dir: &Path, split: TrainSplit, options: &MiniLmOptions) -> Re
         .collect())
 }
 
-/// Loads the cached fine-tuned MiniLM classifier, or fine-tunes it (about 35 minutes on 2 cores;
+/// Loads the cached fine-tuned MiniLM classifier, or fine-tunes it (about 30 minutes on 2 cores;
 /// `progress` gets the per-epoch timing) and caches it as a model folder in `cache_dir`.
 pub fn load_or_train_minilm(
     data_dir: &Path,

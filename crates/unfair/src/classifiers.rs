@@ -21,7 +21,7 @@ use crate::{label_ids, LabelSet, UnfairModel};
 pub enum ClassifierKind {
     /// Per-label linear SVMs over TF-IDF (trained in seconds).
     Svm,
-    /// all-MiniLM-L6-v2 fine-tuned with eight sigmoid outputs (about 35 minutes on 2 cores
+    /// all-MiniLM-L6-v2 fine-tuned with eight sigmoid outputs (about 30 minutes on 2 cores
     /// the first time, then cached).
     Minilm,
     /// The mean of the SVM's and the fine-tuned MiniLM's calibrated probabilities.
