@@ -95,6 +95,29 @@ impl Default for MiniLmOptions {
     }
 }
 
+impl MiniLmOptions {
+    /// The trainer's options for this recipe over `steps` optimizer steps.
+    pub fn fine_tune_options(&self, steps: usize) -> FineTuneOptions {
+        FineTuneOptions {
+            learning_rate: self.learning_rate,
+            steps,
+            batch_size: self.batch_size,
+            max_len: self.max_len,
+            seed: self.seed,
+            frozen_layers: self.frozen_layers,
+            pooling: self.pooling,
+            ..FineTuneOptions::default()
+        }
+    }
+}
+
+/// A sentence's training target: 1 for each of its labels, 0 for the others.
+pub fn target_row(labels: LabelSet) -> Vec<f32> {
+    (0..N_LABELS)
+        .map(|k| f32::from(u8::from(labels & (1 << k) != 0)))
+        .collect()
+}
+
 /// What a trained MiniLM folder records beside its weights.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MiniLmMeta {
@@ -203,16 +226,7 @@ impl MiniLmModel {
             })
             .collect();
         let steps_per_epoch = per_epoch.div_ceil(options.batch_size);
-        let tune = FineTuneOptions {
-            learning_rate: options.learning_rate,
-            steps: steps_per_epoch * options.epochs,
-            batch_size: options.batch_size,
-            max_len: options.max_len,
-            seed: options.seed,
-            frozen_layers: options.frozen_layers,
-            pooling: options.pooling,
-            ..FineTuneOptions::default()
-        };
+        let tune = options.fine_tune_options(steps_per_epoch * options.epochs);
         let mut trainer = MultiLabelTrainer::from_encoder(&options.base_model, tune, N_LABELS)
             .with_context(|| format!("loading {} to fine-tune", options.base_model))?
             .with_positive_weights(positive_weights.clone())?;
@@ -233,14 +247,7 @@ impl MiniLmModel {
             .iter()
             .map(|t| t.split(' ').count())
             .collect();
-        let targets: Vec<Vec<f32>> = labels[fit.clone()]
-            .iter()
-            .map(|&l| {
-                (0..N_LABELS)
-                    .map(|k| f32::from(u8::from(l & (1 << k) != 0)))
-                    .collect()
-            })
-            .collect();
+        let targets: Vec<Vec<f32>> = labels[fit.clone()].iter().map(|&l| target_row(l)).collect();
         let states = if options.frozen_layers > 0 {
             let started = Instant::now();
             let fit_texts: Vec<&str> = texts[fit.clone()].iter().map(String::as_str).collect();

@@ -13,7 +13,9 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use precedent_models::{FineTuneOptions, MultiLabelTrainer, Pooling};
+use precedent_models::MultiLabelTrainer;
+use precedent_unfair::minilm::{target_row, MiniLmOptions};
+use precedent_unfair::N_LABELS;
 
 fn main() {
     if let Err(e) = run() {
@@ -25,8 +27,7 @@ fn main() {
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut csv = PathBuf::from("../shared/data/unfair_tos/unfair_tos_train.csv");
     let mut steps = 5usize;
-    let mut batch_size = 32usize;
-    let mut frozen_layers = 1usize;
+    let mut recipe = MiniLmOptions::default();
     let mut keep = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -34,12 +35,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         match a.as_str() {
             "--csv" => csv = PathBuf::from(val()?),
             "--steps" => steps = val()?.parse()?,
-            "--batch-size" => batch_size = val()?.parse()?,
-            "--frozen-layers" => frozen_layers = val()?.parse()?,
+            "--batch-size" => recipe.batch_size = val()?.parse()?,
+            "--frozen-layers" => recipe.frozen_layers = val()?.parse()?,
             "--keep-freed-memory" => keep = true,
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
+    if steps == 0 {
+        return Err("--steps must be at least 1".into());
+    }
+    let batch_size = recipe.batch_size;
     if keep {
         precedent_models::keep_freed_memory();
     }
@@ -56,34 +61,22 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .map(|r| precedent_unfair::normalise::normalise(&r.text))
         .collect();
-    let options = FineTuneOptions {
-        steps: steps.max(1),
-        batch_size,
-        max_len: 128,
-        frozen_layers,
-        pooling: Pooling::Mean,
-        ..FineTuneOptions::default()
-    };
-    let mut trainer = MultiLabelTrainer::from_encoder(precedent_models::DEFAULT_MODEL, options, 8)?;
+    let mut trainer = MultiLabelTrainer::from_encoder(
+        &recipe.base_model,
+        recipe.fine_tune_options(steps),
+        N_LABELS,
+    )?;
     // Every `stride`-th row: a fixed, spread draw, so runs compare.
-    let stride = (rows.len() / (batch_size * steps.max(1))).max(1);
+    let stride = (rows.len() / (batch_size * steps)).max(1);
     let mut total = 0.0;
     for step in 0..steps {
         let picked: Vec<usize> = (0..batch_size)
             .map(|i| ((step * batch_size + i) * stride) % rows.len())
             .collect();
         let batch: Vec<&str> = picked.iter().map(|&i| texts[i].as_str()).collect();
-        let targets: Vec<Vec<f32>> = picked
-            .iter()
-            .map(|&i| {
-                let ids = precedent_unfair::label_ids(rows[i].labels);
-                (0..8)
-                    .map(|l| if ids.contains(&l) { 1.0 } else { 0.0 })
-                    .collect()
-            })
-            .collect();
+        let targets: Vec<Vec<f32>> = picked.iter().map(|&i| target_row(rows[i].labels)).collect();
         let started = Instant::now();
-        if frozen_layers > 0 {
+        if recipe.frozen_layers > 0 {
             let states = trainer.frozen_states(&batch)?;
             let refs: Vec<_> = states.iter().collect();
             let begun = Instant::now();
@@ -104,7 +97,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!(
         "mean {:.2} s a step over {steps} steps of {batch_size}",
-        total / steps.max(1) as f64
+        total / steps as f64
     );
     Ok(())
 }
