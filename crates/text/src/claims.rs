@@ -32,9 +32,35 @@ pub enum ClaimSource {
 const BEYOND: &[&str] = &[
     "not limited to",
     "not restricted to",
+    "not confined to",
     "not just",
     "not only",
     "not merely",
+];
+
+/// Words between a [`BEYOND`] phrase and a third party, or right after the third party, that
+/// make it third parties' rights rather than their claims: "not just mention third-party IP",
+/// "claims brought by third parties, not just third-party rights".
+const THIRD_PARTY_RIGHTS: &[&str] = &[
+    "mention",
+    "mentions",
+    "mentioning",
+    "reference",
+    "references",
+    "rights",
+    "right",
+    "ip",
+    "intellectual",
+];
+
+/// Phrases that restrict the cover to what follows: "only for claims brought by outsiders",
+/// "restricted to claims asserted by third parties" (not after "not": "not limited to").
+const ONLY: &[&str] = &[
+    "only",
+    "restricted to",
+    "limited to",
+    "confined to",
+    "solely",
 ];
 
 /// How many words after a [`BEYOND`] phrase may hold the third party it goes beyond ("not
@@ -42,7 +68,7 @@ const BEYOND: &[&str] = &[
 const BEYOND_REACH: usize = 6;
 
 /// Ways of saying claims from either side are covered: "regardless of who brings them",
-/// "whoever brings the claim", "by the counterparty or a third party", "the other party,
+/// "whoever brings the claim", "no matter whether the counterparty or an outsider sues", "by the counterparty or a third party", "the other party,
 /// outsiders or both" (not a bare "or both": long wordings say "one or both parties").
 const EITHER_SOURCE: &[&str] = &[
     "regardless of who",
@@ -56,6 +82,15 @@ const EITHER_SOURCE: &[&str] = &[
     "or by a third party",
     "or from a third party",
     "or third parties",
+    "or by third parties",
+    "or from third parties",
+    "or an outside party",
+    "or from an outside party",
+    "or an outside claimant",
+    "no matter who",
+    "no matter whether",
+    "irrespective of who",
+    "irrespective of whether",
     "or an outsider",
     "or by an outsider",
     "or from an outsider",
@@ -77,6 +112,14 @@ const THIRD_PARTY_FORMS: &[&str] = &[
     "outside parties",
     "outside claim",
     "outside claims",
+    "outside claimant",
+    "outside claimants",
+    "outside company",
+    "outside companies",
+    "outside suit",
+    "outside suits",
+    "outside lawsuits",
+    "outside the deal",
 ];
 
 /// The claim source an indemnity query names; `None` for other queries.
@@ -85,20 +128,56 @@ const THIRD_PARTY_FORMS: &[&str] = &[
 /// indemnities that cover both first party and third party claims" is no request for
 /// first-party cover. Cover "not limited to third party claims" (or "not just claims by
 /// outsiders") is first-party cover, and a query accepting claims from either side
-/// ([`EITHER_SOURCE`]) names no source.
+/// ([`EITHER_SOURCE`]) names no source. Cover restricted to third parties ([`ONLY`]: "only
+/// for claims by outsiders, not claims between us") is third-party cover, whatever else the
+/// query says of the parties' own claims.
 pub fn wanted_claim_source(query: &str) -> Option<ClaimSource> {
     let words = crate::affirmed_words(query);
     if !crate::mentions_indemnity(&words) {
         return None;
     }
+    // Whether a third party's claims (not its rights) are named within `reach` words from
+    // `after`.
+    let third_party_claims_within = |after: usize, reach: usize| {
+        let end = (after + reach).min(words.len());
+        (after..end).any(|k| {
+            THIRD_PARTY_FORMS
+                .iter()
+                .find(|f| crate::starts_with_phrase(&words[k..], f))
+                .is_some_and(|f| {
+                    let next = words.get(k + f.split(' ').count());
+                    !words[after..k]
+                        .iter()
+                        .chain(next)
+                        .any(|w| THIRD_PARTY_RIGHTS.contains(&w.as_str()))
+                })
+        })
+    };
+    let only_third_parties = (0..words.len()).any(|i| {
+        ONLY.iter()
+            .find(|o| crate::starts_with_phrase(&words[i..], o))
+            .is_some_and(|o| {
+                let negated = i > 0 && matches!(words[i - 1].as_str(), "not" | "just");
+                let after = i + o.split(' ').count();
+                !negated && third_party_claims_within(after, BEYOND_REACH)
+            })
+    }) || (0..words.len()).any(|i| {
+        // "limited to 3P claims only"
+        words[i] == "only"
+            && THIRD_PARTY_FORMS.iter().any(|f| {
+                let n = f.split(' ').count();
+                (1..=2).any(|gap| {
+                    i >= n + gap - 1 && crate::starts_with_phrase(&words[i + 1 - gap - n..], f)
+                })
+            })
+    });
     let beyond_third_parties = (0..words.len()).any(|i| {
         BEYOND
             .iter()
             .find(|b| crate::starts_with_phrase(&words[i..], b))
             .is_some_and(|b| {
                 let after = i + b.split(' ').count();
-                let reach = &words[after..(after + BEYOND_REACH).min(words.len())];
-                crate::contains_any_phrase(reach, THIRD_PARTY_FORMS)
+                third_party_claims_within(after, BEYOND_REACH)
             })
     });
     if beyond_third_parties {
@@ -106,6 +185,9 @@ pub fn wanted_claim_source(query: &str) -> Option<ClaimSource> {
     }
     if crate::contains_any_phrase(&words, EITHER_SOURCE) {
         return None;
+    }
+    if only_third_parties {
+        return Some(ClaimSource::ThirdParty);
     }
     if crate::contains_any_phrase(&words, &["first party", "direct claims", "direct claim"]) {
         Some(ClaimSource::FirstParty)
@@ -156,14 +238,40 @@ pub enum ClaimBreadth {
     Specified,
 }
 
-/// The breadth an indemnity query names; `None` for other queries.
+/// How many words before a breadth word a negation undoes it ("not one tied to a specific").
+const BREADTH_NEGATION_REACH: usize = 5;
+
+/// The breadth an indemnity query names; `None` for other queries: "broad" or its plain
+/// synonyms ("a wide indemnity", "sweeping cover"), which win over a list of examples the
+/// query gives ("a wide indemnity: breaches of reps plus listed events").
 pub fn wanted_claim_breadth(query: &str) -> Option<ClaimBreadth> {
     let words = crate::affirmed_words(query);
     if !crate::mentions_indemnity(&words) {
         return None;
     }
-    let has = |forms: &[&str]| words.iter().any(|w| forms.contains(&w.as_str()));
-    if has(&["broad", "broadbased", "broadly"]) {
+    // A breadth word counts unless a negation stands just before it: "a general breach
+    // indemnity, not one tied to a specific event", "as distinct from indemnities limited to
+    // specified covenants".
+    let has = |forms: &[&str]| {
+        (0..words.len()).any(|i| {
+            forms.contains(&words[i].as_str())
+                && !words[i.saturating_sub(BREADTH_NEGATION_REACH)..i]
+                    .iter()
+                    .any(|w| matches!(w.as_str(), "not" | "no" | "distinct"))
+        })
+    };
+    if has(&[
+        "broad",
+        "broadbased",
+        "broadly",
+        "broader",
+        "broadest",
+        "wide",
+        "wider",
+        "widest",
+        "sweeping",
+        "expansive",
+    ]) {
         Some(ClaimBreadth::Broad)
     } else if has(&["specified", "specific", "enumerated", "listed"]) {
         Some(ClaimBreadth::Specified)
@@ -346,6 +454,67 @@ mod tests {
         assert!(!lists_grounds(broad));
         assert!(ClaimBreadth::Broad.goes_against(lists_grounds(specified)));
         assert!(ClaimBreadth::Specified.goes_against(lists_grounds(broad)));
+    }
+
+    #[test]
+    fn cover_only_for_outsiders_is_third_party_cover() {
+        assert_eq!(
+            wanted_claim_source(
+                "an indemnity where one side covers the other only for claims brought by \
+                 outsiders, not one that also picks up claims between us; it should clearly \
+                 talk about suits from third parties, not just mention third-party IP"
+            ),
+            Some(ClaimSource::ThirdParty)
+        );
+        assert_eq!(
+            wanted_claim_source(
+                "The counterparty ran its own direct claim through the indemnity. Find an \
+                 indemnification clause restricted to claims asserted by third parties"
+            ),
+            Some(ClaimSource::ThirdParty)
+        );
+        // A query accepting either source names none, whatever it says happened before.
+        assert_eq!(
+            wanted_claim_source(
+                "The other side argued the indemnity covered only outside lawsuits. I need an \
+                 indemnity for specified events no matter whether the counterparty or a third \
+                 party brings them"
+            ),
+            None
+        );
+        assert_eq!(
+            wanted_claim_source("indem limited to 3P claims only"),
+            Some(ClaimSource::ThirdParty)
+        );
+        assert_eq!(
+            wanted_claim_source("an indemnity that isn't limited to outsider claims"),
+            Some(ClaimSource::FirstParty)
+        );
+        assert_eq!(
+            wanted_claim_source("an indemnity not confined to claims by outside claimants"),
+            Some(ClaimSource::FirstParty)
+        );
+    }
+
+    #[test]
+    fn a_wide_indemnity_is_broad_and_a_negated_list_names_no_breadth() {
+        assert_eq!(
+            wanted_claim_breadth(
+                "a wide indemnity: breaches of reps and warranties plus listed events"
+            ),
+            Some(ClaimBreadth::Broad)
+        );
+        assert_eq!(
+            wanted_claim_breadth("a sweeping indemnity covering torts and fraud"),
+            Some(ClaimBreadth::Broad)
+        );
+        assert_eq!(
+            wanted_claim_breadth(
+                "indemnity for outsiders' claims from a breach of reps; a general breach \
+                 indemnity, not one tied to a specific event such as IP infringement"
+            ),
+            None
+        );
     }
 
     #[test]

@@ -113,6 +113,9 @@ const DRAFTING_AFTER_WITHOUT: &[&str] = &[
     "warranty",
     "warranties",
     "any warranty",
+    "guarantee",
+    "guarantees",
+    "any guarantee",
     "charge",
     "cost",
     "regard",
@@ -169,6 +172,7 @@ pub(crate) const CARVEOUT_WORDS: &[&str] = &[
     "carveouts",
     "carve",
     "carved",
+    "carving",
     "carveback",
     "carvebacks",
     "exception",
@@ -188,7 +192,7 @@ const HOLD_HARMLESS_FORMS: &[&str] = &["harmless"];
 
 /// The exclusions of a query, in the order the query states them.
 pub fn exclusions(query: &str) -> Vec<Exclusion> {
-    let words = crate::lowercase_words(query);
+    let words = crate::query_words(query);
     let mut out = Vec::new();
     if words.iter().any(|w| w == "unqualified") {
         out.push(Exclusion {
@@ -233,6 +237,13 @@ pub fn exclusions(query: &str) -> Vec<Exclusion> {
         let names_carveouts = words[start..end]
             .iter()
             .any(|w| CARVEOUT_WORDS.contains(&w.as_str()));
+        if *trigger == "without"
+            && !names_harmless
+            && !names_carveouts
+            && is_an_action(&words[start])
+        {
+            continue;
+        }
         if NARROW_TRIGGERS.contains(trigger) && !names_carveouts && !names_harmless {
             continue;
         }
@@ -257,6 +268,26 @@ pub fn exclusions(query: &str) -> Vec<Exclusion> {
         });
     }
     out
+}
+
+/// Whether `word`, right after "without", is a gerund of an action the request describes
+/// ("without telling anyone", "without opening the door to strangers") rather than something
+/// the clause must not say; the gerunds of saying and containing do name what it must not say
+/// ("without mentioning hold harmless", "without including a cap").
+fn is_an_action(word: &str) -> bool {
+    const SAYING: &[&str] = &[
+        "including",
+        "mentioning",
+        "containing",
+        "referring",
+        "referencing",
+        "naming",
+        "listing",
+        "using",
+        "saying",
+        "providing",
+    ];
+    word.len() > 5 && word.ends_with("ing") && !SAYING.contains(&word)
 }
 
 /// Whether `phrase` (the words after "without") is itself drafting language
@@ -313,6 +344,28 @@ mod tests {
         let u = exclusions("unqualified \"as is\" clause");
         assert_eq!(u.len(), 1);
         assert!(u[0].phrase.is_empty());
+    }
+
+    #[test]
+    fn an_action_after_without_is_no_exclusion() {
+        assert!(exclusions(
+            "The counterparty handed the deal to a subsidiary without telling anyone."
+        )
+        .is_empty());
+        assert!(exclusions(
+            "assignment to affiliates by notice, without opening the door to strangers"
+        )
+        .is_empty());
+        assert!(exclusions("delivery as is, without guarantee about quality").is_empty());
+        let e = exclusions("an indemnity without mentioning hold harmless");
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].phrase, "hold harmless");
+        let e = exclusions("a cap without carving out anything");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].surface_forms.contains(&"except".to_string()));
+        let e = exclusions("indem w/o hold harmless wording");
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].phrase, "hold harmless");
     }
 
     #[test]

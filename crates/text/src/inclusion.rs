@@ -133,7 +133,7 @@ fn governing_law_place(query: &str) -> Option<Inclusion> {
 
 /// The requirements of a query, in the order the query states them.
 pub fn inclusions(query: &str) -> Vec<Inclusion> {
-    let words = crate::lowercase_words(query);
+    let words = crate::query_words(query);
     let mut out: Vec<Inclusion> = governing_law_place(query).into_iter().collect();
     if crate::contains_any_phrase(&words, SUBJECT_TO_LAW) {
         out.push(Inclusion {

@@ -41,6 +41,58 @@ pub(crate) fn lowercase_words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// [`lowercase_words`] of a query, with contractions and standard drafting shorthand written
+/// out, for the readers of what a query asks: "isn't limited to" is "is not limited to", "we're
+/// the buyer" is "we are the buyer", "indem w/o hold harmless" is "indemnity without hold
+/// harmless", "3P claims" are "third party claims", "dmgs" are "damages".
+///
+/// Why: the readers match words and phrases, and a paralegal's clause-bank search or a
+/// lawyer's quick note says the same thing in these forms; split at the apostrophe or the
+/// slash, a contraction or a shorthand matches nothing the readers know ("doesn t include").
+pub(crate) fn query_words(text: &str) -> Vec<String> {
+    let words = lowercase_words(text);
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i].as_str();
+        let next = words.get(i + 1).map(String::as_str);
+        let previous = out.last().map(String::as_str);
+        match (w, next) {
+            // "w/o" (without) and "w/" (with).
+            ("w", Some("o")) => {
+                out.push("without".to_owned());
+                i += 2;
+                continue;
+            }
+            ("w", _) => out.push("with".to_owned()),
+            // "n't": "isn t" -> "is not", "can t" -> "can not", "won t" -> "will not".
+            ("t", _) if previous.is_some_and(|p| p.ends_with('n') && p.len() > 2) => {
+                let negated = out.pop().unwrap_or_default();
+                let verb = match negated.as_str() {
+                    "can" => "can",
+                    "won" => "will",
+                    other => &other[..other.len() - 1],
+                };
+                out.push(verb.to_owned());
+                out.push("not".to_owned());
+            }
+            ("re", _) if matches!(previous, Some("we" | "you" | "they")) => {
+                out.push("are".to_owned())
+            }
+            ("m", _) if previous == Some("i") => out.push("am".to_owned()),
+            ("indem", _) => out.push("indemnity".to_owned()),
+            ("3p", _) => out.extend(["third".to_owned(), "party".to_owned()]),
+            ("3rd", _) => out.push("third".to_owned()),
+            ("dmgs" | "dmg", _) => out.push("damages".to_owned()),
+            ("agmt", _) => out.push("agreement".to_owned()),
+            ("excl", _) => out.push("exclusion".to_owned()),
+            _ => out.push(words[i].clone()),
+        }
+        i += 1;
+    }
+    out
+}
+
 /// Phrases that negate the rest of their sentence: "It should not include indemnification
 /// clauses that cover both first and third party claims", "Do not include clauses that
 /// disclaim all indirect damages". Not "not limited to": in "including but not limited to"
@@ -52,11 +104,13 @@ const SENTENCE_NEGATIONS: &[&str] = &[
     "not containing",
     "not cover",
     "not covering",
+    "not want",
 ];
 
 /// The words of `query` that state what the query wants, for the readers that look for
-/// something wanted (a claim source, a limit, a cap): [`lowercase_words`] of the query with
-/// parenthesised asides removed ("(e.g., during the term ...)") and each sentence cut at a
+/// something wanted (a claim source, a limit, a cap): [`query_words`] of the query with
+/// parenthesised asides removed ("(e.g., during the term ...)") and each sentence (or clause
+/// after a colon: "I don't want the cap to protect a supplier: looking for ...") cut at a
 /// negation ([`SENTENCE_NEGATIONS`]).
 ///
 /// Why: a lawyer describing a clause at length says what it must not be ("It should not include
@@ -77,8 +131,8 @@ pub(crate) fn affirmed_words(query: &str) -> Vec<String> {
         }
     }
     let mut out = Vec::new();
-    for sentence in without_asides.split(['.', ';', '!', '?']) {
-        let words = lowercase_words(sentence);
+    for sentence in without_asides.split(['.', ';', ':', '!', '?']) {
+        let words = query_words(sentence);
         let cut = (0..words.len())
             .find(|&i| {
                 SENTENCE_NEGATIONS
@@ -92,9 +146,12 @@ pub(crate) fn affirmed_words(query: &str) -> Vec<String> {
 }
 
 /// Whether `words` (from [`lowercase_words`]) speak of an indemnity ("indemnify",
-/// "indemnification", "indemnity"): the readers of indemnity-only constraints check it first.
+/// "indemnification", "indemnity", or in plain words "reimburse", "hold harmless"): the
+/// readers of indemnity-only constraints check it first.
 pub(crate) fn mentions_indemnity(words: &[String]) -> bool {
-    words.iter().any(|w| w.starts_with("indemn"))
+    words
+        .iter()
+        .any(|w| w.starts_with("indemn") || w.starts_with("reimburs") || w == "harmless")
 }
 
 /// Whether `words` (from [`lowercase_words`]) begin with `phrase` (lowercase words separated

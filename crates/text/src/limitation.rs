@@ -35,15 +35,35 @@ const CAP_PHRASES: &[&str] = &[
 const CEILING_WORDS: &[&str] = &["cap", "caps", "capped", "uncapped", "ceiling", "ceilings"];
 
 /// Query phrases that name the ceiling by the exposure it bounds rather than by a cap word.
-const EXPOSURE_PHRASES: &[&str] = &["maximum exposure", "maximum liability", "exposure limit"];
+const EXPOSURE_PHRASES: &[&str] = &[
+    "maximum exposure",
+    "maximum liability",
+    "exposure limit",
+    "maximum amount",
+    "up to a maximum",
+];
 
 /// Query words for what a cap bounds besides "liability": a lawyer writes "damages limited to
-/// the fees paid", "the most a party can owe", "limits on recoverable damages".
+/// the fees paid", "the most a party can owe", "limits on recoverable damages", "a limit on
+/// what we could be on the hook for", "a maximum-payout limit"; a civil-law lawyer writes
+/// "limitation of responsibility".
 fn speaks_of_exposure(w: &str) -> bool {
     w.starts_with("liabilit")
         || matches!(
             w,
-            "liable" | "damages" | "exposure" | "owe" | "owed" | "recoverable" | "recovery"
+            "liable"
+                | "damages"
+                | "exposure"
+                | "owe"
+                | "owed"
+                | "owes"
+                | "recoverable"
+                | "recovery"
+                | "pay"
+                | "payout"
+                | "payouts"
+                | "hook"
+                | "responsibility"
         )
 }
 
@@ -65,25 +85,38 @@ pub fn wants_cap(query: &str) -> bool {
 }
 
 /// A cap named by a ceiling word, an exposure phrase, or a clause's cap phrase about liability.
+/// A covenant "capped in time" is bounded in duration, not capped in amount.
 fn names_ceiling(words: &[String]) -> bool {
-    words.iter().any(|w| CEILING_WORDS.contains(&w.as_str()))
+    let in_time = |i: usize| {
+        words.get(i + 1).is_some_and(|w| w == "in")
+            && words
+                .get(i + 2)
+                .is_some_and(|w| matches!(w.as_str(), "time" | "duration" | "length"))
+    };
+    (0..words.len()).any(|i| CEILING_WORDS.contains(&words[i].as_str()) && !in_time(i))
         || crate::contains_any_phrase(words, EXPOSURE_PHRASES)
         || (words.iter().any(|w| w.starts_with("liabilit"))
             && crate::contains_any_phrase(words, CAP_PHRASES))
 }
 
-/// A limit word ("limit", "limitation", "limited") with a word for what a cap bounds, outside
-/// an indemnity query, or in-house shorthand for a limitation of liability ("LoL").
+/// A limit word ("limit", "limitation", "limited", "limiting"), a bound ("can't exceed the
+/// fees"), or "the most" a party would pay ("the most either of us would ever have to pay"),
+/// with a word for what a cap bounds, outside an indemnity query; or in-house shorthand for a
+/// limitation of liability ("LoL").
 fn limits_exposure(words: &[String]) -> bool {
     if crate::mentions_indemnity(words) {
         return false;
     }
     let limit_at = |i: usize| {
         let w = words[i].as_str();
-        matches!(
+        let limit = matches!(
             w,
-            "limit" | "limits" | "limitation" | "limitations" | "limited"
-        ) && !(i > 0 && words[i - 1] == "not")
+            "limit" | "limits" | "limitation" | "limitations" | "limited" | "limiting"
+        );
+        // "not limited to" widens; "shall not exceed" is how a cap is written.
+        (limit && !(i > 0 && words[i - 1] == "not"))
+            || w.starts_with("exceed")
+            || (w == "most" && i > 0 && words[i - 1] == "the")
     };
     let limited = (0..words.len()).any(limit_at);
     words.iter().any(|w| w == "lol") || (limited && words.iter().any(|w| speaks_of_exposure(w)))
@@ -109,7 +142,7 @@ const WAIVED_DAMAGES: &[&str] = &[
     "exemplary",
 ];
 
-/// Query words naming a waiver or disclaimer.
+/// Query words naming a waiver or disclaimer ("exoneration clause": a civil lawyer's word).
 const WAIVER_WORDS: &[&str] = &[
     "waiver",
     "waivers",
@@ -120,7 +153,18 @@ const WAIVER_WORDS: &[&str] = &[
     "disclaim",
     "disclaims",
     "exclusion",
+    "exoneration",
+    "exonerate",
+    "exonerates",
 ];
+
+/// Query words that, a few words before a kind of damages, say those damages are not paid:
+/// "no indirect damages", "nobody pays for knock-on losses", "we don't pay for any indirect
+/// losses".
+const NO_PAYMENT_WORDS: &[&str] = &["no", "nobody", "not", "never"];
+
+/// How many words before a kind of damages a [`NO_PAYMENT_WORDS`] word may stand.
+const NO_PAYMENT_REACH: usize = 4;
 
 /// Whether the query asks for a waiver of indirect damages: it names a kind of damages from
 /// [`WAIVED_DAMAGES`] followed closely by "damage(s)" or "loss(es)" ("consequential loss",
@@ -135,22 +179,41 @@ const WAIVER_WORDS: &[&str] = &[
 /// training ratings of the 10 queries asking for a waiver, every one of the 100 clauses rated
 /// three stars or more names one of those kinds of damages, against 167 of the 226 two-star
 /// clauses (`crates/learn/tests/query_rules.rs`).
+///
+/// A query also names the damages the way people say them: "knock-on losses" (the plain word
+/// for consequential loss), "a consequential waiver" (the kind right before the waiver word);
+/// and it asks for the waiver by saying nobody pays them ([`NO_PAYMENT_WORDS`]) or that the
+/// clause rules them out.
 pub fn wants_damages_waiver(query: &str) -> bool {
     let words = crate::affirmed_words(query);
-    let waives = words.iter().any(|w| {
-        WAIVER_WORDS.contains(&w.as_str())
+    let is_waiver_word = |w: &str| {
+        WAIVER_WORDS.contains(&w)
             || w.starts_with("exclu")
-            || matches!(
-                w.as_str(),
-                "bar" | "bars" | "barred" | "waived" | "disclaimed"
-            )
+            || matches!(w, "bar" | "bars" | "barred" | "waived" | "disclaimed")
+    };
+    let kind_at = |i: usize| {
+        let w = words[i].as_str();
+        let kind = WAIVED_DAMAGES.contains(&w)
+            || (w == "knock" && words.get(i + 1).is_some_and(|n| n == "on"));
+        let qualifies = |next: &String| next.starts_with("damage") || next.starts_with("loss");
+        kind && (words[i + 1..].iter().take(DAMAGES_REACH).any(qualifies)
+            || words.get(i + 1).is_some_and(|n| is_waiver_word(n)))
+    };
+    let kinds: Vec<usize> = (0..words.len()).filter(|&i| kind_at(i)).collect();
+    let unpaid = kinds.iter().any(|&i| {
+        words[i.saturating_sub(NO_PAYMENT_REACH)..i]
+            .iter()
+            .any(|w| NO_PAYMENT_WORDS.contains(&w.as_str()))
     });
-    names_waived_kind(&words) && waives && !names_ceiling(&words)
+    let rules_out = (1..words.len())
+        .any(|i| words[i] == "out" && matches!(words[i - 1].as_str(), "rule" | "rules" | "ruling"));
+    let waives = words.iter().any(|w| is_waiver_word(w)) || unpaid || rules_out;
+    !kinds.is_empty() && waives && !names_ceiling(&words)
 }
 
 /// Whether `words` name a kind of damages a waiver excludes followed closely by the damages or
-/// losses it qualifies: how [`names_waived_damages`] reads a clause and
-/// [`wants_damages_waiver`] a query.
+/// losses it qualifies: how [`names_waived_damages`] reads a clause and [`wants_cap`] tells a
+/// waiver query from a cap query.
 fn names_waived_kind(words: &[String]) -> bool {
     words.iter().enumerate().any(|(i, w)| {
         WAIVED_DAMAGES.contains(&w.as_str())
@@ -290,5 +353,51 @@ mod tests {
         assert!(!wants_damages_waiver(
             "consequential losses recoverable only up to a ceiling, not excluded"
         ));
+    }
+
+    #[test]
+    fn plain_words_for_a_waiver_of_consequential_loss() {
+        assert!(wants_damages_waiver(
+            "the usual clause saying nobody pays for knock-on losses"
+        ));
+        assert!(wants_damages_waiver(
+            "a no-indirect-damages clause that names incidental damages"
+        ));
+        assert!(wants_damages_waiver(
+            "breach of confidentiality carve-out from consequential dmgs exclusion"
+        ));
+        assert!(wants_damages_waiver(
+            "direct claims between parties carved out of consequential waiver"
+        ));
+        assert!(wants_damages_waiver(
+            "a clause ruling out claims for knock-on losses"
+        ));
+        assert!(wants_damages_waiver(
+            "Exoneration clause for indirect damages"
+        ));
+        // Knock-on effects that are no losses, and a cap on knock-on losses.
+        assert!(!wants_damages_waiver("a waiver with knock-on effects"));
+        assert!(!wants_damages_waiver(
+            "knock-on losses recoverable only up to a ceiling"
+        ));
+    }
+
+    #[test]
+    fn plain_words_for_a_cap() {
+        assert!(wants_cap(
+            "the most either of us would ever have to pay under this contract"
+        ));
+        assert!(wants_cap(
+            "a limit on what we could be on the hook for, with no exceptions"
+        ));
+        assert!(wants_cap("aggregate exposure can't exceed the fees paid"));
+        assert!(wants_cap("a clause limiting what each side can owe"));
+        assert!(wants_cap(
+            "Limitation of responsibility which applies only as far as the law permits"
+        ));
+        assert!(!wants_cap(
+            "exclusivity capped in time and limited to a territory"
+        ));
+        assert!(!wants_cap("the most favoured nation clause"));
     }
 }

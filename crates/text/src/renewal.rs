@@ -82,11 +82,39 @@ const RENEWAL_WORDS: &[&str] = &[
     "extensions",
 ];
 
+/// Query phrases of a term that goes on by itself: "the contract rolls over", "renews by
+/// itself", "tacit renewal". Only with a word of renewal, or of rolling over.
+const BY_ITSELF: &[&str] = &[
+    "automatic",
+    "automatically",
+    "by itself",
+    "on its own",
+    "tacit",
+    "tacitly",
+];
+
+/// Query words of a term going on: besides renewing and extending, "prolongs", "successive
+/// periods" (not "continues": "terminates automatically; the surviving terms continue").
+fn speaks_of_renewal(w: &str) -> bool {
+    w.starts_with("renew")
+        || w.starts_with("extend")
+        || w.starts_with("extension")
+        || w.starts_with("prolong")
+        || w.starts_with("successive")
+}
+
 /// The renewal mechanism the query asks for, if any ("notice to terminate auto-renew" is about
-/// auto-renewal: the notice ends it).
+/// auto-renewal: the notice ends it; so is a contract that "rolls over into a new term unless
+/// one side gives notice", or that "prolongs automatically for successive periods").
 pub fn wanted_renewal(query: &str) -> Option<RenewalMode> {
     let words = crate::affirmed_words(query);
-    crate::contains_any_phrase(&words, AUTOMATIC_QUERY).then_some(RenewalMode::Automatic)
+    let rolls_over = (1..words.len()).any(|i| {
+        words[i] == "over" && matches!(words[i - 1].as_str(), "roll" | "rolls" | "rolling")
+    }) || words.iter().any(|w| w == "rollover");
+    let by_itself =
+        crate::contains_any_phrase(&words, BY_ITSELF) && words.iter().any(|w| speaks_of_renewal(w));
+    (crate::contains_any_phrase(&words, AUTOMATIC_QUERY) || rolls_over || by_itself)
+        .then_some(RenewalMode::Automatic)
 }
 
 impl Renewal {
@@ -142,6 +170,26 @@ mod tests {
         assert_eq!(wanted_renewal("cap on liability"), None);
         // Insurance clauses speak of non-renewal notices; the query does not ask for renewal.
         assert_eq!(wanted_renewal("Insurance"), None);
+    }
+
+    #[test]
+    fn a_term_that_goes_on_by_itself_is_automatic_renewal() {
+        for query in [
+            "the contract just rolls over into a new term unless one of us tells the other",
+            "contract rolls over into new terms by itself once the first term runs out",
+            "Clause of tacit renewal, where the contract prolongs automatically for successive \
+             periods, unless one party gives notice of non-renewal",
+        ] {
+            assert_eq!(
+                wanted_renewal(query),
+                Some(RenewalMode::Automatic),
+                "{query}"
+            );
+        }
+        assert_eq!(
+            wanted_renewal("the licence terminates automatically; the surviving terms continue"),
+            None
+        );
     }
 
     #[test]

@@ -34,15 +34,27 @@ const LIMIT_TRIGGERS: &[&str] = &[
     "limits on",
     "limitations on",
     "with limits on",
+    "confined to",
+    "confined in",
+    "confined",
+    "capped in",
 ];
 
-const DURATION_WORDS: &[&str] = &["time", "duration", "period", "temporal", "term"];
+const DURATION_WORDS: &[&str] = &[
+    "time",
+    "duration",
+    "period",
+    "temporal",
+    "temporally",
+    "term",
+];
 const TERRITORY_WORDS: &[&str] = &[
     "territory",
     "territorial",
     "geography",
     "geographic",
     "geographical",
+    "geographically",
     "area",
     "region",
     "place",
@@ -109,11 +121,28 @@ const DEFINITE: &[&str] = &[
     "specific",
     "agreed",
     "stated",
+    "certain",
+];
+
+/// How many words after an adjective of [`DEFINITE`] its limits may be named: "a limited
+/// duration and geographic scope", "a certain stretch of time".
+const DEFINITE_REACH: usize = 4;
+
+/// Participles that bound the limit word right before them: "time-limited", "geographically
+/// limited", "time-bound".
+const BOUND_AFTER: &[&str] = &[
+    "limited",
+    "bound",
+    "bounded",
+    "restricted",
+    "confined",
+    "capped",
 ];
 
 /// Query words naming a restrictive covenant, the kind of clause a time or territory bound makes
 /// enforceable (see the module's doc); a bound read from an adjective alone ([`DEFINITE`]) is
-/// read only in such queries, since "notice a set period before renewal" asks for no limit.
+/// read only in such queries, since "notice a set period before renewal" asks for no limit. To
+/// deal "only with" the other party is exclusive dealing described.
 fn names_restrictive_covenant(words: &[String]) -> bool {
     words.iter().any(|w| {
         w.starts_with("compet")
@@ -123,13 +152,17 @@ fn names_restrictive_covenant(words: &[String]) -> bool {
             || w.starts_with("covenant")
             || w == "exclusive"
             || w == "noncompete"
-    })
+    }) || crate::contains_any_phrase(
+        words,
+        &["deal only with", "deals only with", "dealing only with"],
+    )
 }
 
-/// The limits a query requires, in the order it names them (each at most once): limit words
+/// The limits a query requires, a duration before a territory (each at most once): limit words
 /// after a trigger ("bound by time and territory"), and, in a query about a restrictive
 /// covenant, limit words right after an adjective of [`DEFINITE`] ("only for a fixed period and
-/// within a named territory").
+/// within a named territory") or right before a participle of [`BOUND_AFTER`] ("time-limited
+/// and geographically limited").
 ///
 /// Reads what the query affirms ([`crate::affirmed_words`]: no asides in brackets, no negated
 /// sentence ends); limit words count in the plural too ("territories", "periods").
@@ -152,8 +185,11 @@ pub fn required_limits(query: &str) -> Vec<Limit> {
     };
     let covenant = names_restrictive_covenant(&words);
     for start in 0..words.len() {
+        if covenant && start > 0 && BOUND_AFTER.contains(&words[start].as_str()) {
+            add(&words[start - 1]);
+        }
         if covenant && DEFINITE.contains(&words[start].as_str()) {
-            for w in words.iter().skip(start + 1).take(2) {
+            for w in words.iter().skip(start + 1).take(DEFINITE_REACH) {
                 add(w);
             }
         }
@@ -169,6 +205,8 @@ pub fn required_limits(query: &str) -> Vec<Limit> {
             add(w);
         }
     }
+    // One order whatever the wording: what the rule checks is the set.
+    limits.sort_by_key(|l| matches!(l, Limit::Territory));
     limits
 }
 
@@ -232,6 +270,43 @@ mod tests {
         let bare = "Agent may not offer or promote competitive products without consent.";
         assert!(!Limit::Duration.stated_in(bare));
         assert!(!Limit::Territory.stated_in(bare));
+    }
+
+    #[test]
+    fn bounds_in_other_words() {
+        let both = vec![Limit::Duration, Limit::Territory];
+        assert_eq!(
+            required_limits(
+                "Exclusive dealing commitment, time-limited and geographically limited"
+            ),
+            both
+        );
+        assert_eq!(
+            required_limits("noncompete limited duration and geographic scope"),
+            both
+        );
+        assert_eq!(
+            required_limits("exclusive dealing obligation, limited term and territory"),
+            both
+        );
+        assert_eq!(
+            required_limits(
+                "the distributor deals only with us, limited to a certain stretch of time and a \
+                 certain territory"
+            ),
+            both
+        );
+        assert_eq!(
+            required_limits(
+                "a restrictive covenant confined both temporally (e.g. the term plus a year) \
+                 and geographically (e.g. the United States)"
+            ),
+            both
+        );
+        assert_eq!(
+            required_limits("an exclusivity capped in time and limited to a defined territory"),
+            both
+        );
     }
 
     #[test]

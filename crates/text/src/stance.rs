@@ -69,6 +69,9 @@ const PROTECTION_WORDS: &[&str] = &[
     "warranty",
     "warranties",
     "limitation",
+    "ceiling",
+    "exclusion",
+    "lol",
 ];
 
 /// Phrases that make a clause apply to both parties.
@@ -125,6 +128,13 @@ pub fn favoured_side(query: &str) -> Option<Side> {
             None
         }
     };
+    // The side of the deal named by its verb: "sell side", "buy-side", "selling side", "we
+    // are selling", "we're buying".
+    let trade_side = |w: &str| match w {
+        "sell" | "selling" | "sells" => Some(Side::Seller),
+        "buy" | "buying" | "buys" => Some(Side::Buyer),
+        _ => None,
+    };
     if crate::mentions_indemnity(&words) {
         return None;
     }
@@ -133,11 +143,21 @@ pub fn favoured_side(query: &str) -> Option<Side> {
     }
     for (i, w) in words.iter().enumerate() {
         // "seller-favorable", "seller friendly", "vendor-side", "pro-seller", "pro seller";
-        // "acting for the vendor", "client is the seller", "protect the purchaser"
+        // "acting for the vendor", "client is the seller", "protect the purchaser", "as the
+        // customer", "the seller client"
         if let Some(side) = role_side(w) {
-            let next_favours = words.get(i + 1).is_some_and(|n| favour(n));
+            let next_favours = words
+                .get(i + 1)
+                .is_some_and(|n| favour(n) || n == "client" || n == "clients");
             let after_pro = i > 0 && words[i - 1] == "pro";
             if next_favours || after_pro || acts_for(&words[..i]) {
+                return Some(side);
+            }
+        }
+        if let Some(side) = trade_side(w) {
+            let next_is_side = words.get(i + 1).is_some_and(|n| n == "side");
+            let we_are = i >= 2 && words[i - 2] == "we" && words[i - 1] == "are";
+            if next_is_side || we_are {
                 return Some(side);
             }
         }
@@ -159,8 +179,8 @@ pub fn favoured_side(query: &str) -> Option<Side> {
 }
 
 /// Whether the words just before a role say whom the lawyer acts for or protects: "acting for
-/// the", "we act for the", "representing the", "our client is the", "protect the", "on behalf
-/// of the".
+/// the", "we act for the", "representing the", "our client is the", "we're the", "protect the",
+/// "on behalf of the", "as the" (at the start, or after "negotiating", "acting", "drafting").
 fn acts_for(before: &[String]) -> bool {
     let mut end = before.len();
     while end > 0 && matches!(before[end - 1].as_str(), "the" | "a" | "an") {
@@ -174,6 +194,10 @@ fn acts_for(before: &[String]) -> bool {
         Some("for") => matches!(last(2), Some("act" | "acting" | "acts" | "advising")),
         Some("is" | "are") => matches!(last(2), Some("client" | "we")),
         Some("of") => last(2) == Some("behalf"),
+        Some("as") => matches!(
+            last(2),
+            None | Some("negotiating" | "acting" | "drafting" | "advising" | "writing")
+        ),
         _ => false,
     }
 }
@@ -258,6 +282,44 @@ mod tests {
         assert_eq!(mutual.mutual_phrases, 2);
         assert!(mutual.works_against(Side::Seller));
         assert!(!mutual.works_against(Side::Buyer));
+    }
+
+    #[test]
+    fn the_side_said_in_plain_words() {
+        assert_eq!(
+            favoured_side(
+                "Since we're the buyer, I want the wording that leans our way: a high ceiling"
+            ),
+            Some(Side::Buyer)
+        );
+        assert_eq!(
+            favoured_side("We're selling, so the broadest waiver of indirect losses"),
+            Some(Side::Seller)
+        );
+        assert_eq!(
+            favoured_side("Negotiating as the seller: the toughest warranty disclaimers"),
+            Some(Side::Seller)
+        );
+        assert_eq!(
+            favoured_side("sell-side waiver of consequential damages, no carve-outs"),
+            Some(Side::Seller)
+        );
+        assert_eq!(
+            favoured_side("The seller client wants the toughest waiver of damages"),
+            Some(Side::Seller)
+        );
+        assert_eq!(
+            favoured_side("customer-friendly LoL provisions"),
+            Some(Side::Buyer)
+        );
+        // Whom the lawyer does not want protected is no side to favour.
+        assert_eq!(
+            favoured_side(
+                "I don't want the limit on damages to protect a supplier that breaks the law: \
+                 looking for a cap that leaves out claims for non-compliance"
+            ),
+            None
+        );
     }
 
     #[test]
