@@ -21,8 +21,10 @@ pub struct JargonEntry {
 /// concept, as fifteen independent writers put them ("knock-on losses", "liability ceiling",
 /// "the contract rolls over", "indem"): the expanded query's BM25 is a feature of the ranker,
 /// and a request without drafting vocabulary is where the expansion matters most. None of those
-/// triggers fires on ACORD's three wordings of the training queries (what the trees learn from
-/// is unchanged; `crates/text/tests` has no list of them, `query_readers` checks it).
+/// triggers fires on ACORD's three wordings of the training queries, so what the trees learn
+/// from is unchanged (checked with `query_readers` on the three files when they were added:
+/// docs/experiments/ranking.md, "Plain words in the glossary"); a new trigger should be checked
+/// the same way.
 pub const GLOSSARY: &[JargonEntry] = &[
     JargonEntry {
         triggers: &["as is", "as-is", "where is", "as they are", "current condition", "present condition", "with all faults", "no guarantees", "no guarantee"],
