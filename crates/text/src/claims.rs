@@ -68,8 +68,9 @@ const ONLY: &[&str] = &[
 const BEYOND_REACH: usize = 6;
 
 /// Ways of saying claims from either side are covered: "regardless of who brings them",
-/// "whoever brings the claim", "no matter whether the counterparty or an outsider sues", "by the counterparty or a third party", "the other party,
-/// outsiders or both" (not a bare "or both": long wordings say "one or both parties").
+/// "whoever brings the claim", "no matter whether the counterparty or an outsider sues", "by
+/// the counterparty or a third party", "the other party, outsiders or both" (not a bare "or
+/// both": long wordings say "one or both parties").
 const EITHER_SOURCE: &[&str] = &[
     "regardless of who",
     "whoever",

@@ -195,8 +195,7 @@ pub fn wants_damages_waiver(query: &str) -> bool {
         let w = words[i].as_str();
         let kind = WAIVED_DAMAGES.contains(&w)
             || (w == "knock" && words.get(i + 1).is_some_and(|n| n == "on"));
-        let qualifies = |next: &String| next.starts_with("damage") || next.starts_with("loss");
-        kind && (words[i + 1..].iter().take(DAMAGES_REACH).any(qualifies)
+        kind && (qualified_by_damages(&words, i)
             || words.get(i + 1).is_some_and(|n| is_waiver_word(n)))
     };
     let kinds: Vec<usize> = (0..words.len()).filter(|&i| kind_at(i)).collect();
@@ -215,13 +214,18 @@ pub fn wants_damages_waiver(query: &str) -> bool {
 /// losses it qualifies: how [`names_waived_damages`] reads a clause and [`wants_cap`] tells a
 /// waiver query from a cap query.
 fn names_waived_kind(words: &[String]) -> bool {
-    words.iter().enumerate().any(|(i, w)| {
-        WAIVED_DAMAGES.contains(&w.as_str())
-            && words[i + 1..]
-                .iter()
-                .take(DAMAGES_REACH)
-                .any(|next| next.starts_with("damage") || next.starts_with("loss"))
-    })
+    words
+        .iter()
+        .enumerate()
+        .any(|(i, w)| WAIVED_DAMAGES.contains(&w.as_str()) && qualified_by_damages(words, i))
+}
+
+/// Whether damages or losses are named within [`DAMAGES_REACH`] words after `words[i]`.
+fn qualified_by_damages(words: &[String], i: usize) -> bool {
+    words[i + 1..]
+        .iter()
+        .take(DAMAGES_REACH)
+        .any(|next| next.starts_with("damage") || next.starts_with("loss"))
 }
 
 /// How many words after a kind of damages the damages or losses it qualifies must be named
