@@ -13,14 +13,22 @@ blocks inside each outer training set), two arms scored on the same folds:
   file order, for thresholds and held-out rows alike (`--arm window`);
 - nbsvm: per label, the TF-IDF columns scaled by the label's naive-Bayes log-count ratio over
   the rows the SVM is fitted on (Wang and Manning 2012), then the same SVM and thresholds
-  (`--arm nbsvm`).
+  (`--arm nbsvm`);
+- pergrid: per label, the SVM's C in {0.25, 0.5, 1, 2, 4} and positive-class weight in
+  {1, 2, 4} chosen inside each outer fold by the inner out-of-fold F1 at each configuration's
+  F1-best threshold (ties: closest to C = 1, w+ = 1 in log2 grid steps, then the smaller C),
+  then the chosen SVM on the whole outer training set with that configuration's threshold
+  (`--arm pergrid`). Prints each outer block's macro-F1 for both arms, how often each grid
+  point was chosen, and, after the CV, both arms fitted on all of train and scored once on
+  validation (a record, not a decision).
 
 The protocols and results are in docs/experiments/unfair-tos.md ("Stacking each label's
-margin ...", "Margins relative to the surrounding document"). Needs scikit-learn (not in the
-project's .venv):
+margin ...", "Margins relative to the surrounding document", "Naive-Bayes-scaled features per
+label: NBSVM", "Per-label C and class weight chosen inside the blocks"). Needs scikit-learn
+(not in the project's .venv):
 
     python3 -m venv /tmp/skl && /tmp/skl/bin/pip install scikit-learn
-    /tmp/skl/bin/python scripts/experiments/unfair_stack.py ../shared/data/unfair_tos [--arm window]
+    /tmp/skl/bin/python scripts/experiments/unfair_stack.py ../shared/data/unfair_tos [--arm window|nbsvm|pergrid]
 """
 import argparse
 import csv
@@ -108,6 +116,70 @@ def nb_margins(x_train, y_train, x_score):
     return out
 
 
+GRID_C = (0.25, 0.5, 1.0, 2.0, 4.0)
+GRID_W = (1.0, 2.0, 4.0)
+# Ties in inner F1 go to the configuration closest to the base (C = 1, w+ = 1) in log2 grid
+# steps, then to the smaller C (then the smaller w+, which the grid never needs).
+GRID = sorted(((c, w) for c in GRID_C for w in GRID_W),
+              key=lambda cw: (abs(np.log2(cw[0])) + abs(np.log2(cw[1])), cw[0], cw[1]))
+
+
+def svm_label(x_train, positive, c, w):
+    svm = LinearSVC(C=c, class_weight={1: w, 0: 1.0}, loss="squared_hinge", dual=True,
+                    max_iter=5000)
+    svm.fit(x_train, positive.astype(int))
+    return svm
+
+
+def f1_at_best(scores, positive):
+    """F1 of the label's rows at the F1-best threshold on these same scores (0 if undefined)."""
+    pred = scores > best_threshold(scores, positive)
+    tp = (pred & positive).sum()
+    denom = pred.sum() + positive.sum()
+    return 2 * tp / denom if denom > 0 else 0.0
+
+
+def grid_choice(x_train, y_train, inner, base_oof):
+    """Per label, the grid point with the best inner out-of-fold F1 at its F1-best threshold.
+    The base point (C = 1, w+ = 1) reuses the base arm's out-of-fold margins. Returns the
+    chosen (C, w+) per label and the chosen configuration's out-of-fold margins."""
+    n = x_train.shape[0]
+    oof = {}
+    for c, w in GRID:
+        if (c, w) == (1.0, 1.0):
+            oof[(c, w)] = base_oof
+            continue
+        m = np.zeros((n, LABELS))
+        for part in inner:
+            rest = np.setdiff1d(np.arange(n), part)
+            for j in range(LABELS):
+                m[part, j] = svm_label(x_train[rest], y_train[rest, j], c, w).decision_function(
+                    x_train[part])
+        oof[(c, w)] = m
+    chosen, chosen_oof = [], np.zeros((n, LABELS))
+    for j in range(LABELS):
+        best, best_f1 = None, -1.0
+        for cw in GRID:  # in tie-break order, so only a strictly higher F1 replaces
+            f1 = f1_at_best(oof[cw][:, j], y_train[:, j])
+            if f1 > best_f1:
+                best, best_f1 = cw, f1
+        chosen.append(best)
+        chosen_oof[:, j] = oof[best][:, j]
+    return chosen, chosen_oof
+
+
+def pergrid_predict(x_train, y_train, x_held, inner, base_oof, base_held):
+    """The pergrid arm's held-out predictions and its per-label choices."""
+    chosen, chosen_oof = grid_choice(x_train, y_train, inner, base_oof)
+    held = np.zeros((x_held.shape[0], LABELS))
+    for j, (c, w) in enumerate(chosen):
+        if (c, w) == (1.0, 1.0):
+            held[:, j] = base_held[:, j]
+        else:
+            held[:, j] = svm_label(x_train, y_train[:, j], c, w).decision_function(x_held)
+    return thresholded(chosen_oof, y_train, held), chosen
+
+
 def nested_margins(margin_fn, x_train, y_train, x_held, inner):
     """Out-of-fold margins over the training rows (one fit per inner block) and the held-out
     rows' margins from a fit on all training rows, both by `margin_fn`."""
@@ -175,7 +247,8 @@ def lexglue(gold, pred):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("data", nargs="?", default="../shared/data/unfair_tos")
-    parser.add_argument("--arm", choices=["stacked", "window", "nbsvm"], default="stacked")
+    parser.add_argument("--arm", choices=["stacked", "window", "nbsvm", "pergrid"],
+                        default="stacked")
     options = parser.parse_args()
     data, arm = options.data, options.arm
     texts, y = read(f"{data}/unfair_tos_train.csv")
@@ -183,6 +256,7 @@ def main():
     pred_base = np.zeros_like(y)
     pred_arm = np.zeros_like(y)
     started = time.time()
+    choices = []
     for k, held in enumerate(blocks(n, 5)):
         train = np.setdiff1d(np.arange(n), held)
         x_train, x_held = features([texts[i] for i in train], [texts[i] for i in held])
@@ -192,6 +266,12 @@ def main():
         oof, held_margins = nested_margins(margins, x_train, y_train, x_held, inner)
         # Base arm.
         pred_base[held] = thresholded(oof, y_train, held_margins)
+        if arm == "pergrid":
+            pred_arm[held], chosen = pergrid_predict(x_train, y_train, x_held, inner, oof,
+                                                     held_margins)
+            choices.append(chosen)
+            print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
+            continue
         if arm == "nbsvm":
             nb_oof, nb_held = nested_margins(nb_margins, x_train, y_train, x_held, inner)
             pred_arm[held] = thresholded(nb_oof, y_train, nb_held)
@@ -217,10 +297,54 @@ def main():
             pred_arm[held, j] = held_scores[:, j] > t
         print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
     names = ["liab", "term", "chan", "remo", "usin", "law", "juri", "arbi", "none"]
-    for arm, pred in (("base", pred_base), (arm, pred_arm)):
+    for name, pred in (("base", pred_base), (arm, pred_arm)):
         micro, macro, f1 = lexglue(y, pred)
         per = " ".join(f"{a}={100 * b:.1f}" for a, b in zip(names, f1))
-        print(f"{arm}: nested CV micro {100 * micro:.1f} macro {100 * macro:.1f} [{per}]")
+        print(f"{name}: nested CV micro {100 * micro:.1f} macro {100 * macro:.1f} [{per}]")
+    if arm == "pergrid":
+        report_pergrid(data, texts, y, pred_base, pred_arm, choices, names, started)
+
+
+def report_pergrid(data, texts, y, pred_base, pred_arm, choices, names, started):
+    n = len(texts)
+    means = {"base": [], "pergrid": []}
+    print("outer block: base micro/macro | pergrid micro/macro | pergrid - base (macro)")
+    for k, held in enumerate(blocks(n, 5)):
+        b_micro, b_macro, _ = lexglue(y[held], pred_base[held])
+        p_micro, p_macro, _ = lexglue(y[held], pred_arm[held])
+        means["base"].append(b_macro)
+        means["pergrid"].append(p_macro)
+        print(f"block {k + 1} (rows {held[0]}-{held[-1]}): {100 * b_micro:.2f}/{100 * b_macro:.2f}"
+              f" | {100 * p_micro:.2f}/{100 * p_macro:.2f} | {100 * (p_macro - b_macro):+.2f}")
+    base_mean, grid_mean = 100 * np.mean(means["base"]), 100 * np.mean(means["pergrid"])
+    below = sum(p < b for p, b in zip(means["pergrid"], means["base"]))
+    kept = grid_mean >= base_mean + 1.0 and below <= 1
+    print(f"mean outer-block macro-F1: base {base_mean:.2f} pergrid {grid_mean:.2f} "
+          f"({grid_mean - base_mean:+.2f}); pergrid below base on {below} of 5 blocks: "
+          f"{'kept' if kept else 'not kept'}")
+    print("choices per label over the 5 outer folds (C, w+):")
+    for j in range(LABELS):
+        print(f"  {names[j]}: " + " ".join(f"({c:g},{w:g})" for c, w in (ch[j] for ch in choices)))
+    print("times each grid point was chosen (of 40):")
+    for c in GRID_C:
+        print("  C=" + f"{c:g}".ljust(5) + " ".join(
+            f"w+={w:g}: {sum(ch[j] == (c, w) for ch in choices for j in range(LABELS))}"
+            for w in GRID_W))
+    print(f"CV done ({time.time() - started:.0f} s)", file=sys.stderr)
+    # For the record only: both arms fitted on all of train, scored once on validation.
+    v_texts, v_y = read(f"{data}/unfair_tos_validation.csv")
+    x_train, x_val = features(texts, v_texts)
+    inner = blocks(n, 5)
+    oof, val_margins = nested_margins(margins, x_train, y, x_val, inner)
+    v_base = thresholded(oof, y, val_margins)
+    v_grid, chosen = pergrid_predict(x_train, y, x_val, inner, oof, val_margins)
+    print("validation choices: " + " ".join(f"{names[j]}=({c:g},{w:g})"
+                                             for j, (c, w) in enumerate(chosen)))
+    for name, pred in (("base", v_base), ("pergrid", v_grid)):
+        micro, macro, f1 = lexglue(v_y, pred)
+        per = " ".join(f"{a}={100 * b:.1f}" for a, b in zip(names, f1))
+        print(f"{name}: validation micro {100 * micro:.1f} macro {100 * macro:.1f} [{per}]")
+    print(f"all done ({time.time() - started:.0f} s)", file=sys.stderr)
 
 
 if __name__ == "__main__":
