@@ -20,15 +20,22 @@ blocks inside each outer training set), two arms scored on the same folds:
   then the chosen SVM on the whole outer training set with that configuration's threshold
   (`--arm pergrid`). Prints each outer block's macro-F1 for both arms, how often each grid
   point was chosen, and, after the CV, both arms fitted on all of train and scored once on
-  validation (a record, not a decision).
+  validation (a record, not a decision);
+- neighbour: the base's SVMs, margins and thresholds; in addition, each scored row's nearest
+  row among those the SVMs are fitted on, by cosine of the word 1-2-gram TF-IDF vectors (the
+  base's word vectorizer, L2-normalised). If that cosine is >= 0.8 (fixed, not tuned), the
+  row's label set is the union of the SVM's labels and the neighbour's gold labels; otherwise
+  the SVM's labels stand (`--arm neighbour`). Prints the same per-block report as pergrid,
+  how many scored rows had such a neighbour, and the validation record.
 
 The protocols and results are in docs/experiments/unfair-tos.md ("Stacking each label's
 margin ...", "Margins relative to the surrounding document", "Naive-Bayes-scaled features per
-label: NBSVM", "Per-label C and class weight chosen inside the blocks"). Needs scikit-learn
+label: NBSVM", "Per-label C and class weight chosen inside the blocks", "Labels of a
+near-identical training sentence"). Needs scikit-learn
 (not in the project's .venv):
 
     python3 -m venv /tmp/skl && /tmp/skl/bin/pip install scikit-learn
-    /tmp/skl/bin/python scripts/experiments/unfair_stack.py ../shared/data/unfair_tos [--arm window|nbsvm|pergrid]
+    /tmp/skl/bin/python scripts/experiments/unfair_stack.py ../shared/data/unfair_tos [--arm window|nbsvm|pergrid|neighbour]
 """
 import argparse
 import csv
@@ -63,13 +70,18 @@ def blocks(n, k):
     return [np.arange(edges[i], edges[i + 1]) for i in range(k)]
 
 
-def features(train_texts, score_texts):
+def features(train_texts, score_texts, words_too=False):
+    """TF-IDF rows of both sets; with `words_too`, also the word block alone (L2-normalised
+    as fitted, the first columns of the stacked rows)."""
     words = TfidfVectorizer(analyzer="word", token_pattern=r"\S+", ngram_range=(1, 2),
                             sublinear_tf=True, min_df=2, lowercase=False)
     chars = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True,
                             min_df=2, lowercase=False)
-    a = hstack([words.fit_transform(train_texts), chars.fit_transform(train_texts)]).tocsr()
-    b = hstack([words.transform(score_texts), chars.transform(score_texts)]).tocsr()
+    wa, wb = words.fit_transform(train_texts), words.transform(score_texts)
+    a = hstack([wa, chars.fit_transform(train_texts)]).tocsr()
+    b = hstack([wb, chars.transform(score_texts)]).tocsr()
+    if words_too:
+        return a, b, wa.tocsr(), wb.tocsr()
     return a, b
 
 
@@ -180,6 +192,28 @@ def pergrid_predict(x_train, y_train, x_held, inner, base_oof, base_held):
     return thresholded(chosen_oof, y_train, held), chosen
 
 
+NEIGHBOUR_MIN = 0.8
+
+
+def nearest(w_train, w_score):
+    """Each scored row's nearest training row by cosine of L2-normalised word TF-IDF rows
+    (ties: the first in file order) and that cosine (0 for a row with no known word)."""
+    sim = (w_score @ w_train.T).toarray()
+    idx = sim.argmax(1)
+    return idx, sim[np.arange(len(idx)), idx]
+
+
+def neighbour_predict(pred, y_train, w_train, w_score):
+    """The SVM's label sets, each joined with its near-identical training row's gold labels.
+    Returns the predictions, whether the row had a neighbour at >= NEIGHBOUR_MIN and whether
+    that neighbour had a label."""
+    idx, cos = nearest(w_train, w_score)
+    near = cos >= NEIGHBOUR_MIN
+    out = pred.copy()
+    out[near] |= y_train[idx[near]]
+    return out, near, near & y_train[idx].any(1)
+
+
 def nested_margins(margin_fn, x_train, y_train, x_held, inner):
     """Out-of-fold margins over the training rows (one fit per inner block) and the held-out
     rows' margins from a fit on all training rows, both by `margin_fn`."""
@@ -247,7 +281,7 @@ def lexglue(gold, pred):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("data", nargs="?", default="../shared/data/unfair_tos")
-    parser.add_argument("--arm", choices=["stacked", "window", "nbsvm", "pergrid"],
+    parser.add_argument("--arm", choices=["stacked", "window", "nbsvm", "pergrid", "neighbour"],
                         default="stacked")
     options = parser.parse_args()
     data, arm = options.data, options.arm
@@ -257,15 +291,23 @@ def main():
     pred_arm = np.zeros_like(y)
     started = time.time()
     choices = []
+    near = np.zeros(n, dtype=bool)
+    near_labelled = np.zeros(n, dtype=bool)
     for k, held in enumerate(blocks(n, 5)):
         train = np.setdiff1d(np.arange(n), held)
-        x_train, x_held = features([texts[i] for i in train], [texts[i] for i in held])
+        x_train, x_held, w_train, w_held = features([texts[i] for i in train],
+                                                    [texts[i] for i in held], words_too=True)
         y_train = y[train]
         # Inner out-of-fold margins over the outer training rows, in file order.
         inner = blocks(len(train), 5)
         oof, held_margins = nested_margins(margins, x_train, y_train, x_held, inner)
         # Base arm.
         pred_base[held] = thresholded(oof, y_train, held_margins)
+        if arm == "neighbour":
+            pred_arm[held], near[held], near_labelled[held] = neighbour_predict(
+                pred_base[held], y_train, w_train, w_held)
+            print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
+            continue
         if arm == "pergrid":
             pred_arm[held], chosen = pergrid_predict(x_train, y_train, x_held, inner, oof,
                                                      held_margins)
@@ -303,6 +345,52 @@ def main():
         print(f"{name}: nested CV micro {100 * micro:.1f} macro {100 * macro:.1f} [{per}]")
     if arm == "pergrid":
         report_pergrid(data, texts, y, pred_base, pred_arm, choices, names, started)
+    if arm == "neighbour":
+        report_neighbour(data, texts, y, pred_base, pred_arm, near, near_labelled, names, started)
+
+
+def report_neighbour(data, texts, y, pred_base, pred_arm, near, near_labelled, names, started):
+    n = len(texts)
+    base_blocks, arm_blocks = [], []
+    print("outer block: base micro/macro | neighbour micro/macro | neighbour - base (macro)"
+          " | rows with a neighbour >= 0.8 (with labels) | rows changed")
+    for k, held in enumerate(blocks(n, 5)):
+        b_micro, b_macro, _ = lexglue(y[held], pred_base[held])
+        a_micro, a_macro, _ = lexglue(y[held], pred_arm[held])
+        base_blocks.append(b_macro)
+        arm_blocks.append(a_macro)
+        changed = (pred_arm[held] != pred_base[held]).any(1).sum()
+        print(f"block {k + 1} (rows {held[0]}-{held[-1]}): {100 * b_micro:.2f}/{100 * b_macro:.2f}"
+              f" | {100 * a_micro:.2f}/{100 * a_macro:.2f} | {100 * (a_macro - b_macro):+.2f}"
+              f" | {near[held].sum()}/{len(held)} ({near_labelled[held].sum()}) | {changed}")
+    base_mean, arm_mean = 100 * np.mean(base_blocks), 100 * np.mean(arm_blocks)
+    below = sum(a < b for a, b in zip(arm_blocks, base_blocks))
+    kept = arm_mean >= base_mean + 1.0 and below <= 1
+    print(f"mean outer-block macro-F1: base {base_mean:.2f} neighbour {arm_mean:.2f} "
+          f"({arm_mean - base_mean:+.2f}); neighbour below base on {below} of 5 blocks: "
+          f"{'kept' if kept else 'not kept'}")
+    changed = (pred_arm != pred_base).any(1)
+    gained = (pred_arm & ~pred_base & y).sum()
+    wrong = (pred_arm & ~pred_base & ~y).sum()
+    print(f"scored rows with a neighbour >= {NEIGHBOUR_MIN}: {near.sum()} of {n} "
+          f"({100 * near.mean():.1f}%), {near_labelled.sum()} of them with a labelled neighbour; "
+          f"rows changed {changed.sum()}; labels added {gained} right, {wrong} wrong")
+    print(f"CV done ({time.time() - started:.0f} s)", file=sys.stderr)
+    # For the record only: both arms fitted on all of train, scored once on validation.
+    v_texts, v_y = read(f"{data}/unfair_tos_validation.csv")
+    x_train, x_val, w_train, w_val = features(texts, v_texts, words_too=True)
+    oof, val_margins = nested_margins(margins, x_train, y, x_val, blocks(n, 5))
+    v_base = thresholded(oof, y, val_margins)
+    v_arm, v_near, v_labelled = neighbour_predict(v_base, y, w_train, w_val)
+    print(f"validation rows with a neighbour >= {NEIGHBOUR_MIN}: {v_near.sum()} of {len(v_y)} "
+          f"({100 * v_near.mean():.1f}%), {v_labelled.sum()} with a labelled neighbour; rows "
+          f"changed {(v_arm != v_base).any(1).sum()}; labels added "
+          f"{(v_arm & ~v_base & v_y).sum()} right, {(v_arm & ~v_base & ~v_y).sum()} wrong")
+    for name, pred in (("base", v_base), ("neighbour", v_arm)):
+        micro, macro, f1 = lexglue(v_y, pred)
+        per = " ".join(f"{a}={100 * b:.1f}" for a, b in zip(names, f1))
+        print(f"{name}: validation micro {100 * micro:.1f} macro {100 * macro:.1f} [{per}]")
+    print(f"all done ({time.time() - started:.0f} s)", file=sys.stderr)
 
 
 def report_pergrid(data, texts, y, pred_base, pred_arm, choices, names, started):
