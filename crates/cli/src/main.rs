@@ -319,6 +319,10 @@ struct EvalArgs {
     /// Also print one line per query.
     #[arg(long)]
     per_query: bool,
+    /// Rank the queries as written: do not correct misspelt words against the library's words
+    /// first, as `search` and the API do.
+    #[arg(long)]
+    no_spelling: bool,
     /// Rank only the top N clauses per query (default: the whole library, as the protocol wants).
     #[arg(long)]
     depth: Option<usize>,
@@ -415,7 +419,7 @@ fn search(args: SearchArgs) -> Result<()> {
 }
 
 fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
-    let wordings = train::read_wordings(&args.queries)?;
+    let mut wordings = train::read_wordings(&args.queries)?;
     let qrels = precedent_formats::read_qrels(&args.qrels)?;
     let source = precedent_eval::wordings::EvalLibrary {
         corpus: args.corpus.as_deref(),
@@ -433,6 +437,18 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         &options,
         &qrels,
     )?;
+    if !args.no_spelling {
+        let corrected = precedent_eval::wordings::correct_spelling(
+            &library,
+            built.embedder.as_deref(),
+            &mut wordings,
+        )?;
+        if corrected > 0 {
+            eprintln!(
+                "spelling: corrected {corrected} query texts (--no-spelling ranks them as written)"
+            );
+        }
+    }
     let pipeline = built.pipeline;
     let options = EvalOptions {
         protocol: args.protocol,

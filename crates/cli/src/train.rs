@@ -132,6 +132,10 @@ pub(crate) struct RatedArgs {
     /// Annotated spans per CUAD type averaged into its profile.
     #[arg(long, default_value_t = 40)]
     cuad_spans: usize,
+    /// Rank the queries as written: do not correct misspelt words against the library's words
+    /// first, as `search` and the API do.
+    #[arg(long)]
+    no_spelling: bool,
     #[command(flatten)]
     vectors: VectorArgs,
 }
@@ -273,6 +277,7 @@ pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs>
         vectors: &vectors,
         model: &source.vectors.model,
         cache: &source.vectors.cache,
+        spelling: !source.no_spelling,
     };
     ranker_cv::load_rated(&rated, bars)
 }

@@ -456,6 +456,50 @@ fn hybrid_index_search_explain_and_model_checks() {
             "{pipeline}: top hit {top} is not a 3+-star clause"
         );
     }
+    // A misspelt request is corrected against the library's words before ranking, says so, and
+    // finds what the spelled request finds; a word of ordinary English is left alone.
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "New York Govrning Lwa clause",
+            "-k",
+            "5",
+            "--json",
+            "--pipeline",
+            "hybrid",
+        ],
+        p,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["query"], "New York Govrning Lwa clause");
+    assert_eq!(json["corrected_query"], "New York Governing Lwa clause");
+    assert_eq!(json["corrections"][0]["from"], "Govrning");
+    let top = json["hits"][0]["id"].as_str().expect("id");
+    assert!(
+        good.contains(top),
+        "misspelt: top hit {top} is not a 3+-star clause"
+    );
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "New York Govrning Law",
+            "-k",
+            "1",
+        ],
+        p,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .starts_with("Searched for: New York Governing Law (spelling corrected)"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // The default pipeline on this slice (which the ACORD ranker does not fit) is the contracts
     // ranker over hybrid retrieval, and --explain names both retrieval stages.
     // Without CUAD data (an empty folder named), the clause-type rule for the query's "Governing

@@ -1058,6 +1058,8 @@ fn the_cli_and_the_api_answer_a_search_alike() {
         queries.extend(wording.into_iter().step_by(6).map(|q| q.text));
     }
     assert!(queries.len() >= 27, "{} queries", queries.len());
+    // A misspelt request: both faces correct it alike and say what they searched for.
+    queries.push("Most Favored Natoin clause with a price adjustmnet".to_owned());
     let mut compared = 0;
     for query in &queries {
         for keep in [false, true] {
@@ -1089,6 +1091,13 @@ fn the_cli_and_the_api_answer_a_search_alike() {
             assert_eq!(api.status, 200, "{query}: {}", api.body);
             let api = api.json();
             assert_eq!(cli["pipeline"], api["pipeline"], "{query}");
+            assert_eq!(cli["corrected_query"], api["corrected_query"], "{query}");
+            if query.contains("Natoin") {
+                assert_eq!(
+                    api["corrected_query"],
+                    "Most Favored Nation clause with a price adjustment"
+                );
+            }
             let cli_hits = hit_summaries(&cli, "/id", "/id");
             let api_hits = hit_summaries(&api, "/clause/id", "");
             // Ids and copies exactly; scores as numbers (each face prints its f32 in its own way).

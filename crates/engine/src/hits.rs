@@ -360,15 +360,29 @@ fn facet_list(counts: BTreeMap<String, usize>) -> Vec<FacetValue> {
 
 /// Ranks with the engine's one search ([`crate::search::search`]: filters, deepening, the
 /// left-out `similar` source, folded copies), then renders the page as the API shows it and
-/// counts facets over the top candidates. The server maps the errors to its answers.
+/// counts facets over the top candidates; with the query as ranked when its spelling was
+/// corrected. The server maps the errors to its answers.
 pub fn ranked_hits(
     library: &Library,
     analyzer: &Analyzer,
     explainer: &Explainer,
     pipeline: &Pipeline,
     request: &crate::search::Request<'_>,
-) -> Result<(Vec<SearchHit>, Facets), EngineError> {
+) -> Result<
+    (
+        Vec<SearchHit>,
+        Facets,
+        Option<precedent_text::spelling::Correction>,
+    ),
+    EngineError,
+> {
     let page = crate::search::search(library, pipeline, request)?;
+    let query = page
+        .corrected
+        .as_ref()
+        .map_or(request.query, |c| c.text.as_str())
+        .to_owned();
+    let corrected = page.corrected.clone();
     let mut facet_counts: [BTreeMap<String, usize>; 4] = Default::default();
     for &row in &page.facet_rows {
         // Facets read the metadata alone; only the page's hits are rendered as views.
@@ -389,7 +403,7 @@ pub fn ranked_hits(
             count_facet(&mut facet_counts[3], p);
         }
     }
-    let terms = library.lexical().query_terms(request.query);
+    let terms = library.lexical().query_terms(&query);
     let mut views = Vec::with_capacity(page.hits.len());
     for found in &page.hits {
         views.push(clause_view(library, found.hit.row)?.0);
@@ -398,7 +412,7 @@ pub fn ranked_hits(
         .iter()
         .map(|v| (v.id.as_str(), v.text.as_str(), &v.metadata))
         .collect();
-    let explanations = explainer.explain_hits(library, request.query, &clauses);
+    let explanations = explainer.explain_hits(library, &query, &clauses);
     let mut hits = Vec::with_capacity(page.hits.len());
     for (i, ((found, view), why)) in page
         .hits
@@ -439,7 +453,7 @@ pub fn ranked_hits(
         document_type: facet_list(document_type),
         party: facet_list(party),
     };
-    Ok((hits, facets))
+    Ok((hits, facets, corrected))
 }
 
 #[cfg(test)]

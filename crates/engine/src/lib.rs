@@ -61,6 +61,7 @@ pub mod search;
 pub mod search_listing;
 pub mod served_library;
 pub mod served_pipelines;
+pub mod spelling;
 
 pub use pipelines::{
     build, default_pipeline, is_known, known_pipelines, needs_embedder, PipelineContext,

@@ -7,7 +7,9 @@
 //! [`rank`], and render its answer.
 
 use precedent_library::{CopyFolder, Filter, Library, Placement};
+use precedent_models::Embedder;
 use precedent_rank::{Hit, Pipeline};
+use precedent_text::spelling::Correction;
 
 use crate::EngineError;
 
@@ -79,6 +81,10 @@ pub struct Request<'a> {
     pub exclude: Option<u32>,
     /// Keep word-for-word copies as hits of their own instead of folding them.
     pub keep_duplicates: bool,
+    /// Correct the query's misspelt words first, with this embedder's vocabulary as the words
+    /// to leave alone ([`crate::spelling`]); `None` ranks the text as given (a `similar`
+    /// search's clause text, a BM25-only pipeline).
+    pub spelling: Option<&'a Embedder>,
 }
 
 /// A hit and the rows of the lower-ranked word-for-word copies folded into it.
@@ -96,6 +102,8 @@ pub struct Page {
     /// clause): what the facets describe, so that a lawyer sees which filters would narrow
     /// the ranking.
     pub facet_rows: Vec<u32>,
+    /// The query as ranked, when spelling correction changed it.
+    pub corrected: Option<Correction>,
 }
 
 /// Ranks `request` with `pipeline` over `library` (see the module's documentation).
@@ -104,6 +112,8 @@ pub fn search(
     pipeline: &Pipeline,
     request: &Request,
 ) -> Result<Page, EngineError> {
+    let corrected = crate::spelling::corrected_query(library, request.spelling, request.query)?;
+    let query = corrected.text.as_str();
     let k = request.k;
     let library_len = library.len();
     let filtered = !request.filter.is_empty() || request.row_ok.is_some();
@@ -122,7 +132,7 @@ pub fn search(
         _ => None,
     };
     loop {
-        let hits: Vec<Hit> = pipeline.search(request.query, depth)?;
+        let hits: Vec<Hit> = pipeline.search(query, depth)?;
         let exhausted = hits.len() < depth || depth >= library_len.min(MAX_FILTER_DEPTH);
         let mut results = Page::default();
         let mut folder = (!request.keep_duplicates).then(|| {
@@ -162,6 +172,7 @@ pub fn search(
             }
         }
         if results.hits.len() >= k || exhausted {
+            results.corrected = corrected.changed().then_some(corrected);
             return Ok(results);
         }
         depth = (depth * 4).min(library_len.min(MAX_FILTER_DEPTH));
@@ -197,6 +208,7 @@ mod tests {
             row_ok: None,
             exclude: None,
             keep_duplicates: false,
+            spelling: None,
         }
     }
 

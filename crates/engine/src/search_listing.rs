@@ -18,6 +18,7 @@ use crate::hits::{highlight_spans, own_text_and_references, Explanation, Referen
 use crate::pipeline_choice::{load_model, BuiltPipeline};
 use crate::search::PageHit;
 use crate::EngineError;
+use precedent_text::spelling::Correction;
 
 /// A listed hit. Its fields serialize in the order `search --json` has always printed them.
 #[derive(Debug, Clone, Serialize)]
@@ -118,26 +119,42 @@ pub struct Listing {
     pub hits: Vec<PageHit>,
     pub listed: Vec<ListedHit>,
     pub no_match: Option<String>,
+    /// The query as ranked, when misspelt words were corrected.
+    pub corrected: Option<Correction>,
 }
 
 impl Listing {
     /// The page as `search --json` prints it: the query, the pipeline that ranked it and the
     /// listed hits (an empty list when nothing matched: a script reads no sentence).
     pub fn json(&self, query: &str, pipeline: &str) -> anyhow::Result<serde_json::Value> {
-        Ok(serde_json::json!({
+        let mut page = serde_json::json!({
             "query": query,
             "pipeline": pipeline,
             "hits": self.values()?,
-        }))
+        });
+        if let Some(c) = &self.corrected {
+            page["corrected_query"] = c.text.clone().into();
+            page["corrections"] = c
+                .changes
+                .iter()
+                .map(|ch| serde_json::json!({"from": ch.from, "to": ch.to}))
+                .collect();
+        }
+        Ok(page)
     }
 
     /// The page as `search` prints it: the sentence saying why nothing matched, else each hit
     /// ([`listing_text`]).
     pub fn text(&self, full: bool, explain: bool) -> anyhow::Result<String> {
+        let searched = self
+            .corrected
+            .as_ref()
+            .map(|c| format!("Searched for: {} (spelling corrected)\n", c.text))
+            .unwrap_or_default();
         if let Some(no_match) = &self.no_match {
-            return Ok(format!("{no_match}\n"));
+            return Ok(format!("{searched}{no_match}\n"));
         }
-        Ok(listing_text(&self.values()?, &self.hits, full, explain))
+        Ok(searched + &listing_text(&self.values()?, &self.hits, full, explain))
     }
 
     fn values(&self) -> anyhow::Result<Vec<serde_json::Value>> {
@@ -178,13 +195,20 @@ pub fn search_and_list(
             .map(|ok| ok as &(dyn Fn(u32) -> bool + Sync)),
         exclude: None,
         keep_duplicates: request.keep_duplicates,
+        spelling: built.embedder.as_deref(),
     };
-    let hits = crate::search::search(library, &built.pipeline, &search)?.hits;
-    let listed = list_hits(library, &explainer, request.query, &hits)?;
+    let page = crate::search::search(library, &built.pipeline, &search)?;
+    let hits = page.hits;
+    let ranked_query = page
+        .corrected
+        .as_ref()
+        .map_or(request.query, |c| c.text.as_str())
+        .to_owned();
+    let listed = list_hits(library, &explainer, &ranked_query, &hits)?;
     let no_match = listed.is_empty().then(|| {
         no_match(
             library,
-            request.query,
+            &ranked_query,
             !request.filter.is_empty() || members.is_some(),
         )
     });
@@ -192,6 +216,7 @@ pub fn search_and_list(
         hits,
         listed,
         no_match,
+        corrected: page.corrected,
     })
 }
 

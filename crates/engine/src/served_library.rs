@@ -93,6 +93,9 @@ pub struct LibraryService {
     pub analyzer: Analyzer,
     /// Says why each hit matched (with the learned ranker's ratings where it has them).
     pub explainer: Explainer,
+    /// The library's bi-encoder, whose vocabulary spelling correction leaves alone
+    /// ([`crate::spelling`]); `None` for a library without vectors.
+    pub embedder: Option<Arc<Embedder>>,
 }
 
 impl LibraryService {
@@ -233,6 +236,7 @@ impl LibraryService {
             ratings,
             analyzer,
             explainer,
+            embedder,
         })
     }
 }

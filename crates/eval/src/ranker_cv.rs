@@ -45,6 +45,9 @@ pub struct RatedSource<'a> {
     pub model: &'a str,
     /// Embedding cache directory.
     pub cache: &'a Path,
+    /// Correct the queries' misspelt words as the engine does for a search
+    /// ([`precedent_engine::spelling`]), so that cross-validation ranks what serving ranks.
+    pub spelling: bool,
 }
 
 /// What learning from ratings starts from: the library (with vectors), the rated queries and
@@ -106,6 +109,24 @@ pub fn load_rated(source: &RatedSource<'_>, report: &dyn Report) -> Result<Rated
         .map(|i| i.model_source.clone())
         .unwrap_or_else(|| source.model.to_owned());
     let embedder = library_setup::load_embedder(&spec)?;
+    if source.spelling {
+        let mut corrected = 0;
+        for q in &mut rated {
+            let c =
+                precedent_engine::spelling::corrected_query(&library, Some(&embedder), &q.text)?;
+            if c.changed() {
+                corrected += 1;
+                tracing::debug!(query = %q.id, from = %q.text, to = %c.text, "spelling corrected");
+                q.text = c.text;
+            }
+        }
+        if corrected > 0 {
+            report.note(&format!(
+                "spelling: corrected {corrected} of {} query texts (--no-spelling ranks them as written)",
+                rated.len()
+            ));
+        }
+    }
     let texts: Vec<&str> = rated.iter().map(|q| q.text.as_str()).collect();
     let embeddings = embedder.embed(&texts)?;
     let cuad_types = cuad_type_profiles(

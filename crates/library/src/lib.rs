@@ -181,6 +181,9 @@ pub struct Library {
     /// Loaded on first use: a BM25-only query on a million-clause library should not pay
     /// seconds and gigabytes to read vectors it never touches.
     vectors: std::sync::OnceLock<Result<Option<Box<dyn VectorIndex>>, String>>,
+    /// Counted on first use, like the vectors: only a query with a word nothing else knows
+    /// needs them ([`Library::words`]).
+    words: std::sync::OnceLock<Result<precedent_text::spelling::LibraryWords, String>>,
 }
 
 fn generation_name(generation: u64) -> String {
@@ -543,6 +546,7 @@ impl Library {
             lexical,
             store,
             vectors: std::sync::OnceLock::new(),
+            words: std::sync::OnceLock::new(),
         })
     }
 
@@ -575,6 +579,28 @@ impl Library {
             Ok(index) => Ok(index.as_deref()),
             Err(message) => Err(LibraryError::Corrupt {
                 path: self.generation_dir.join(VECTORS_DIR),
+                message: message.clone(),
+            }),
+        }
+    }
+
+    /// The lowercase words of the library's clauses and how many clauses use each: what query
+    /// words are spell-checked against (`precedent_text::spelling`). Read from the clause
+    /// store on first use (about a second per 100,000 clauses) and kept.
+    pub fn words(&self) -> Result<&precedent_text::spelling::LibraryWords, LibraryError> {
+        let counted = self.words.get_or_init(|| {
+            let mut texts = Vec::with_capacity(self.len());
+            for row in 0..self.len() as u32 {
+                texts.push(self.store.clause(row).map_err(|e| e.to_string())?.text);
+            }
+            Ok(precedent_text::spelling::LibraryWords::from_texts(
+                texts.iter().map(String::as_str),
+            ))
+        });
+        match counted {
+            Ok(words) => Ok(words),
+            Err(message) => Err(LibraryError::Corrupt {
+                path: self.generation_dir.join(store::CLAUSES_FILE),
                 message: message.clone(),
             }),
         }

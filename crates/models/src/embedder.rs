@@ -255,6 +255,13 @@ impl Embedder {
         self.st.normalize
     }
 
+    /// Whether `word` (lowercase) is a whole word of the model's vocabulary: ordinary English
+    /// for BERT's uncased word pieces, which spelling correction leaves alone
+    /// (`precedent_text::spelling`).
+    pub fn knows_word(&self, word: &str) -> bool {
+        self.tokenizer.token_to_id(word).is_some()
+    }
+
     /// Number of tokens each text has before truncation, special tokens included.
     pub fn token_counts(&self, texts: &[&str]) -> Result<Vec<usize>, ModelError> {
         Ok(self

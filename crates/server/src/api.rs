@@ -15,6 +15,7 @@ use precedent_engine::compare_view;
 pub use precedent_engine::compare_view::{CompareResponse, DiffOp};
 use precedent_engine::redline::{redline_docx, RedlineHeading, DOCX_MEDIA_TYPE};
 use precedent_engine::search::FilterError;
+use precedent_engine::spelling::Correction;
 use precedent_library::Filter;
 use precedent_rank::Pipeline;
 use serde::{Deserialize, Serialize};
@@ -91,6 +92,9 @@ pub struct SearchResponse {
     pub took_ms: f64,
     pub hits: Vec<SearchHit>,
     pub facets: Facets,
+    /// The query as ranked, when misspelt words were corrected against the library's words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corrected_query: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -291,7 +295,7 @@ fn ranked_hits(
     service: &LibraryService,
     pipeline: &Pipeline,
     ranking: &Ranking,
-) -> Result<(Vec<SearchHit>, Facets), Problem> {
+) -> Result<(Vec<SearchHit>, Facets, Option<Correction>), Problem> {
     let request = precedent_engine::search::Request {
         query: &ranking.query,
         k: ranking.k,
@@ -299,6 +303,11 @@ fn ranked_hits(
         row_ok: None,
         exclude: ranking.exclude,
         keep_duplicates: ranking.keep_duplicates,
+        spelling: if ranking.correct_spelling {
+            service.embedder.as_deref()
+        } else {
+            None
+        },
     };
     precedent_engine::hits::ranked_hits(
         &service.library,
@@ -349,6 +358,7 @@ pub async fn search(
         filter,
         exclude: None,
         keep_duplicates: request.keep_duplicates,
+        correct_spelling: true,
     };
     search_response(&state, service, pipeline, ranking).await
 }
@@ -361,6 +371,8 @@ struct Ranking {
     filter: Filter,
     exclude: Option<u32>,
     keep_duplicates: bool,
+    /// A lawyer's query is spell-checked; a clause's text (`similar`) is not.
+    correct_spelling: bool,
 }
 
 /// Ranks on the blocking pool and answers with the hits, the facets and the time taken.
@@ -372,9 +384,9 @@ async fn search_response(
 ) -> Result<Json<SearchResponse>, Problem> {
     let started = Instant::now();
     let (svc, pipe) = (service.clone(), pipeline.clone());
-    let (hits, facets, query) = run_blocking(state, move || {
-        let (hits, facets) = ranked_hits(&svc, &pipe, &ranking)?;
-        Ok((hits, facets, ranking.query))
+    let (hits, facets, query, corrected) = run_blocking(state, move || {
+        let (hits, facets, corrected) = ranked_hits(&svc, &pipe, &ranking)?;
+        Ok((hits, facets, ranking.query, corrected))
     })
     .await?;
     Ok(Json(SearchResponse {
@@ -384,6 +396,7 @@ async fn search_response(
         took_ms: started.elapsed().as_secs_f64() * 1e3,
         hits,
         facets,
+        corrected_query: corrected.map(|c| c.text),
     }))
 }
 
@@ -430,6 +443,7 @@ pub async fn similar(
         filter,
         exclude,
         keep_duplicates: request.keep_duplicates,
+        correct_spelling: false,
     };
     search_response(&state, service, pipeline, ranking).await
 }

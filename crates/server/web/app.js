@@ -181,7 +181,11 @@ async function runSearch() {
       filters: currentFilters(),
     };
     const result = await api("POST", "/v1/search", body);
-    renderHits(result, `${result.hits.length} clauses for “${query}” (${result.pipeline}, ${result.took_ms.toFixed(0)} ms)`, query);
+    // A misspelt word was corrected against the library's words: say what was searched for.
+    const searched = result.corrected_query
+      ? `“${result.corrected_query}” (spelling corrected from “${query}”)`
+      : `“${query}”`;
+    renderHits(result, `${result.hits.length} clauses for ${searched} (${result.pipeline}, ${result.took_ms.toFixed(0)} ms)`, result.corrected_query || query);
   } catch (e) {
     setStatus("status", e.message, true);
     offerSuggestions(e);

@@ -15,6 +15,7 @@ pub mod jargon;
 pub mod limitation;
 pub mod renewal;
 pub mod scope;
+pub mod spelling;
 pub mod stance;
 
 pub use claims::{
@@ -40,6 +41,17 @@ pub(crate) fn lowercase_words(text: &str) -> Vec<String> {
         .map(str::to_owned)
         .collect()
 }
+
+/// Drafting shorthand the query readers write out ([`query_words`]), one word each.
+pub(crate) const QUERY_SHORTHAND: &[(&str, &[&str])] = &[
+    ("indem", &["indemnity"]),
+    ("3p", &["third", "party"]),
+    ("3rd", &["third"]),
+    ("dmgs", &["damages"]),
+    ("dmg", &["damages"]),
+    ("agmt", &["agreement"]),
+    ("excl", &["exclusion"]),
+];
 
 /// [`lowercase_words`] of a query, with contractions and standard drafting shorthand written
 /// out, for the readers of what a query asks: "isn't limited to" is "is not limited to", "we're
@@ -80,13 +92,10 @@ pub(crate) fn query_words(text: &str) -> Vec<String> {
                 out.push("are".to_owned())
             }
             ("m", _) if previous == Some("i") => out.push("am".to_owned()),
-            ("indem", _) => out.push("indemnity".to_owned()),
-            ("3p", _) => out.extend(["third".to_owned(), "party".to_owned()]),
-            ("3rd", _) => out.push("third".to_owned()),
-            ("dmgs" | "dmg", _) => out.push("damages".to_owned()),
-            ("agmt", _) => out.push("agreement".to_owned()),
-            ("excl", _) => out.push("exclusion".to_owned()),
-            _ => out.push(words[i].clone()),
+            _ => match QUERY_SHORTHAND.iter().find(|(short, _)| *short == w) {
+                Some((_, written_out)) => out.extend(written_out.iter().map(|s| (*s).to_owned())),
+                None => out.push(words[i].clone()),
+            },
         }
         i += 1;
     }

@@ -1,0 +1,364 @@
+//! Misspelt query words, corrected against the library's own words.
+//!
+//! A lawyer typing fast writes "indemnifcation" or "liabilty". BM25 then matches nothing for
+//! that word, the query readers miss the concept, and the dense model sees unfamiliar word
+//! pieces. A word is corrected only when nothing we hold knows it: not the library's clauses,
+//! not the embedder's vocabulary of ordinary English (passed in as `knows`), not the glossary's
+//! triggers or the readers' shorthand ([`query_vocabulary`]), and no other form of a library word
+//! (the same Snowball stem: BERT's vocabulary lacks many inflections, such as "governs"). It then
+//! becomes the library word
+//! within one edit (two for words of nine letters or more) that most clauses use. Acronyms
+//! (all capitals) and words shorter than five letters are never touched: short words have too
+//! many neighbours one edit away to guess from.
+//!
+//! Edits are those of the optimal string alignment distance: a letter inserted, deleted or
+//! replaced, or two adjacent letters swapped ("liabiltiy" is one swap from "liability").
+
+use std::collections::{HashMap, HashSet};
+
+use crate::{jargon, lowercase_words, QUERY_SHORTHAND, REQUEST_WORDS};
+
+/// Words shorter than this are never corrected.
+pub const MIN_WORD_CHARS: usize = 5;
+/// Words this long or longer may be two edits from their correction; shorter ones one.
+pub const TWO_EDIT_CHARS: usize = 9;
+/// A correction must be a word of at least this many of the library's clauses: a word of one
+/// clause is as likely a typo of the library's as the right spelling.
+pub const MIN_CLAUSES: u32 = 2;
+
+/// The lowercase words of a library's clauses, how many clauses use each, and their stems.
+#[derive(Debug, Clone, Default)]
+pub struct LibraryWords {
+    clauses: HashMap<String, u32>,
+    /// Snowball stems of the words: a typed word whose stem the library knows is another form
+    /// of a library word ("governs" beside "governed"), not a misspelling.
+    stems: HashSet<String>,
+}
+
+impl LibraryWords {
+    /// Counts the words of `texts`, one text per clause (a word counts once per clause).
+    pub fn from_texts<'a>(texts: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut clauses: HashMap<String, u32> = HashMap::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        for text in texts {
+            seen.clear();
+            for (_, word) in alphabetic_words(text) {
+                let lower = word.to_lowercase();
+                if seen.insert(lower.clone()) {
+                    *clauses.entry(lower).or_default() += 1;
+                }
+            }
+        }
+        let stemmer = english_stemmer();
+        let stems = clauses
+            .keys()
+            .map(|w| stemmer.stem(w).into_owned())
+            .collect();
+        Self { clauses, stems }
+    }
+
+    /// Whether some library word has `word`'s stem (`word` lowercase).
+    pub fn knows_form_of(&self, word: &str) -> bool {
+        self.stems.contains(english_stemmer().stem(word).as_ref())
+    }
+
+    /// How many clauses use `word` (lowercase).
+    pub fn clauses_with(&self, word: &str) -> u32 {
+        self.clauses.get(word).copied().unwrap_or(0)
+    }
+
+    /// Number of distinct words.
+    pub fn len(&self) -> usize {
+        self.clauses.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.clauses.is_empty()
+    }
+}
+
+/// One corrected word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// The word as typed.
+    pub from: String,
+    /// What it became, in the typed word's case.
+    pub to: String,
+}
+
+/// A query after correction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Correction {
+    /// The query with its misspelt words replaced (the query itself when nothing changed).
+    pub text: String,
+    /// The words replaced, in query order.
+    pub changes: Vec<Change>,
+}
+
+impl Correction {
+    pub fn changed(&self) -> bool {
+        !self.changes.is_empty()
+    }
+}
+
+/// The words the query side of the engine reads that need not occur in any clause: the
+/// glossary's triggers ("indem", "lol"), the readers' shorthand and the request words. Never
+/// corrected, whatever the library holds.
+pub fn query_vocabulary() -> HashSet<String> {
+    let mut words: HashSet<String> = HashSet::new();
+    for entry in jargon::GLOSSARY {
+        for trigger in entry.triggers {
+            words.extend(lowercase_words(trigger));
+        }
+    }
+    words.extend(QUERY_SHORTHAND.iter().map(|(w, _)| (*w).to_owned()));
+    words.extend(REQUEST_WORDS.iter().map(|w| (*w).to_owned()));
+    words
+}
+
+/// Corrects the misspelt words of `query` against `library` (see the module documentation).
+/// `knows(word)` says whether a lowercase word is ordinary English (the embedder's vocabulary);
+/// `protected` holds words never to correct ([`query_vocabulary`]).
+pub fn correct(
+    query: &str,
+    library: &LibraryWords,
+    knows: &dyn Fn(&str) -> bool,
+    protected: &HashSet<String>,
+) -> Correction {
+    let mut text = String::with_capacity(query.len());
+    let mut changes = Vec::new();
+    let mut last = 0;
+    for (start, word) in alphabetic_words(query) {
+        let Some(replacement) = correction_of(word, library, knows, protected) else {
+            continue;
+        };
+        text.push_str(&query[last..start]);
+        text.push_str(&replacement);
+        last = start + word.len();
+        changes.push(Change {
+            from: word.to_owned(),
+            to: replacement,
+        });
+    }
+    if changes.is_empty() {
+        return Correction {
+            text: query.to_owned(),
+            changes,
+        };
+    }
+    text.push_str(&query[last..]);
+    Correction { text, changes }
+}
+
+fn english_stemmer() -> &'static rust_stemmers::Stemmer {
+    static STEMMER: std::sync::OnceLock<rust_stemmers::Stemmer> = std::sync::OnceLock::new();
+    STEMMER.get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English))
+}
+
+/// The replacement for one typed word, in its case, or `None` to keep it.
+fn correction_of(
+    word: &str,
+    library: &LibraryWords,
+    knows: &dyn Fn(&str) -> bool,
+    protected: &HashSet<String>,
+) -> Option<String> {
+    let chars = word.chars().count();
+    if chars < MIN_WORD_CHARS || word.chars().all(|c| c.is_uppercase()) {
+        return None;
+    }
+    let lower = word.to_lowercase();
+    if library.clauses_with(&lower) > 0
+        || protected.contains(&lower)
+        || knows(&lower)
+        || library.knows_form_of(&lower)
+    {
+        return None;
+    }
+    let max_edits = if chars >= TWO_EDIT_CHARS { 2 } else { 1 };
+    let typed: Vec<char> = lower.chars().collect();
+    let mut best: Option<(usize, u32, &str)> = None;
+    let mut candidate_chars: Vec<char> = Vec::new();
+    for (candidate, &clauses) in &library.clauses {
+        if clauses < MIN_CLAUSES {
+            continue;
+        }
+        candidate_chars.clear();
+        candidate_chars.extend(candidate.chars());
+        if candidate_chars.len().abs_diff(typed.len()) > max_edits
+            || candidate_chars.len() < MIN_WORD_CHARS
+        {
+            continue;
+        }
+        let Some(edits) = edits_within(&typed, &candidate_chars, max_edits) else {
+            continue;
+        };
+        let better = match best {
+            None => true,
+            // Fewer edits, then more clauses, then the alphabetically first (deterministic).
+            Some((e, c, w)) => {
+                (edits, std::cmp::Reverse(clauses), candidate.as_str())
+                    < (e, std::cmp::Reverse(c), w)
+            }
+        };
+        if better {
+            best = Some((edits, clauses, candidate.as_str()));
+        }
+    }
+    best.map(|(_, _, w)| in_case_of(word, w))
+}
+
+/// `replacement` written in the case pattern of `typed`: capitalised when `typed` starts with
+/// a capital, lowercase otherwise (all-capital words are never corrected).
+fn in_case_of(typed: &str, replacement: &str) -> String {
+    if typed.chars().next().is_some_and(char::is_uppercase) {
+        let mut chars = replacement.chars();
+        chars
+            .next()
+            .map(|c| c.to_uppercase().chain(chars).collect())
+            .unwrap_or_default()
+    } else {
+        replacement.to_owned()
+    }
+}
+
+/// The optimal string alignment distance between `a` and `b` if it is at most `max`, else
+/// `None`. Rows of the dynamic programme stop early once every cell exceeds `max`.
+fn edits_within(a: &[char], b: &[char], max: usize) -> Option<usize> {
+    let (n, m) = (a.len(), b.len());
+    if n.abs_diff(m) > max {
+        return None;
+    }
+    let mut before: Vec<usize> = vec![0; m + 1];
+    let mut previous: Vec<usize> = (0..=m).collect();
+    let mut current: Vec<usize> = vec![0; m + 1];
+    for i in 1..=n {
+        current[0] = i;
+        let mut row_min = current[0];
+        for j in 1..=m {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (previous[j] + 1)
+                .min(current[j - 1] + 1)
+                .min(previous[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(before[j - 2] + 1);
+            }
+            current[j] = d;
+            row_min = row_min.min(d);
+        }
+        if row_min > max {
+            return None;
+        }
+        std::mem::swap(&mut before, &mut previous);
+        std::mem::swap(&mut previous, &mut current);
+    }
+    let d = previous[m];
+    (d <= max).then_some(d)
+}
+
+/// Maximal runs of alphabetic characters of `text`, with their byte offsets.
+fn alphabetic_words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        match (c.is_alphabetic(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                out.push((s, &text[s..i]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, &text[s..]));
+    }
+    out.into_iter()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn library() -> LibraryWords {
+        LibraryWords::from_texts([
+            "The Indemnifying Party shall indemnify against any liability. Indemnification.",
+            "Indemnification obligations survive; liability is capped.",
+            "Termination for convenience on notice. Termination fee.",
+            "Notice of termination; limitation of liability.",
+            "a lone word: indemnificatio",
+        ])
+    }
+
+    fn correct_plain(query: &str) -> Correction {
+        correct(query, &library(), &|_| false, &query_vocabulary())
+    }
+
+    #[test]
+    fn one_edit_typos_become_the_library_word() {
+        let c = correct_plain("indemnifcation for third party claims and liabilty caps");
+        assert_eq!(
+            c.text,
+            "indemnification for third party claims and liability caps"
+        );
+        assert_eq!(
+            c.changes,
+            vec![
+                Change {
+                    from: "indemnifcation".into(),
+                    to: "indemnification".into()
+                },
+                Change {
+                    from: "liabilty".into(),
+                    to: "liability".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn swapped_letters_and_case_are_kept_in_the_typed_form() {
+        let c = correct_plain("Liabiltiy cap, Termniation for convenience");
+        assert_eq!(c.text, "Liability cap, Termination for convenience");
+    }
+
+    #[test]
+    fn known_words_acronyms_short_words_and_shorthand_stay() {
+        // "indem" is the readers' shorthand; EBITDA an acronym; "capp" too short to guess.
+        let c = correct_plain("indem EBITDA capp");
+        assert!(!c.changed(), "{c:?}");
+        // A word the embedder's vocabulary knows is left alone even if the library lacks it.
+        let knows = |w: &str| w == "licence";
+        let c = correct("licence", &library(), &knows, &HashSet::new());
+        assert!(!c.changed());
+        // Another form of a library word ("indemnifies" beside "indemnify") is not a typo.
+        let c = correct_plain("indemnifies terminations");
+        assert!(!c.changed(), "{c:?}");
+    }
+
+    #[test]
+    fn words_of_one_clause_are_not_corrections_and_far_words_stay() {
+        // "indemnificatio" occurs in one clause only: not a correction target.
+        let c = correct_plain("indemnificatiox");
+        assert_eq!(c.text, "indemnification");
+        let c = correct_plain("xyzzyplugh");
+        assert!(!c.changed());
+    }
+
+    #[test]
+    fn edit_distance_is_optimal_string_alignment() {
+        let d = |a: &str, b: &str, m| {
+            edits_within(
+                &a.chars().collect::<Vec<_>>(),
+                &b.chars().collect::<Vec<_>>(),
+                m,
+            )
+        };
+        assert_eq!(d("liability", "liability", 2), Some(0));
+        assert_eq!(d("liabilty", "liability", 1), Some(1));
+        assert_eq!(d("liabiltiy", "liability", 1), Some(1));
+        assert_eq!(d("lbaiility", "liability", 1), None);
+        assert_eq!(d("indemnfiication", "indemnification", 2), Some(1));
+        assert_eq!(d("kitten", "sitting", 3), Some(3));
+        assert_eq!(d("kitten", "sitting", 2), None);
+    }
+}
