@@ -11,6 +11,7 @@ use std::path::Path;
 
 use precedent_library::{Filter, Library};
 use precedent_rank::StageScore;
+use precedent_text::spelling::Correction;
 use serde::Serialize;
 
 use crate::explain::Explainer;
@@ -18,7 +19,6 @@ use crate::hits::{highlight_spans, own_text_and_references, Explanation, Referen
 use crate::pipeline_choice::{load_model, BuiltPipeline};
 use crate::search::PageHit;
 use crate::EngineError;
-use precedent_text::spelling::Correction;
 
 /// A listed hit. Its fields serialize in the order `search --json` has always printed them.
 #[derive(Debug, Clone, Serialize)]
@@ -420,7 +420,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{preview, preview_with_passage, Listing};
+    use super::{preview, preview_with_passage, Correction, Listing};
 
     #[test]
     fn a_preview_shows_the_passage_that_answers_a_long_clause() {
@@ -506,6 +506,7 @@ mod tests {
             hits: Vec::new(),
             listed: Vec::new(),
             no_match: Some("No clause matches the filters.".to_owned()),
+            corrected: None,
         };
         let text = listing.text(false, false).expect("text");
         assert_eq!(text, "No clause matches the filters.\n");
@@ -513,6 +514,35 @@ mod tests {
         assert_eq!(
             json,
             serde_json::json!({"query": "cap", "pipeline": "bm25", "hits": []})
+        );
+    }
+
+    #[test]
+    fn a_corrected_query_is_said_in_text_and_json() {
+        let corrected = Correction {
+            text: "liability cap".to_owned(),
+            changes: vec![precedent_text::spelling::Change {
+                from: "liabilty".to_owned(),
+                to: "liability".to_owned(),
+            }],
+        };
+        let listing = Listing {
+            hits: Vec::new(),
+            listed: Vec::new(),
+            no_match: Some("No clause matches the filters.".to_owned()),
+            corrected: Some(corrected),
+        };
+        let text = listing.text(false, false).expect("text");
+        assert_eq!(
+            text,
+            "Searched for: liability cap (spelling corrected)\nNo clause matches the filters.\n"
+        );
+        let json = listing.json("liabilty cap", "hybrid").expect("json");
+        assert_eq!(json["query"], "liabilty cap");
+        assert_eq!(json["corrected_query"], "liability cap");
+        assert_eq!(
+            json["corrections"],
+            serde_json::json!([{"from": "liabilty", "to": "liability"}])
         );
     }
 }
