@@ -463,7 +463,7 @@ fn hybrid_index_search_explain_and_model_checks() {
             "search",
             "--index",
             s(&lib),
-            "New York Govrning Lwa clause",
+            "New York law, govrened by it: Lwa clause",
             "-k",
             "5",
             "--json",
@@ -474,9 +474,12 @@ fn hybrid_index_search_explain_and_model_checks() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(json["query"], "New York Govrning Lwa clause");
-    assert_eq!(json["corrected_query"], "New York Governing Lwa clause");
-    assert_eq!(json["corrections"][0]["from"], "Govrning");
+    assert_eq!(json["query"], "New York law, govrened by it: Lwa clause");
+    assert_eq!(
+        json["corrected_query"],
+        "New York law, governed by it: Lwa clause"
+    );
+    assert_eq!(json["corrections"][0]["from"], "govrened");
     let top = json["hits"][0]["id"].as_str().expect("id");
     assert!(
         good.contains(top),
@@ -487,7 +490,7 @@ fn hybrid_index_search_explain_and_model_checks() {
             "search",
             "--index",
             s(&lib),
-            "New York Govrning Law",
+            "New York law govrened",
             "-k",
             "1",
         ],
@@ -496,7 +499,7 @@ fn hybrid_index_search_explain_and_model_checks() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         String::from_utf8_lossy(&out.stdout)
-            .starts_with("Searched for: New York Governing Law (spelling corrected)"),
+            .starts_with("Searched for: New York law governed (spelling corrected)"),
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
