@@ -1058,7 +1058,9 @@ fn the_cli_and_the_api_answer_a_search_alike() {
         queries.extend(wording.into_iter().step_by(6).map(|q| q.text));
     }
     assert!(queries.len() >= 27, "{} queries", queries.len());
-    // A misspelt request: both faces correct it alike and say what they searched for.
+    // A misspelt request: both faces treat it alike. This library has no vectors, so no
+    // embedder vocabulary to tell ordinary words from typos: BM25 ranks the text as typed
+    // (serve_e2e checks the correction on a library with vectors).
     queries.push("Most Favored Natoin clause with a price adjustmnet".to_owned());
     let mut compared = 0;
     for query in &queries {
@@ -1093,10 +1095,7 @@ fn the_cli_and_the_api_answer_a_search_alike() {
             assert_eq!(cli["pipeline"], api["pipeline"], "{query}");
             assert_eq!(cli["corrected_query"], api["corrected_query"], "{query}");
             if query.contains("Natoin") {
-                assert_eq!(
-                    api["corrected_query"],
-                    "Most Favored Nation clause with a price adjustment"
-                );
+                assert!(api["corrected_query"].is_null(), "{api}");
             }
             let cli_hits = hit_summaries(&cli, "/id", "/id");
             let api_hits = hit_summaries(&api, "/clause/id", "");

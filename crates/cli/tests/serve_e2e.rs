@@ -287,6 +287,33 @@ async fn page_searches_filters_opens_compares_and_rates_in_chromium() {
     );
     assert_eq!(learned.status, 200, "{}", learned.body);
     assert_eq!(learned.json()["pipeline"], "hybrid+learned");
+    // A misspelt word is corrected against the library's words before ranking, and the answer
+    // says what was searched for; `similar` ranks a clause's text as it is.
+    let misspelt = call(
+        "POST",
+        &server.url("/v1/search"),
+        Some(&key),
+        Some(&json!({"query": "New York law govrened", "k": 5})),
+    );
+    assert_eq!(misspelt.status, 200, "{}", misspelt.body);
+    assert_eq!(
+        misspelt.json()["corrected_query"],
+        "New York law governed",
+        "{}",
+        misspelt.body
+    );
+    let similar = call(
+        "POST",
+        &server.url("/v1/similar"),
+        Some(&key),
+        Some(&json!({"text": "This Agreement is govrened by the laws of New York.", "k": 3})),
+    );
+    assert_eq!(similar.status, 200, "{}", similar.body);
+    assert!(
+        similar.json()["corrected_query"].is_null(),
+        "{}",
+        similar.body
+    );
 
     // Search with the keyboard only: the query box has focus, Enter submits.
     let focused = client
