@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use precedent_formats::CorpusDoc;
+use precedent_text::spelling::LibraryWords;
 use precedent_text::AnalyzerConfig;
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +47,10 @@ pub use store::ClauseStore;
 pub const FORMAT_VERSION: u32 = 1;
 const CURRENT_FILE: &str = "CURRENT";
 const MANIFEST_FILE: &str = "manifest.json";
+/// The generation's words and their clause counts, one `word<TAB>count` line each: what query
+/// spelling is checked against ([`Library::words`]), written with the generation so that a large
+/// library never reads every clause to answer a misspelt query.
+const WORDS_FILE: &str = "words.tsv";
 const LEXICAL_DIR: &str = "lexical";
 const VECTORS_DIR: &str = "vectors";
 
@@ -183,7 +188,7 @@ pub struct Library {
     vectors: std::sync::OnceLock<Result<Option<Box<dyn VectorIndex>>, String>>,
     /// Counted on first use, like the vectors: only a query with a word nothing else knows
     /// needs them ([`Library::words`]).
-    words: std::sync::OnceLock<Result<precedent_text::spelling::LibraryWords, String>>,
+    words: std::sync::OnceLock<Result<LibraryWords, String>>,
 }
 
 fn generation_name(generation: u64) -> String {
@@ -469,6 +474,12 @@ impl Library {
             &|n| progress.advance(n),
         )?;
         progress.finish();
+        let mut words = match previous {
+            Some(prev) => prev.words()?.clone(),
+            None => LibraryWords::default(),
+        };
+        words.add_texts(texts.iter().map(String::as_str));
+        write_words(&dir.join(WORDS_FILE), &words)?;
         ClauseStore::write(dir, previous.map(|p| &p.store), docs)?;
         let manifest_path = dir.join(MANIFEST_FILE);
         let json =
@@ -585,22 +596,26 @@ impl Library {
     }
 
     /// The lowercase words of the library's clauses and how many clauses use each: what query
-    /// words are spell-checked against (`precedent_text::spelling`). Read from the clause
-    /// store on first use (about a second per 100,000 clauses) and kept.
-    pub fn words(&self) -> Result<&precedent_text::spelling::LibraryWords, LibraryError> {
+    /// words are spell-checked against (`precedent_text::spelling`). Read on first use from the
+    /// generation's word file; a generation written before there was one counts them from the
+    /// clause store instead (about a second per 100,000 clauses). Kept once read.
+    pub fn words(&self) -> Result<&LibraryWords, LibraryError> {
+        let path = self.generation_dir.join(WORDS_FILE);
         let counted = self.words.get_or_init(|| {
-            let mut texts = Vec::with_capacity(self.len());
-            for row in 0..self.len() as u32 {
-                texts.push(self.store.clause(row).map_err(|e| e.to_string())?.text);
+            if path.is_file() {
+                return read_words(&path);
             }
-            Ok(precedent_text::spelling::LibraryWords::from_texts(
-                texts.iter().map(String::as_str),
-            ))
+            let mut words = LibraryWords::default();
+            for row in 0..self.len() as u32 {
+                let doc = self.store.clause(row).map_err(|e| e.to_string())?;
+                words.add_texts([indexed_text(&doc).as_str()]);
+            }
+            Ok(words)
         });
         match counted {
             Ok(words) => Ok(words),
             Err(message) => Err(LibraryError::Corrupt {
-                path: self.generation_dir.join(store::CLAUSES_FILE),
+                path,
                 message: message.clone(),
             }),
         }
@@ -676,6 +691,43 @@ fn read_current(root: &Path) -> Result<String, LibraryError> {
 
 /// Writes `bytes` to `path` through a temporary file, fsync and rename, so readers see either the
 /// old or the new content, never a torn file.
+/// Writes `words` as `word<TAB>count` lines, most used first (then alphabetically, so the file
+/// is the same for the same clauses).
+fn write_words(path: &Path, words: &LibraryWords) -> Result<(), LibraryError> {
+    let mut counts: Vec<(&str, u32)> = words.counts().collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let mut out = String::with_capacity(counts.len() * 12);
+    for (word, clauses) in counts {
+        out.push_str(word);
+        out.push('\t');
+        out.push_str(&clauses.to_string());
+        out.push('\n');
+    }
+    write_atomically(path, out.as_bytes())
+}
+
+/// Reads a word file ([`write_words`]); a malformed line is an error naming the file and line.
+fn read_words(path: &Path) -> Result<LibraryWords, String> {
+    let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut counts = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let parsed = line
+            .split_once('\t')
+            .and_then(|(w, c)| Some((w.to_owned(), c.parse::<u32>().ok()?)));
+        match parsed {
+            Some(entry) => counts.push(entry),
+            None => {
+                return Err(format!(
+                    "{}:{}: expected `word<TAB>clause count`, got {line:?}",
+                    path.display(),
+                    i + 1
+                ))
+            }
+        }
+    }
+    Ok(LibraryWords::from_counts(counts))
+}
+
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), LibraryError> {
     use std::io::Write;
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
@@ -730,6 +782,46 @@ mod tests {
 
     fn build_sample(root: &Path) -> Library {
         Library::build(root, &sample(), &BuildOptions::default(), None, &NoProgress).expect("build")
+    }
+
+    #[test]
+    fn words_are_written_with_each_generation_and_read_back() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("lib");
+        let mut lib = build_sample(&root);
+        let governed = lib.words().expect("words").clauses_with("governed");
+        assert!(governed >= 1);
+        assert!(lib.generation_dir().join(WORDS_FILE).is_file());
+        lib.add(
+            &[doc("a", "Governed by the law of England.")],
+            None,
+            &NoProgress,
+        )
+        .expect("add");
+        assert_eq!(
+            lib.words().expect("words").clauses_with("governed"),
+            governed + 1
+        );
+        lib.replace(&|id| id == "a", &[], None, &NoProgress)
+            .expect("remove");
+        assert_eq!(
+            lib.words().expect("words").clauses_with("governed"),
+            governed
+        );
+        // A generation written before word files existed counts its words from its clauses.
+        let counted = lib.words().expect("words").len();
+        fs::remove_file(lib.generation_dir().join(WORDS_FILE)).expect("remove words");
+        let old = Library::open(&root).expect("open");
+        assert_eq!(old.words().expect("counted from the store").len(), counted);
+        // A damaged word file is an error naming the file and the line, not a guess.
+        fs::write(
+            lib.generation_dir().join(WORDS_FILE),
+            "liability\t4\nbroken line\n",
+        )
+        .expect("write");
+        let damaged = Library::open(&root).expect("open");
+        let err = damaged.words().expect_err("damaged").to_string();
+        assert!(err.contains("words.tsv:2"), "{err}");
     }
 
     #[test]

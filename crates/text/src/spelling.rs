@@ -38,23 +38,45 @@ pub struct LibraryWords {
 impl LibraryWords {
     /// Counts the words of `texts`, one text per clause (a word counts once per clause).
     pub fn from_texts<'a>(texts: impl IntoIterator<Item = &'a str>) -> Self {
-        let mut clauses: HashMap<String, u32> = HashMap::new();
+        let mut words = Self::default();
+        words.add_texts(texts);
+        words
+    }
+
+    /// Counts the words of more clauses, one text per clause.
+    pub fn add_texts<'a>(&mut self, texts: impl IntoIterator<Item = &'a str>) {
         let mut seen: HashSet<String> = HashSet::new();
         for text in texts {
             seen.clear();
             for (_, word) in alphabetic_words(text) {
                 let lower = word.to_lowercase();
                 if seen.insert(lower.clone()) {
-                    *clauses.entry(lower).or_default() += 1;
+                    self.add(lower, 1);
                 }
             }
         }
-        let stemmer = english_stemmer();
-        let stems = clauses
-            .keys()
-            .map(|w| stemmer.stem(w).into_owned())
-            .collect();
-        Self { clauses, stems }
+    }
+
+    /// Words and their clause counts as [`LibraryWords::counts`] gave them (a stored copy).
+    pub fn from_counts(counts: impl IntoIterator<Item = (String, u32)>) -> Self {
+        let mut words = Self::default();
+        for (word, clauses) in counts {
+            words.add(word, clauses);
+        }
+        words
+    }
+
+    /// Every word and the number of clauses using it, in no particular order.
+    pub fn counts(&self) -> impl Iterator<Item = (&str, u32)> {
+        self.clauses.iter().map(|(w, &c)| (w.as_str(), c))
+    }
+
+    fn add(&mut self, word: String, clauses: u32) {
+        if !self.clauses.contains_key(&word) {
+            self.stems
+                .insert(english_stemmer().stem(&word).into_owned());
+        }
+        *self.clauses.entry(word).or_default() += clauses;
     }
 
     /// Whether some library word has `word`'s stem (`word` lowercase).
@@ -342,6 +364,18 @@ mod tests {
         assert_eq!(c.text, "indemnification");
         let c = correct_plain("xyzzyplugh");
         assert!(!c.changed());
+    }
+
+    #[test]
+    fn counts_round_trip_and_grow_clause_by_clause() {
+        let mut words = LibraryWords::from_texts(["Liability, liability and notice."]);
+        words.add_texts(["No liability here."]);
+        assert_eq!(words.clauses_with("liability"), 2);
+        assert_eq!(words.clauses_with("notice"), 1);
+        let copy = LibraryWords::from_counts(words.counts().map(|(w, c)| (w.to_owned(), c)));
+        assert_eq!(copy.clauses_with("liability"), 2);
+        assert_eq!(copy.len(), words.len());
+        assert!(copy.knows_form_of("liabilities") && !copy.knows_form_of("warranty"));
     }
 
     #[test]
