@@ -1,7 +1,8 @@
 //! Query latency and throughput of a pipeline over a library (`precedent bench`).
 //!
 //! Why here: what is timed (opening the library; one warm-up pass, so page cache and lazy loads
-//! do not count; then every query `repeat` times on one thread) and which percentiles are
+//! do not count; then every query `repeat` times on one thread, spelling correction and the
+//! pipeline as `search` runs them) and which percentiles are
 //! reported are the measurement; the CLI names the library, queries and pipeline, and prints.
 
 use std::path::Path;
@@ -11,7 +12,6 @@ use anyhow::bail;
 use precedent_engine::pipeline_choice::{build_command_pipeline, PipelineOptions};
 use precedent_formats::Query;
 use precedent_library::Library;
-use precedent_rank::{Pipeline, RankError};
 use serde::Serialize;
 
 /// What `precedent bench` is asked to time: the pipeline `pipeline` (built with `options`) over
@@ -37,14 +37,23 @@ pub fn bench(plan: &BenchPlan<'_>) -> anyhow::Result<LatencyReport> {
     let open_ms = open_started.elapsed().as_secs_f64() * 1e3;
     let built = build_command_pipeline(plan.pipeline, library.clone(), plan.options)?;
     let clauses = library.len();
-    Ok(measure(
-        &built.pipeline,
+    // Each timed search is what `search` does: spelling first, then the pipeline.
+    let embedder = built.embedder.clone();
+    let search = |text: &str, k: usize| -> anyhow::Result<()> {
+        let corrected =
+            precedent_engine::spelling::corrected_query(&library, embedder.as_deref(), text)?;
+        built.pipeline.search(&corrected.text, k)?;
+        Ok(())
+    };
+    measure(
+        built.pipeline.name(),
+        &search,
         &queries,
         plan.k,
         plan.repeat,
         clauses,
         open_ms,
-    )?)
+    )
 }
 
 /// What `bench` reports (milliseconds, queries per second). Its fields serialize in the order
@@ -81,26 +90,27 @@ impl LatencyReport {
     }
 }
 
-/// Times `pipeline` over `queries` (top `k`, `repeat` passes after a warm-up pass) over a
-/// library of `clauses` clauses opened in `open_ms`.
+/// Times `search` (one query's top `k` with pipeline `pipeline`) over `queries` (`repeat`
+/// passes after a warm-up pass) over a library of `clauses` clauses opened in `open_ms`.
 pub fn measure(
-    pipeline: &Pipeline,
+    pipeline: &str,
+    search: &dyn Fn(&str, usize) -> anyhow::Result<()>,
     queries: &[Query],
     k: usize,
     repeat: usize,
     clauses: usize,
     open_ms: f64,
-) -> Result<LatencyReport, RankError> {
-    // One warm-up pass so page cache and lazy loads do not count.
+) -> anyhow::Result<LatencyReport> {
+    // One warm-up pass so page cache and lazy loads (vectors, the library's words) do not count.
     for q in queries {
-        pipeline.search(&q.text, k)?;
+        search(&q.text, k)?;
     }
     let mut latencies = Vec::with_capacity(queries.len() * repeat);
     let started = std::time::Instant::now();
     for _ in 0..repeat.max(1) {
         for q in queries {
             let t = std::time::Instant::now();
-            pipeline.search(&q.text, k)?;
+            search(&q.text, k)?;
             latencies.push(t.elapsed().as_secs_f64() * 1e3);
         }
     }
@@ -114,7 +124,7 @@ pub fn measure(
             .unwrap_or(0.0)
     };
     Ok(LatencyReport {
-        pipeline: pipeline.name().to_owned(),
+        pipeline: pipeline.to_owned(),
         clauses,
         queries: latencies.len(),
         k,
