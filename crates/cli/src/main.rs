@@ -438,10 +438,12 @@ fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
         &qrels,
     )?;
     if !args.no_spelling {
-        let corrected = precedent_eval::wordings::correct_spelling(
+        let corrected = precedent_engine::spelling::correct_in_place(
             &library,
             built.embedder.as_deref(),
-            &mut wordings,
+            wordings
+                .iter_mut()
+                .flat_map(|(_, queries)| queries.iter_mut().map(|q| &mut q.text)),
         )?;
         if corrected > 0 {
             eprintln!(

@@ -368,20 +368,9 @@ pub fn ranked_hits(
     explainer: &Explainer,
     pipeline: &Pipeline,
     request: &crate::search::Request<'_>,
-) -> Result<
-    (
-        Vec<SearchHit>,
-        Facets,
-        Option<precedent_text::spelling::Correction>,
-    ),
-    EngineError,
-> {
+) -> Result<(Vec<SearchHit>, Facets, Option<crate::spelling::Correction>), EngineError> {
     let page = crate::search::search(library, pipeline, request)?;
-    let query = page
-        .corrected
-        .as_ref()
-        .map_or(request.query, |c| c.text.as_str())
-        .to_owned();
+    let query = page.ranked_query(request.query).to_owned();
     let corrected = page.corrected.clone();
     let mut facet_counts: [BTreeMap<String, usize>; 4] = Default::default();
     for &row in &page.facet_rows {

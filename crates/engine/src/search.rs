@@ -106,6 +106,13 @@ pub struct Page {
     pub corrected: Option<Correction>,
 }
 
+impl Page {
+    /// The query text the pipeline ranked: the corrected text, else `typed` (the request's).
+    pub fn ranked_query<'a>(&'a self, typed: &'a str) -> &'a str {
+        self.corrected.as_ref().map_or(typed, |c| c.text.as_str())
+    }
+}
+
 /// Ranks `request` with `pipeline` over `library` (see the module's documentation).
 pub fn search(
     library: &Library,

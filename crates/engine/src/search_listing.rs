@@ -198,12 +198,8 @@ pub fn search_and_list(
         spelling: built.embedder.as_deref(),
     };
     let page = crate::search::search(library, &built.pipeline, &search)?;
+    let ranked_query = page.ranked_query(request.query).to_owned();
     let hits = page.hits;
-    let ranked_query = page
-        .corrected
-        .as_ref()
-        .map_or(request.query, |c| c.text.as_str())
-        .to_owned();
     let listed = list_hits(library, &explainer, &ranked_query, &hits)?;
     let no_match = listed.is_empty().then(|| {
         no_match(

@@ -33,7 +33,7 @@ pub fn corrected_query(
     // library's words.
     let protected = protected_words();
     let knows = |w: &str| embedder.knows_word(w);
-    let Some(words) = needs_library_words(query, &knows, protected)
+    let Some(words) = spelling::has_unknown_words(query, &knows, protected)
         .then(|| library.words())
         .transpose()?
     else {
@@ -42,19 +42,23 @@ pub fn corrected_query(
     Ok(spelling::correct(query, words, &knows, protected))
 }
 
-/// Whether some word of `query` could be corrected at all: long enough, not an acronym, and
-/// unknown to the dictionary and the query vocabulary.
-fn needs_library_words(
-    query: &str,
-    knows: &dyn Fn(&str) -> bool,
-    protected: &HashSet<String>,
-) -> bool {
-    query
-        .split(|c: char| !c.is_alphabetic())
-        .filter(|w| w.chars().count() >= spelling::MIN_WORD_CHARS)
-        .filter(|w| !w.chars().all(char::is_uppercase))
-        .map(str::to_lowercase)
-        .any(|w| !protected.contains(&w) && !knows(&w))
+/// Corrects each of `texts` in place as a search would ([`corrected_query`]) and returns how
+/// many changed: the query files `eval` and `train --cv` rank.
+pub fn correct_in_place<'a>(
+    library: &Library,
+    embedder: Option<&Embedder>,
+    texts: impl IntoIterator<Item = &'a mut String>,
+) -> Result<usize, EngineError> {
+    let mut changed = 0;
+    for text in texts {
+        let c = corrected_query(library, embedder, text)?;
+        if c.changed() {
+            changed += 1;
+            tracing::debug!(from = %text, to = %c.text, "spelling corrected");
+            *text = c.text;
+        }
+    }
+    Ok(changed)
 }
 
 fn protected_words() -> &'static HashSet<String> {

@@ -110,16 +110,11 @@ pub fn load_rated(source: &RatedSource<'_>, report: &dyn Report) -> Result<Rated
         .unwrap_or_else(|| source.model.to_owned());
     let embedder = library_setup::load_embedder(&spec)?;
     if source.spelling {
-        let mut corrected = 0;
-        for q in &mut rated {
-            let c =
-                precedent_engine::spelling::corrected_query(&library, Some(&embedder), &q.text)?;
-            if c.changed() {
-                corrected += 1;
-                tracing::debug!(query = %q.id, from = %q.text, to = %c.text, "spelling corrected");
-                q.text = c.text;
-            }
-        }
+        let corrected = precedent_engine::spelling::correct_in_place(
+            &library,
+            Some(&embedder),
+            rated.iter_mut().map(|q| &mut q.text),
+        )?;
         if corrected > 0 {
             report.note(&format!(
                 "spelling: corrected {corrected} of {} query texts (--no-spelling ranks them as written)",

@@ -158,28 +158,6 @@ impl WordingsEvaluation {
     }
 }
 
-/// Corrects the misspelt words of every query as a search would ([`precedent_engine::spelling`],
-/// with `embedder`'s vocabulary as the words left alone; nothing without one) and returns how
-/// many query texts changed.
-pub fn correct_spelling(
-    library: &Library,
-    embedder: Option<&precedent_models::Embedder>,
-    wordings: &mut [(String, Vec<Query>)],
-) -> Result<usize> {
-    let mut corrected = 0;
-    for (_, queries) in wordings.iter_mut() {
-        for q in queries.iter_mut() {
-            let c = precedent_engine::spelling::corrected_query(library, embedder, &q.text)?;
-            if c.changed() {
-                corrected += 1;
-                tracing::debug!(query = %q.id, from = %q.text, to = %c.text, "spelling corrected");
-                q.text = c.text;
-            }
-        }
-    }
-    Ok(corrected)
-}
-
 /// Scores `pipeline` on each wording of the queries in turn; `each(wording, evaluation)` sees
 /// every evaluation as it is done (to print it or write its run, [`wording_path`]).
 pub fn evaluate_wordings(

@@ -138,6 +138,31 @@ pub fn query_vocabulary() -> HashSet<String> {
     words
 }
 
+/// Whether some word of `query` is one [`correct`] would look up in the library: long enough,
+/// not an acronym, unknown to `knows` and not in `protected`. A caller can skip loading the
+/// library's words when none is.
+pub fn has_unknown_words(
+    query: &str,
+    knows: &dyn Fn(&str) -> bool,
+    protected: &HashSet<String>,
+) -> bool {
+    alphabetic_words(query).any(|(_, word)| unknown_word(word, knows, protected).is_some())
+}
+
+/// `word` lowercased if it is a candidate for correction before the library is consulted:
+/// at least [`MIN_WORD_CHARS`] letters, not all capitals, not protected, not known.
+fn unknown_word(
+    word: &str,
+    knows: &dyn Fn(&str) -> bool,
+    protected: &HashSet<String>,
+) -> Option<String> {
+    if word.chars().count() < MIN_WORD_CHARS || word.chars().all(|c| c.is_uppercase()) {
+        return None;
+    }
+    let lower = word.to_lowercase();
+    (!protected.contains(&lower) && !knows(&lower)).then_some(lower)
+}
+
 /// Corrects the misspelt words of `query` against `library` (see the module documentation).
 /// `knows(word)` says whether a lowercase word is ordinary English (the embedder's vocabulary);
 /// `protected` holds words never to correct ([`query_vocabulary`]).
@@ -184,20 +209,12 @@ fn correction_of(
     knows: &dyn Fn(&str) -> bool,
     protected: &HashSet<String>,
 ) -> Option<String> {
-    let chars = word.chars().count();
-    if chars < MIN_WORD_CHARS || word.chars().all(|c| c.is_uppercase()) {
+    let lower = unknown_word(word, knows, protected)?;
+    if library.clauses_with(&lower) > 0 || library.knows_form_of(&lower) {
         return None;
     }
-    let lower = word.to_lowercase();
-    if library.clauses_with(&lower) > 0
-        || protected.contains(&lower)
-        || knows(&lower)
-        || library.knows_form_of(&lower)
-    {
-        return None;
-    }
-    let max_edits = if chars >= TWO_EDIT_CHARS { 2 } else { 1 };
     let typed: Vec<char> = lower.chars().collect();
+    let max_edits = if typed.len() >= TWO_EDIT_CHARS { 2 } else { 1 };
     let mut best: Option<(usize, u32, &str)> = None;
     let mut candidate_chars: Vec<char> = Vec::new();
     for (candidate, &clauses) in &library.clauses {
