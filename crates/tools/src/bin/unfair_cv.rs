@@ -1,10 +1,11 @@
 //! Cross-validates classifier configurations on the UNFAIR-ToS training rows by contiguous
 //! blocks, to choose the shipped options on the training rows alone:
 //!
-//! `cargo run --release -p precedent-tools --bin unfair_cv -- DATA_DIR [C] [POSITIVE_WEIGHT] [words|chars] [--vectors W1,W2,..] [--validation]`
+//! `cargo run --release -p precedent-tools --bin unfair_cv -- DATA_DIR [C] [POSITIVE_WEIGHT] [words|chars] [--vectors W1,W2,..] [--model SPEC] [--validation]`
 //!
 //! `--vectors` scores each sentence-vector weight (0 = TF-IDF alone; the sentences are embedded
-//! once with the default embedder, all-MiniLM-L6-v2). `--validation` also trains each
+//! once with the default embedder, all-MiniLM-L6-v2, or with `--model`: a model folder or
+//! name as `Embedder::load` takes it, to compare encoders). `--validation` also trains each
 //! configuration on the training rows and scores the validation rows: report those figures,
 //! never choose by them.
 
@@ -64,8 +65,19 @@ fn main() -> Result<()> {
         }
         None => vec![0.0],
     };
+    let model_spec = match args.iter().position(|a| a == "--model") {
+        Some(at) => {
+            let spec = args
+                .get(at + 1)
+                .context("--model needs a model folder or name")?
+                .clone();
+            args.drain(at..at + 2);
+            Some(spec)
+        }
+        None => None,
+    };
     let dir = PathBuf::from(args.first().context(
-        "usage: unfair_cv DATA_DIR [C] [W] [words|chars] [--vectors W,..] [--validation]",
+        "usage: unfair_cv DATA_DIR [C] [W] [words|chars] [--vectors W,..] [--model SPEC] [--validation]",
     )?);
     let c: f32 = args.get(1).map_or(Ok(1.0), |s| s.parse())?;
     let w: f32 = args.get(2).map_or(Ok(1.0), |s| s.parse())?;
@@ -83,7 +95,10 @@ fn main() -> Result<()> {
         Vec::new()
     };
     let embedder = if weights.iter().any(|&w| w > 0.0) {
-        Some(Embedder::load_default()?)
+        Some(match &model_spec {
+            Some(spec) => Embedder::load(spec).with_context(|| format!("loading {spec}"))?,
+            None => Embedder::load_default()?,
+        })
     } else {
         None
     };
