@@ -134,6 +134,9 @@ impl Listing {
         });
         if let Some(c) = &self.corrected {
             page["corrected_query"] = c.text.clone().into();
+            if c.syntax_read {
+                page["search_syntax_read"] = true.into();
+            }
             page["corrections"] = c
                 .changes
                 .iter()
@@ -149,7 +152,7 @@ impl Listing {
         let searched = self
             .corrected
             .as_ref()
-            .map(|c| format!("Searched for: {} (spelling corrected)\n", c.text))
+            .map(|c| format!("Searched for: {} ({})\n", c.text, c.what()))
             .unwrap_or_default();
         if let Some(no_match) = &self.no_match {
             return Ok(format!("{searched}{no_match}\n"));
@@ -521,6 +524,7 @@ mod tests {
                 from: "liabilty".to_owned(),
                 to: "liability".to_owned(),
             }],
+            syntax_read: false,
         };
         let listing = Listing {
             hits: Vec::new(),

@@ -1,23 +1,43 @@
-//! The query as the engine ranks it: misspelt words corrected against the library's words
-//! ([`precedent_text::spelling`]), with the embedder's vocabulary as the dictionary of ordinary
-//! English that is left alone. Every face and the benchmarks correct through here, so a
-//! typed query ranks the same in `search`, the API and `train --cv`.
+//! The query as the engine ranks it: a query typed in a research service's search syntax read
+//! as the request it stands for ([`precedent_text::syntax`]), then misspelt words corrected
+//! against the library's words ([`precedent_text::spelling`]), with the embedder's vocabulary
+//! as the dictionary of ordinary English that is left alone. Every face and the benchmarks
+//! correct through here, so a typed query ranks the same in `search`, the API and `train --cv`.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use precedent_library::Library;
 use precedent_models::Embedder;
-use precedent_text::spelling;
 pub use precedent_text::spelling::{Change, Correction};
+use precedent_text::{spelling, syntax};
 
 use crate::EngineError;
 
-/// `query` corrected against `library`'s words, `embedder`'s vocabulary being the words to
-/// leave alone. Without an embedder (a BM25-only pipeline) nothing is corrected: the library's
-/// own words would then be the only dictionary, and ordinary words a small library lacks would
-/// be "corrected" into other words.
+/// `query` read as a request when it is written in search syntax, then corrected against
+/// `library`'s words, `embedder`'s vocabulary being the words to leave alone. Without an
+/// embedder (a BM25-only pipeline) no word is corrected: the library's own words would then be
+/// the only dictionary, and ordinary words a small library lacks would be "corrected" into
+/// other words. Search syntax is read with or without one.
 pub fn corrected_query(
+    library: &Library,
+    embedder: Option<&Embedder>,
+    query: &str,
+) -> Result<Correction, EngineError> {
+    // A truncated root (`indemnif*`) is widened to the library's words; only then are they read.
+    let words = if query.contains(['*', '!']) {
+        Some(library.words()?)
+    } else {
+        None
+    };
+    let read = syntax::read_search_syntax(query, words);
+    let mut correction = spelled(library, embedder, read.as_deref().unwrap_or(query))?;
+    correction.syntax_read = read.is_some();
+    Ok(correction)
+}
+
+/// `query`'s misspelt words corrected ([`corrected_query`]'s second step).
+fn spelled(
     library: &Library,
     embedder: Option<&Embedder>,
     query: &str,
@@ -25,6 +45,7 @@ pub fn corrected_query(
     let unchanged = || Correction {
         text: query.to_owned(),
         changes: Vec::new(),
+        syntax_read: false,
     };
     let Some(embedder) = embedder else {
         return Ok(unchanged());

@@ -92,9 +92,14 @@ pub struct SearchResponse {
     pub took_ms: f64,
     pub hits: Vec<SearchHit>,
     pub facets: Facets,
-    /// The query as ranked, when misspelt words were corrected against the library's words.
+    /// The query as ranked, when misspelt words were corrected against the library's words or
+    /// the query was written in search syntax (`corrected_how` says which).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub corrected_query: Option<String>,
+    /// What was done to the query when `corrected_query` is given: "spelling corrected",
+    /// "search syntax read" (`AND`, `OR`, `NOT`, connectors, truncation), or both.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corrected_how: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -396,6 +401,7 @@ async fn search_response(
         took_ms: started.elapsed().as_secs_f64() * 1e3,
         hits,
         facets,
+        corrected_how: corrected.as_ref().map(|c| c.what().to_owned()),
         corrected_query: corrected.map(|c| c.text),
     }))
 }

@@ -181,9 +181,9 @@ async function runSearch() {
       filters: currentFilters(),
     };
     const result = await api("POST", "/v1/search", body);
-    // A misspelt word was corrected against the library's words: say what was searched for.
+    // A misspelt word was corrected, or search syntax read: say what was searched for.
     const searched = result.corrected_query
-      ? `“${result.corrected_query}” (spelling corrected from “${query}”)`
+      ? `“${result.corrected_query}” (${result.corrected_how || "spelling corrected"} from “${query}”)`
       : `“${query}”`;
     renderHits(result, `${result.hits.length} clauses for ${searched} (${result.pipeline}, ${result.took_ms.toFixed(0)} ms)`, result.corrected_query || query);
   } catch (e) {

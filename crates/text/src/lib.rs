@@ -17,6 +17,7 @@ pub mod renewal;
 pub mod scope;
 pub mod spelling;
 pub mod stance;
+pub mod syntax;
 
 pub use claims::{
     lists_grounds, mentions_third_parties, wanted_claim_breadth, wanted_claim_source, ClaimBreadth,

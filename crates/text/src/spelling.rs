@@ -115,11 +115,23 @@ pub struct Correction {
     pub text: String,
     /// The words replaced, in query order.
     pub changes: Vec<Change>,
+    /// Whether the query was written in a research service's search syntax and `text` is the
+    /// request it stands for ([`crate::syntax::read_search_syntax`]).
+    pub syntax_read: bool,
 }
 
 impl Correction {
     pub fn changed(&self) -> bool {
-        !self.changes.is_empty()
+        !self.changes.is_empty() || self.syntax_read
+    }
+
+    /// What was done to the query, for "Searched for: … (spelling corrected)".
+    pub fn what(&self) -> &'static str {
+        match (self.syntax_read, self.changes.is_empty()) {
+            (true, true) => "search syntax read",
+            (true, false) => "search syntax read, spelling corrected",
+            _ => "spelling corrected",
+        }
     }
 }
 
@@ -191,10 +203,15 @@ pub fn correct(
         return Correction {
             text: query.to_owned(),
             changes,
+            syntax_read: false,
         };
     }
     text.push_str(&query[last..]);
-    Correction { text, changes }
+    Correction {
+        text,
+        changes,
+        syntax_read: false,
+    }
 }
 
 fn english_stemmer() -> &'static rust_stemmers::Stemmer {
