@@ -17,7 +17,7 @@ for seed in 42 1; do
     "$bin" train --corpus $D/corpus.jsonl \
       --queries $D/queries.jsonl --queries $D/queries_medium.jsonl --queries $D/queries_long.jsonl \
       --queries $W/queries_own_y.jsonl --queries $W/queries_own_z.jsonl --queries $W/queries_own_aa.jsonl \
-      --qrels $D/qrels/train.tsv --qrels $D/qrels/valid.tsv --cv 5 --without-rule inclusion \
+      --qrels $D/qrels/train.tsv --qrels $D/qrels/valid.tsv --cv 5 --without-rule inclusion --without-rule damages-waiver \
       --cuad ../shared/data/cuad --seed $seed --train-wordings short,medium,long \
       --json-out "$OUT/${arm}_seed${seed}.json" > "$OUT/${arm}_seed${seed}.txt"
   done
