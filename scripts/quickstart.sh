@@ -22,9 +22,9 @@ done
 # spread), then a model trained on train (all wordings, as shipped) scored on valid per wording.
 WORDINGS=(--queries "$DATA/queries.jsonl" --queries "$DATA/queries_medium.jsonl"
           --queries "$DATA/queries_long.jsonl")
-$BIN train --corpus "$DATA/corpus.jsonl" "${WORDINGS[@]}" --without-rule inclusion \
+$BIN train --corpus "$DATA/corpus.jsonl" "${WORDINGS[@]}" --without-rule inclusion --without-rule damages-waiver \
     --qrels "$DATA/qrels/train.tsv" --qrels "$DATA/qrels/valid.tsv" --cv 5 --cuad "$CUAD"
-$BIN train --corpus "$DATA/corpus.jsonl" "${WORDINGS[@]}" --without-rule inclusion \
+$BIN train --corpus "$DATA/corpus.jsonl" "${WORDINGS[@]}" --without-rule inclusion --without-rule damages-waiver \
     --qrels "$DATA/qrels/train.tsv" --out .precedent/model-train --cuad "$CUAD"
 $BIN eval --corpus "$DATA/corpus.jsonl" "${WORDINGS[@]}" \
     --qrels "$DATA/qrels/valid.tsv" --index .precedent/acord --model-dir .precedent/model-train
