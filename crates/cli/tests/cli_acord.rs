@@ -503,6 +503,48 @@ fn hybrid_index_search_explain_and_model_checks() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+    // A request in Westlaw / Lexis syntax is read as the request it stands for: the truncated
+    // root widened to the library's words, the negated term stated as an exclusion, operators
+    // and connectors dropped; it says so and finds what the sentence finds.
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "\"New York\" /s govern* AND law NOT delaware",
+            "-k",
+            "5",
+            "--json",
+            "--pipeline",
+            "hybrid",
+        ],
+        p,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let read = json["corrected_query"].as_str().expect("read");
+    assert!(
+        read.starts_with("New York govern") && read.ends_with("law not including delaware"),
+        "{read}"
+    );
+    assert!(!read.contains('*') && !read.contains("/s"), "{read}");
+    assert_eq!(json["search_syntax_read"], true);
+    let top = json["hits"][0]["id"].as_str().expect("id");
+    assert!(
+        good.contains(top),
+        "search syntax: top hit {top} is not a 3+-star clause"
+    );
+    let out = precedent(
+        &["search", "--index", s(&lib), "law AND \"New York\"", "-k", "1"],
+        p,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .starts_with("Searched for: law New York (search syntax read)"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // The default pipeline on this slice (which the ACORD ranker does not fit) is the contracts
     // ranker over hybrid retrieval, and --explain names both retrieval stages.
     // Without CUAD data (an empty folder named), the clause-type rule for the query's "Governing

@@ -1062,6 +1062,8 @@ fn the_cli_and_the_api_answer_a_search_alike() {
     // embedder vocabulary to tell ordinary words from typos: BM25 ranks the text as typed
     // (serve_e2e checks the correction on a library with vectors).
     queries.push("Most Favored Natoin clause with a price adjustmnet".to_owned());
+    // A request in search syntax is read alike by both faces, with or without vectors.
+    queries.push("\"most favored\" /s price AND NOT (customer OR buyer)".to_owned());
     let mut compared = 0;
     for query in &queries {
         for keep in [false, true] {
@@ -1096,6 +1098,13 @@ fn the_cli_and_the_api_answer_a_search_alike() {
             assert_eq!(cli["corrected_query"], api["corrected_query"], "{query}");
             if query.contains("Natoin") {
                 assert!(api["corrected_query"].is_null(), "{api}");
+            }
+            if query.contains("/s") {
+                assert_eq!(
+                    api["corrected_query"],
+                    "most favored price not including customer and not including buyer"
+                );
+                assert_eq!(api["corrected_how"], "search syntax read");
             }
             let cli_hits = hit_summaries(&cli, "/id", "/id");
             let api_hits = hit_summaries(&api, "/clause/id", "");
