@@ -535,7 +535,14 @@ fn hybrid_index_search_explain_and_model_checks() {
         "search syntax: top hit {top} is not a 3+-star clause"
     );
     let out = precedent(
-        &["search", "--index", s(&lib), "law AND \"New York\"", "-k", "1"],
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "law AND \"New York\"",
+            "-k",
+            "1",
+        ],
         p,
     );
     assert!(out.status.success(), "{}", stderr(&out));
