@@ -48,34 +48,32 @@ fn embed(embedder: &Embedder, rows: &[Example]) -> Result<Vec<Vec<f32>>> {
     Ok(vectors)
 }
 
+/// Removes `name` and its value from `args`, returning the value (`None` when `name` is absent).
+fn take_option(args: &mut Vec<String>, name: &str, what: &str) -> Result<Option<String>> {
+    let Some(at) = args.iter().position(|a| a == name) else {
+        return Ok(None);
+    };
+    let value = args
+        .get(at + 1)
+        .with_context(|| format!("{name} needs {what}"))?
+        .clone();
+    args.drain(at..at + 2);
+    Ok(Some(value))
+}
+
 fn main() -> Result<()> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let validation = args.iter().any(|a| a == "--validation");
     args.retain(|a| a != "--validation");
-    let weights: Vec<f32> = match args.iter().position(|a| a == "--vectors") {
-        Some(at) => {
-            let list = args
-                .get(at + 1)
-                .context("--vectors needs a list of weights, e.g. 0,0.5,1")?
-                .clone();
-            args.drain(at..at + 2);
-            list.split(',')
+    let weights: Vec<f32> =
+        match take_option(&mut args, "--vectors", "a list of weights, e.g. 0,0.5,1")? {
+            Some(list) => list
+                .split(',')
                 .map(|w| w.trim().parse().with_context(|| format!("weight {w:?}")))
-                .collect::<Result<_>>()?
-        }
-        None => vec![0.0],
-    };
-    let model_spec = match args.iter().position(|a| a == "--model") {
-        Some(at) => {
-            let spec = args
-                .get(at + 1)
-                .context("--model needs a model folder or name")?
-                .clone();
-            args.drain(at..at + 2);
-            Some(spec)
-        }
-        None => None,
-    };
+                .collect::<Result<_>>()?,
+            None => vec![0.0],
+        };
+    let model_spec = take_option(&mut args, "--model", "a model folder or name")?;
     let dir = PathBuf::from(args.first().context(
         "usage: unfair_cv DATA_DIR [C] [W] [words|chars] [--vectors W,..] [--model SPEC] [--validation]",
     )?);
