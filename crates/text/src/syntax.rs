@@ -301,6 +301,43 @@ mod tests {
     }
 
     #[test]
+    fn malformed_syntax_reads_without_panicking() {
+        // Unbalanced quotes and parentheses, operators with no operand, wildcards alone, curly
+        // quotes and non-ASCII words: each gives a request or none, never a panic.
+        for q in [
+            "NOT",
+            "AND OR NOT",
+            "cap AND",
+            "cap AND NOT",
+            "cap AND NOT (",
+            "cap AND NOT (gross OR",
+            "((( cap ))) /s",
+            "\"unclosed phrase AND cap",
+            "\u{201c}hold harmless\u{201d} AND NOT \u{201c}gross",
+            "* ! % /s w/5",
+            "indemnif* BUT",
+            "BUT NOT",
+            "responsabilit* AND d\u{e9}g\u{e2}ts % \u{e9}l\u{e8}ves",
+            "",
+            "   ",
+        ] {
+            let read = read(q);
+            if let Some(text) = read {
+                assert!(!text.is_empty(), "{q:?}");
+                assert!(
+                    !text.contains(" AND ") && !text.contains("/s"),
+                    "{q:?}: {text}"
+                );
+            }
+        }
+        assert_eq!(read("cap AND NOT").as_deref(), Some("cap"));
+        assert_eq!(
+            read("cap AND NOT (gross OR").as_deref(),
+            Some("cap not including gross")
+        );
+    }
+
+    #[test]
     fn operators_connectors_and_parentheses_are_not_words() {
         assert_eq!(
             read("(cap OR limit) /p liability").as_deref(),
