@@ -433,13 +433,15 @@ fn hybrid_index_search_explain_and_model_checks() {
         stderr(&out)
     );
 
-    for pipeline in ["dense", "hybrid", "hybrid-norm"] {
+    // `search --json` of `query` with `pipeline`, top 5; and the text of the default pipeline's
+    // first hit.
+    let search_json = |query: &str, pipeline: &str| -> serde_json::Value {
         let out = precedent(
             &[
                 "search",
                 "--index",
                 s(&lib),
-                "New York Governing Law",
+                query,
                 "-k",
                 "5",
                 "--json",
@@ -448,8 +450,16 @@ fn hybrid_index_search_explain_and_model_checks() {
             ],
             p,
         );
-        assert!(out.status.success(), "{pipeline}: {}", stderr(&out));
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert!(out.status.success(), "{pipeline} {query}: {}", stderr(&out));
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+    let search_text = |query: &str| -> String {
+        let out = precedent(&["search", "--index", s(&lib), query, "-k", "1"], p);
+        assert!(out.status.success(), "{query}: {}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for pipeline in ["dense", "hybrid", "hybrid-norm"] {
+        let json = search_json("New York Governing Law", pipeline);
         let top = json["hits"][0]["id"].as_str().expect("id");
         assert!(
             good.contains(top),
@@ -458,22 +468,7 @@ fn hybrid_index_search_explain_and_model_checks() {
     }
     // A misspelt request is corrected against the library's words before ranking, says so, and
     // finds what the spelled request finds; a word of ordinary English is left alone.
-    let out = precedent(
-        &[
-            "search",
-            "--index",
-            s(&lib),
-            "New York law, govrened by it: Lwa clause",
-            "-k",
-            "5",
-            "--json",
-            "--pipeline",
-            "hybrid",
-        ],
-        p,
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let json = search_json("New York law, govrened by it: Lwa clause", "hybrid");
     assert_eq!(json["query"], "New York law, govrened by it: Lwa clause");
     assert_eq!(
         json["corrected_query"],
@@ -485,43 +480,15 @@ fn hybrid_index_search_explain_and_model_checks() {
         good.contains(top),
         "misspelt: top hit {top} is not a 3+-star clause"
     );
-    let out = precedent(
-        &[
-            "search",
-            "--index",
-            s(&lib),
-            "New York law govrened",
-            "-k",
-            "1",
-        ],
-        p,
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
+    let text = search_text("New York law govrened");
     assert!(
-        String::from_utf8_lossy(&out.stdout)
-            .starts_with("Searched for: New York law governed (spelling corrected)"),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+        text.starts_with("Searched for: New York law governed (spelling corrected)"),
+        "{text}"
     );
     // A request in Westlaw / Lexis syntax is read as the request it stands for: the truncated
     // root widened to the library's words, the negated term stated as an exclusion, operators
     // and connectors dropped; it says so and finds what the sentence finds.
-    let out = precedent(
-        &[
-            "search",
-            "--index",
-            s(&lib),
-            "\"New York\" /s govern* AND law NOT delaware",
-            "-k",
-            "5",
-            "--json",
-            "--pipeline",
-            "hybrid",
-        ],
-        p,
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let json = search_json("\"New York\" /s govern* AND law NOT delaware", "hybrid");
     let read = json["corrected_query"].as_str().expect("read");
     assert!(
         read.starts_with("New York govern") && read.ends_with("law not including delaware"),
@@ -534,23 +501,10 @@ fn hybrid_index_search_explain_and_model_checks() {
         good.contains(top),
         "search syntax: top hit {top} is not a 3+-star clause"
     );
-    let out = precedent(
-        &[
-            "search",
-            "--index",
-            s(&lib),
-            "law AND \"New York\"",
-            "-k",
-            "1",
-        ],
-        p,
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
+    let text = search_text("law AND \"New York\"");
     assert!(
-        String::from_utf8_lossy(&out.stdout)
-            .starts_with("Searched for: law New York (search syntax read)"),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+        text.starts_with("Searched for: law New York (search syntax read)"),
+        "{text}"
     );
     // The default pipeline on this slice (which the ACORD ranker does not fit) is the contracts
     // ranker over hybrid retrieval, and --explain names both retrieval stages.

@@ -75,7 +75,7 @@ pub fn correct_in_place<'a>(
         let c = corrected_query(library, embedder, text)?;
         if c.changed() {
             changed += 1;
-            tracing::debug!(from = %text, to = %c.text, "spelling corrected");
+            tracing::debug!(from = %text, to = %c.text, how = c.what(), "query corrected");
             *text = c.text;
         }
     }

@@ -35,41 +35,13 @@ pub fn read_search_syntax(query: &str, library: Option<&LibraryWords>) -> Option
     let mut excluded: Vec<Vec<String>> = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
-        match &tokens[i] {
-            Token::Not => {
-                // The operand: a term, a phrase, or a parenthesised group (each of its terms and
-                // phrases is excluded on its own: `NOT (a OR b)` wants neither).
-                i += 1;
-                while matches!(tokens.get(i), Some(Token::Not | Token::And | Token::Or)) {
-                    i += 1;
-                }
-                match tokens.get(i) {
-                    Some(Token::Open) => {
-                        let mut depth = 0usize;
-                        while let Some(t) = tokens.get(i) {
-                            match t {
-                                Token::Open => depth += 1,
-                                Token::Close => {
-                                    depth = depth.saturating_sub(1);
-                                    if depth == 0 {
-                                        break;
-                                    }
-                                }
-                                Token::Term(w) => excluded.push(expand(w, library)),
-                                Token::Phrase(p) => excluded.push(p.clone()),
-                                _ => {}
-                            }
-                            i += 1;
-                        }
-                    }
-                    Some(Token::Term(w)) => excluded.push(expand(w, library)),
-                    Some(Token::Phrase(p)) => excluded.push(p.clone()),
-                    _ => {}
-                }
-            }
-            Token::Term(w) => wanted.extend(expand(w, library)),
-            Token::Phrase(p) => wanted.extend(p.iter().cloned()),
-            Token::And | Token::Or | Token::Connector | Token::Open | Token::Close => {}
+        if tokens[i] == Token::Not {
+            // `NOT (a OR b)` wants neither: each term and phrase of the operand is excluded.
+            let (operand, last) = operand(&tokens, i + 1);
+            excluded.extend(operand.iter().filter_map(|t| words_of(t, library)));
+            i = last;
+        } else if let Some(words) = words_of(&tokens[i], library) {
+            wanted.extend(words);
         }
         i += 1;
     }
@@ -86,6 +58,43 @@ pub fn read_search_syntax(query: &str, library: Option<&LibraryWords>) -> Option
     }
     let text = text.trim().to_owned();
     (!text.is_empty() && text != query.trim()).then_some(text)
+}
+
+/// The tokens of the operand that starts at `tokens[start]` (after any further operators): a
+/// term, a phrase, or a parenthesised group (up to its closing parenthesis, or the end), and
+/// the index of its last token.
+fn operand(tokens: &[Token], start: usize) -> (&[Token], usize) {
+    let mut i = start;
+    while matches!(tokens.get(i), Some(Token::Not | Token::And | Token::Or)) {
+        i += 1;
+    }
+    if tokens.get(i) != Some(&Token::Open) {
+        return (tokens.get(i..=i).unwrap_or_default(), i);
+    }
+    let mut depth = 0usize;
+    for (end, t) in tokens.iter().enumerate().skip(i) {
+        match t {
+            Token::Open => depth += 1,
+            Token::Close => {
+                depth -= 1;
+                if depth == 0 {
+                    return (&tokens[i..=end], end);
+                }
+            }
+            _ => {}
+        }
+    }
+    (&tokens[i..], tokens.len())
+}
+
+/// The request's words a term or phrase token stands for ([`expand`] for a term); `None` for
+/// operators, connectors and parentheses.
+fn words_of(token: &Token, library: Option<&LibraryWords>) -> Option<Vec<String>> {
+    match token {
+        Token::Term(w) => Some(expand(w, library)),
+        Token::Phrase(p) => Some(p.clone()),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,16 +149,12 @@ fn tokenize(query: &str) -> Vec<Token> {
                 word.push(c);
                 chars.next();
             }
-            tokens.push(classify(&word, all_capitals));
-        }
-    }
-    // "BUT NOT" is one operator; "BUT" elsewhere is a word.
-    let mut i = 0;
-    while i + 1 < tokens.len() {
-        if tokens[i] == Token::Term("BUT".to_owned()) && tokens[i + 1] == Token::Not {
-            tokens.remove(i);
-        } else {
-            i += 1;
+            let token = classify(&word, all_capitals);
+            // "BUT NOT" is one operator; "BUT" elsewhere is a word.
+            if token == Token::Not && tokens.last() == Some(&Token::Term("BUT".to_owned())) {
+                tokens.pop();
+            }
+            tokens.push(token);
         }
     }
     tokens
@@ -171,16 +176,16 @@ fn classify(word: &str, all_capitals: bool) -> Token {
 /// Westlaw's and Lexis's proximity connectors, in either case: `/s`, `/p`, `/n`, `+s`, `+p`,
 /// `+n`, `w/n`, `w/s`, `w/p`, `w/seg`, `pre/n`, `near/n`, `onear/n`, `NEAR`.
 fn is_connector(word: &str) -> bool {
-    let lower = word.to_lowercase();
-    if lower == "near" && word == "NEAR" {
+    if word == "NEAR" {
         return true;
     }
+    let lower = word.to_lowercase();
     let tail = |rest: &str| {
         !rest.is_empty()
             && (rest.chars().all(|c| c.is_ascii_digit())
                 || matches!(rest, "s" | "p" | "seg" | "sent" | "para"))
     };
-    for prefix in ["/", "+", "w/", "pre/", "near/", "onear/", "not w/", "not /"] {
+    for prefix in ["/", "+", "w/", "pre/", "near/", "onear/"] {
         if let Some(rest) = lower.strip_prefix(prefix) {
             if tail(rest) {
                 return true;
