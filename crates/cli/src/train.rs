@@ -33,6 +33,11 @@ pub struct TrainArgs {
     /// outer fold, next to the model with every rule (about K+1 times a --cv run).
     #[arg(long, conflicts_with_all = ["ablation", "rule_ablation"])]
     nested_rules: bool,
+    /// With --cv: also simulate a lawyer who reads the first five clauses and marks the 4-5
+    /// star ones as wanted and the 1-2 star ones as not (`search --like/--unlike`), and score
+    /// the ranking of the clauses not yet seen, without and with the marks.
+    #[arg(long, conflicts_with = "nested_rules")]
+    marks_study: bool,
     /// With --cv: write the full report (per variant, category and query) as JSON.
     #[arg(long)]
     json_out: Option<PathBuf>,
@@ -215,6 +220,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             ablation: args.ablation,
             rule_ablation: args.rule_ablation,
             nested_rules: args.nested_rules,
+            marks: args.marks_study,
         };
         let outcome = ranker_cv::cross_validate_ranker(library, &data, &plan, &options, bars)?;
         print!("{}", outcome.text());

@@ -291,6 +291,9 @@ pub struct CvPlan {
     pub rule_ablation: bool,
     /// The rule selection estimated honestly, by an inner cross-validation in each outer fold.
     pub nested_rules: bool,
+    /// Also one round of a lawyer's marks on the first page, simulated from the ratings and
+    /// scored on the rest ([`Variant::marks_study`]).
+    pub marks: bool,
 }
 
 /// A cross-validation's report, and what the rule protocols chose.
@@ -349,6 +352,11 @@ pub fn cv_variants(plan: &CvPlan, without: &[String]) -> Vec<Variant> {
         }
         variants
     };
+    let marks = if plan.marks {
+        Variant::marks_study()
+    } else {
+        Vec::new()
+    };
     variants
         .into_iter()
         .map(|v| match v {
@@ -365,6 +373,7 @@ pub fn cv_variants(plan: &CvPlan, without: &[String]) -> Vec<Variant> {
             },
             v => v,
         })
+        .chain(marks)
         .collect()
 }
 

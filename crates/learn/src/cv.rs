@@ -24,7 +24,7 @@ use crate::features::{
     check_rule_names, combine_rule_flags, labelled_group, library_vectors, FeatureExtractor, Group,
     FEATURE_NAMES, NUM_FEATURES, QUERY_RULES,
 };
-use crate::feedback::final_scores;
+use crate::feedback::{final_scores, Marks};
 use crate::memory::{RatedQuery, RatingMemory};
 use crate::model::{blank, Ranker, TrainOptions, TrainingData};
 use crate::LearnError;
@@ -82,6 +82,50 @@ pub enum Variant {
     /// The full model with the query rules that an inner cross-validation over each outer
     /// fold's training queries switched off ([`cross_validate_nested`]).
     NestedRules { name: String },
+    /// The full model, then one round of a lawyer's marks on its first [`MARKED_PAGE`] clauses,
+    /// simulated from the ratings ([`MarkPolicy`]), scored on the clauses the lawyer has not
+    /// yet seen (residual collection: the first page leaves the ranking and the judgements).
+    Marked { name: String, policy: MarkPolicy },
+}
+
+/// How many clauses the simulated lawyer reads before marking: the first page a search shows
+/// in the web page's compact view, and the depth of the headline metric.
+pub const MARKED_PAGE: usize = 5;
+
+/// Which clauses of the first page the simulated lawyer marks. A clause rated 4 or 5 stars is
+/// wanted, 1 or 2 stars not; 3 stars ("same category, not responsive") is left unmarked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkPolicy {
+    /// No marks: the full model's own ranking after its first page (the baseline).
+    None,
+    /// "More like this" on the wanted clauses only.
+    Liked,
+    /// Wanted and not-wanted clauses both marked.
+    LikedAndUnliked,
+}
+
+impl MarkPolicy {
+    /// The marks a lawyer who reads `page` (candidate indices, best first) would give, from
+    /// the candidates' `labels` (0..=4) and library `rows`.
+    fn marks(self, page: &[usize], labels: &[i32], rows: &[u32]) -> Marks {
+        let pick = |wanted: fn(i32) -> bool| -> Vec<u32> {
+            page.iter()
+                .filter(|&&i| labels.get(i).copied().is_some_and(wanted))
+                .filter_map(|&i| rows.get(i).copied())
+                .collect()
+        };
+        match self {
+            MarkPolicy::None => Marks::default(),
+            MarkPolicy::Liked => Marks {
+                liked: pick(|l| l >= 3),
+                unliked: Vec::new(),
+            },
+            MarkPolicy::LikedAndUnliked => Marks {
+                liked: pick(|l| l >= 3),
+                unliked: pick(|l| l <= 1),
+            },
+        }
+    }
 }
 
 impl Variant {
@@ -89,8 +133,28 @@ impl Variant {
         match self {
             Variant::Learned { name, .. }
             | Variant::Feature { name, .. }
-            | Variant::NestedRules { name } => name,
+            | Variant::NestedRules { name }
+            | Variant::Marked { name, .. } => name,
         }
+    }
+
+    /// The full model's first page left out, then scored without marks, with "more like
+    /// these", and with both kinds of marks (see [`Variant::Marked`]).
+    pub fn marks_study() -> Vec<Variant> {
+        [
+            ("learned, after the first page (no marks)", MarkPolicy::None),
+            ("learned + liked marks, after the first page", MarkPolicy::Liked),
+            (
+                "learned + liked and unliked marks, after the first page",
+                MarkPolicy::LikedAndUnliked,
+            ),
+        ]
+        .into_iter()
+        .map(|(name, policy)| Variant::Marked {
+            name: name.into(),
+            policy,
+        })
+        .collect()
     }
 
     /// The full model, every group ablated, and the single-stage baselines.
@@ -312,7 +376,7 @@ fn out_of_fold(
         .map(|v| {
             let mut columns = match v {
                 Variant::Learned { dropped, .. } => dropped.clone(),
-                Variant::NestedRules { .. } => Vec::new(),
+                Variant::NestedRules { .. } | Variant::Marked { .. } => Vec::new(),
                 Variant::Feature { .. } => return None,
             };
             columns.extend_from_slice(&without);
@@ -420,6 +484,7 @@ fn out_of_fold(
                 .par_iter()
                 .zip(&blanked)
                 .map(|(variant, columns)| -> Vec<Vec<f32>> {
+                    let mut policy = None;
                     let (feedback, rules_off) = match variant {
                         Variant::Feature { column, .. } => {
                             return test_groups
@@ -435,6 +500,10 @@ fn out_of_fold(
                         Variant::NestedRules { .. } => {
                             (true, fold_rules_off.get(fold).cloned().unwrap_or_default())
                         }
+                        Variant::Marked { policy: p, .. } => {
+                            policy = Some(*p);
+                            (true, Vec::new())
+                        }
                     };
                     let at = columns
                         .as_ref()
@@ -448,14 +517,29 @@ fn out_of_fold(
                         .iter()
                         .zip(&test_flags)
                         .zip(&test_rows)
-                        .map(|((raw, flags), rows)| {
+                        .zip(&test_groups)
+                        .map(|(((raw, flags), rows), group)| {
                             let excluded = combine_rule_flags(flags, &off, rows.len());
-                            final_scores(
+                            let ranked = final_scores(
                                 raw,
                                 excluded.as_deref(),
                                 rows,
                                 feedback.then_some(vectors),
-                            )
+                                &Marks::default(),
+                            );
+                            let Some(policy) = policy else {
+                                return ranked;
+                            };
+                            let labels: Vec<i32> = group.iter().map(|(_, l)| *l).collect();
+                            after_first_page(&ranked, |page| {
+                                final_scores(
+                                    raw,
+                                    excluded.as_deref(),
+                                    rows,
+                                    Some(vectors),
+                                    &policy.marks(page, &labels, rows),
+                                )
+                            })
                         })
                         .collect()
                 })
@@ -485,6 +569,22 @@ fn out_of_fold(
         scores,
         rule_firings,
     })
+}
+
+/// Residual scoring of one round of marks: the first [`MARKED_PAGE`] candidates of `ranked`
+/// (the lawyer's first page) are given to `rescore`, and in its scores they become NaN, which
+/// [`report`] reads as "already seen": left out of the ranking and of the judgements alike.
+fn after_first_page(ranked: &[f32], rescore: impl FnOnce(&[usize]) -> Vec<f32>) -> Vec<f32> {
+    let mut order: Vec<usize> = (0..ranked.len()).collect();
+    order.sort_by(|&a, &b| ranked[b].total_cmp(&ranked[a]).then(a.cmp(&b)));
+    let page = &order[..MARKED_PAGE.min(order.len())];
+    let mut scores = rescore(page);
+    for &i in page {
+        if let Some(s) = scores.get_mut(i) {
+            *s = f32::NAN;
+        }
+    }
+    scores
 }
 
 /// The full learned ranker's out-of-fold scores, per entry of `data.rated` (each in its rating
@@ -699,17 +799,18 @@ fn report(
                 let Some(s) = scores[v].get(&i) else {
                     continue;
                 };
-                let run: Vec<Scored> = q
-                    .ratings
-                    .iter()
-                    .zip(s)
+                // A NaN score marks a clause the lawyer has already seen ([`Variant::Marked`]):
+                // out of the ranking and the judgements both.
+                let unseen = || q.ratings.iter().zip(s).filter(|(_, score)| !score.is_nan());
+                let run: Vec<Scored> = unseen()
                     .map(|((doc, _, _), score)| Scored {
                         doc: doc.as_str(),
                         score: f64::from(*score),
                     })
                     .collect();
-                let judged: HashMap<String, i32> =
-                    q.ratings.iter().map(|(d, _, l)| (d.clone(), *l)).collect();
+                let judged: HashMap<String, i32> = unseen()
+                    .map(|((d, _, l), _)| (d.clone(), *l))
+                    .collect();
                 per_query.insert(q.id.clone(), QueryMetrics::compute(&run, &judged));
             }
             let category_of: HashMap<&str, &str> = rated

@@ -35,15 +35,59 @@ pub const FEEDBACK_CLAUSES: usize = 3;
 /// Weight of a clause's cosine to the exemplar, in the trees' score units.
 pub const FEEDBACK_WEIGHT: f32 = 7.0;
 
+/// Weight of a clause's cosine to the mean of the clauses a lawyer marked as wanted: twice the
+/// pseudo-feedback's, because a lawyer's mark is a judgement where the ranking's own top three
+/// are a guess. Fixed before any measurement (docs/experiments/ranking.md, "A lawyer's marks on
+/// the first page").
+pub const LIKED_WEIGHT: f32 = 2.0 * FEEDBACK_WEIGHT;
+
+/// Weight of a clause's cosine to the mean of the clauses marked as not wanted, subtracted: a
+/// quarter of [`LIKED_WEIGHT`], as Rocchio's classic weights (0.75 for the relevant centroid,
+/// 0.15 to 0.25 for the non-relevant one) make a rejection a weaker signal than a wish; a
+/// rejected clause is often near the answer ("the right clause type, not this version").
+pub const UNLIKED_WEIGHT: f32 = LIKED_WEIGHT / 4.0;
+
+/// Clauses a lawyer marked on a page of results: more like these, fewer like those. Rows of
+/// the library; rows without a vector are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Marks {
+    pub liked: Vec<u32>,
+    pub unliked: Vec<u32>,
+}
+
+impl Marks {
+    pub fn is_empty(&self) -> bool {
+        self.liked.is_empty() && self.unliked.is_empty()
+    }
+}
+
+/// The unit mean of `rows`' vectors, or `None` when none of them has one.
+fn unit_mean(rows: &[u32], vectors: &dyn VectorIndex) -> Option<Vec<f32>> {
+    let mut sum = vec![0f32; vectors.dim()];
+    let mut any = false;
+    for v in rows.iter().filter_map(|&row| vectors.vector(row)) {
+        sum.iter_mut().zip(&v).for_each(|(s, x)| *s += x);
+        any = true;
+    }
+    any.then(|| {
+        normalize(&mut sum);
+        sum
+    })
+}
+
 /// The final scores of `rows` (a query's candidates) from the trees' scores `raw`: the demotion
 /// of clauses that go against the query (`flagged`, when the query constrains its answers), and
-/// with clause `vectors`, the feedback of the ranking's own top clauses, then the demotion again.
-/// Without vectors, only the demotion (the "learned without feedback" ablation).
+/// with clause `vectors`, the feedback of the ranking's own top clauses and of a lawyer's
+/// `marks` (Rocchio: plus [`LIKED_WEIGHT`] times the cosine to the liked clauses' mean, minus
+/// [`UNLIKED_WEIGHT`] times the cosine to the unliked ones'), then the demotion again, so that
+/// no mark lifts a clause that goes against the query. Without vectors, only the demotion (the
+/// "learned without feedback" ablation).
 pub fn final_scores(
     raw: &[f32],
     flagged: Option<&[bool]>,
     rows: &[u32],
     vectors: Option<&dyn VectorIndex>,
+    marks: &Marks,
 ) -> Vec<f32> {
     let demoted = |mut scores: Vec<f32>| {
         if let Some(flagged) = flagged {
@@ -67,10 +111,17 @@ pub fn final_scores(
         exemplar.iter_mut().zip(v).for_each(|(e, x)| *e += x);
     }
     normalize(&mut exemplar);
+    let liked = unit_mean(&marks.liked, vectors);
+    let unliked = unit_mean(&marks.unliked, vectors);
+    let cosine = |v: &[f32], to: &Option<Vec<f32>>| to.as_ref().map_or(0.0, |t| dot(v, t));
     demoted(
         raw.iter()
             .zip(&candidates)
-            .map(|(s, v)| s + FEEDBACK_WEIGHT * v.as_ref().map_or(0.0, |v| dot(v, &exemplar)))
+            .map(|(s, v)| {
+                let Some(v) = v else { return *s };
+                s + FEEDBACK_WEIGHT * dot(v, &exemplar) + LIKED_WEIGHT * cosine(v, &liked)
+                    - UNLIKED_WEIGHT * cosine(v, &unliked)
+            })
             .collect(),
     )
 }
@@ -90,7 +141,7 @@ mod tests {
         // y, row 4 (below it) along x: the feedback lifts row 4 over row 3.
         let vectors = index(&[[1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]);
         let raw = [10.0, 9.0, 8.0, 5.0, 4.0];
-        let scores = final_scores(&raw, None, &[0, 1, 2, 3, 4], Some(&vectors));
+        let scores = final_scores(&raw, None, &[0, 1, 2, 3, 4], Some(&vectors), &Marks::default());
         assert!(scores[4] > scores[3], "{scores:?}");
         assert!(scores[2] > scores[4], "{scores:?}");
     }
@@ -103,10 +154,49 @@ mod tests {
         let vectors = index(&[[1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [0.0, 1.0], [1.0, 0.0]]);
         let raw = [10.0, 9.0, 8.0, 7.0, 6.9];
         let flagged = [true, false, false, false, false];
-        let scores = final_scores(&raw, Some(&flagged), &[0, 1, 2, 3, 4], Some(&vectors));
+        let scores = final_scores(
+            &raw,
+            Some(&flagged),
+            &[0, 1, 2, 3, 4],
+            Some(&vectors),
+            &Marks::default(),
+        );
         let lowest_other = scores[1..].iter().copied().fold(f32::INFINITY, f32::min);
         assert!(scores[0] < lowest_other, "{scores:?}");
         // Row 3 (like the exemplar) now clearly beats row 4 (unlike it).
         assert!(scores[3] - scores[4] > 1.0, "{scores:?}");
+    }
+
+    #[test]
+    fn marked_clauses_pull_their_likes_up_and_push_theirs_down_but_not_past_a_demotion() {
+        // Rows 0-2 lead along x; rows 3 (along y) and 4 (along z) tie below them. A lawyer likes
+        // a clause along y (row 5, not a candidate): row 3 overtakes row 4. Unliking it instead
+        // sinks row 3 under row 4.
+        let vectors = FlatIndex::from_vec(
+            3,
+            vec![
+                1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+                1.0, 0.0,
+            ],
+        )
+        .expect("index");
+        let raw = [10.0, 9.0, 8.0, 5.0, 5.0];
+        let rows = [0, 1, 2, 3, 4];
+        let liked = Marks {
+            liked: vec![5],
+            unliked: Vec::new(),
+        };
+        let scores = final_scores(&raw, None, &rows, Some(&vectors), &liked);
+        assert!(scores[3] - scores[4] > LIKED_WEIGHT * 0.9, "{scores:?}");
+        let unliked = Marks {
+            liked: Vec::new(),
+            unliked: vec![5],
+        };
+        let scores = final_scores(&raw, None, &rows, Some(&vectors), &unliked);
+        assert!(scores[4] > scores[3], "{scores:?}");
+        // A clause flagged against the query stays below the unflagged ones however liked.
+        let flagged = [false, false, false, true, false];
+        let scores = final_scores(&raw, Some(&flagged), &rows, Some(&vectors), &liked);
+        assert!(scores[3] < scores[4], "{scores:?}");
     }
 }

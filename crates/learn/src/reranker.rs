@@ -7,7 +7,7 @@ use precedent_models::Embedder;
 use precedent_rank::{rescore, Hit, RankError, Reranker};
 
 use crate::features::{library_vectors, FeatureExtractor, QueryInput};
-use crate::feedback::final_scores;
+use crate::feedback::{final_scores, Marks};
 use crate::model::LearnedModel;
 use crate::ClauseTypeReader;
 
@@ -75,7 +75,13 @@ impl Reranker for LearnedReranker {
             .map_err(|e| stage(e.to_string()))?;
         let vectors = library_vectors(self.extractor.library(), "the learned ranker needs them")
             .map_err(|e| stage(e.to_string()))?;
-        let scores = final_scores(&raw, flagged.as_deref(), &rows, Some(vectors));
+        let scores = final_scores(
+            &raw,
+            flagged.as_deref(),
+            &rows,
+            Some(vectors),
+            &Marks::default(),
+        );
         Ok(rescore(candidates, scores, "learned"))
     }
 }
