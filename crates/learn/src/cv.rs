@@ -143,7 +143,10 @@ impl Variant {
     pub fn marks_study() -> Vec<Variant> {
         [
             ("learned, after the first page (no marks)", MarkPolicy::None),
-            ("learned + liked marks, after the first page", MarkPolicy::Liked),
+            (
+                "learned + liked marks, after the first page",
+                MarkPolicy::Liked,
+            ),
             (
                 "learned + liked and unliked marks, after the first page",
                 MarkPolicy::LikedAndUnliked,
@@ -808,9 +811,8 @@ fn report(
                         score: f64::from(*score),
                     })
                     .collect();
-                let judged: HashMap<String, i32> = unseen()
-                    .map(|((d, _, l), _)| (d.clone(), *l))
-                    .collect();
+                let judged: HashMap<String, i32> =
+                    unseen().map(|((d, _, l), _)| (d.clone(), *l)).collect();
                 per_query.insert(q.id.clone(), QueryMetrics::compute(&run, &judged));
             }
             let category_of: HashMap<&str, &str> = rated
@@ -1110,5 +1112,31 @@ mod tests {
         let mut sizes = [0usize; 5];
         a.values().for_each(|&f| sizes[f] += 1);
         assert_eq!(sizes, [12, 12, 11, 11, 11]);
+    }
+
+    #[test]
+    fn the_simulated_lawyer_marks_the_first_page_by_stars_and_it_leaves_the_scoring() {
+        // Seven candidates; the ranking puts 6, 5, 4, 3, 2 first (the first page).
+        let ranked = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let labels = [4, 4, 0, 2, 3, 1, 4];
+        let rows = [10, 11, 12, 13, 14, 15, 16];
+        let mut seen_page = Vec::new();
+        let scores = after_first_page(&ranked, |page| {
+            seen_page = page.to_vec();
+            ranked.iter().map(|s| -s).collect()
+        });
+        assert_eq!(seen_page, [6, 5, 4, 3, 2]);
+        // The page is out of the scoring (NaN); the rest keep the rescored values.
+        assert!(scores[2..].iter().all(|s| s.is_nan()), "{scores:?}");
+        assert_eq!(&scores[..2], &[-0.0, -1.0]);
+        // 4-5 stars wanted, 1-2 stars not, 3 stars unmarked; clauses off the page never.
+        let both = MarkPolicy::LikedAndUnliked.marks(&seen_page, &labels, &rows);
+        assert_eq!(both.liked, [16, 14]);
+        assert_eq!(both.unliked, [15, 12]);
+        let liked = MarkPolicy::Liked.marks(&seen_page, &labels, &rows);
+        assert!(liked.unliked.is_empty());
+        assert!(MarkPolicy::None
+            .marks(&seen_page, &labels, &rows)
+            .is_empty());
     }
 }

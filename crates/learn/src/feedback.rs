@@ -141,7 +141,13 @@ mod tests {
         // y, row 4 (below it) along x: the feedback lifts row 4 over row 3.
         let vectors = index(&[[1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]);
         let raw = [10.0, 9.0, 8.0, 5.0, 4.0];
-        let scores = final_scores(&raw, None, &[0, 1, 2, 3, 4], Some(&vectors), &Marks::default());
+        let scores = final_scores(
+            &raw,
+            None,
+            &[0, 1, 2, 3, 4],
+            Some(&vectors),
+            &Marks::default(),
+        );
         assert!(scores[4] > scores[3], "{scores:?}");
         assert!(scores[2] > scores[4], "{scores:?}");
     }
