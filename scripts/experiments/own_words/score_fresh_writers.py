@@ -1,17 +1,16 @@
 #!/usr/bin/env python3
-"""Scores "The query rules and spelling correction on three writers nobody read"
-(docs/experiments/ranking.md) from the reports of run_fresh_vwx.sh: the rule ablation (each
-rule left out: ACORD's three-wording mean, the three writers' mean, two-seed, and the protocol's
-switch-off test) and spelling on / off.
+"""Scores a run of run_fresh_writers.sh ("The query rules and spelling correction on three
+writers nobody read" and "... on three more writers", docs/experiments/ranking.md): the rule
+ablation (each rule left out: ACORD's three-wording mean, the writers' mean, two-seed, and the
+protocol's switch-off test), spelling on / off, and the shipped ranker on each writer.
 
-    python3 scripts/experiments/own_words/score_vwx.py scripts/experiments/own_words/runs/vwx
+    python3 scripts/experiments/own_words/score_fresh_writers.py scripts/experiments/own_words/runs/vwx
 """
 import json
 import sys
 from pathlib import Path
 
 ACORD = ["short", "medium", "long"]
-WRITERS = ["own_v", "own_w", "own_x"]
 
 
 def ndcg5(variant, wording):
@@ -19,18 +18,20 @@ def ndcg5(variant, wording):
 
 
 def means(variant):
-    return (sum(ndcg5(variant, w) for w in ACORD) / 3, sum(ndcg5(variant, w) for w in WRITERS) / 3)
+    return (sum(ndcg5(variant, w) for w in ACORD) / 3, sum(ndcg5(variant, w) for w in WRITERS) / len(WRITERS))
 
 
 def main():
     runs = Path(sys.argv[1])
     seeds = [42, 1]
     ablation = {s: json.loads((runs / f"ablation_seed{s}.json").read_text()) for s in seeds}
+    global WRITERS
+    WRITERS = [w for w in ablation[42]["wordings"] if w not in ACORD]
     names = [v["name"] for v in ablation[42]["variants"]]
     by = {s: {v["name"]: v for v in ablation[s]["variants"]} for s in seeds}
     shipped = "learned (all features)"
     base = [sum(means(by[s][shipped])[i] for s in seeds) / 2 for i in (0, 1)]
-    print("| variant | ACORD mean (42 / 1) | two-seed | Δ ACORD | writers' mean (42 / 1) | two-seed | Δ writers | own_v / own_w / own_x (two-seed) | switched off by the test |")
+    print(f"| variant | ACORD mean (42 / 1) | two-seed | Δ ACORD | writers' mean (42 / 1) | two-seed | Δ writers | {' / '.join(WRITERS)} (two-seed) | switched off by the test |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name in names:
         per_seed = [means(by[s][name]) for s in seeds]
