@@ -8,8 +8,5 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 # The developer tools (precedent-tools) are type-checked by clippy above; linking their nine
 # binaries for the test run would test nothing more, so it leaves that crate out.
-# The test binaries are built by cargo, then run two at a time, each on one test thread
-# (scripts/run_tests.py says why): the same tests as `cargo test`, in less wall time.
-cargo test --workspace --exclude precedent-tools --lib --bins --tests --no-run \
-    --message-format=json-render-diagnostics | python3 scripts/run_tests.py
+cargo test --workspace --exclude precedent-tools --lib --bins --tests
 cargo test --workspace --doc
