@@ -49,6 +49,11 @@ pub const UNLIKED_WEIGHT: f32 = LIKED_WEIGHT / 4.0;
 
 /// Clauses a lawyer marked on a page of results: more like these, fewer like those. Rows of
 /// the library; rows without a vector are ignored.
+///
+/// Serving passes none. Simulated from the ratings in cross-validation, wanted marks lowered
+/// the rest of the ranking (docs/experiments/ranking.md, "A lawyer's marks on the first
+/// page"); the type stays so that `train --cv --marks-study` measures a later marks model
+/// against the same baseline.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Marks {
     pub liked: Vec<u32>,
