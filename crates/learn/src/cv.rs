@@ -487,7 +487,10 @@ fn out_of_fold(
                 .par_iter()
                 .zip(&blanked)
                 .map(|(variant, columns)| -> Vec<Vec<f32>> {
-                    let mut policy = None;
+                    let policy = match variant {
+                        Variant::Marked { policy, .. } => Some(*policy),
+                        _ => None,
+                    };
                     let (feedback, rules_off) = match variant {
                         Variant::Feature { column, .. } => {
                             return test_groups
@@ -503,10 +506,7 @@ fn out_of_fold(
                         Variant::NestedRules { .. } => {
                             (true, fold_rules_off.get(fold).cloned().unwrap_or_default())
                         }
-                        Variant::Marked { policy: p, .. } => {
-                            policy = Some(*p);
-                            (true, Vec::new())
-                        }
+                        Variant::Marked { .. } => (true, Vec::new()),
                     };
                     let at = columns
                         .as_ref()
@@ -535,12 +535,16 @@ fn out_of_fold(
                             };
                             let labels: Vec<i32> = group.iter().map(|(_, l)| *l).collect();
                             after_first_page(&ranked, |page| {
+                                let marks = policy.marks(page, &labels, rows);
+                                if marks.is_empty() {
+                                    return ranked.clone();
+                                }
                                 final_scores(
                                     raw,
                                     excluded.as_deref(),
                                     rows,
-                                    Some(vectors),
-                                    &policy.marks(page, &labels, rows),
+                                    feedback.then_some(vectors),
+                                    &marks,
                                 )
                             })
                         })

@@ -107,15 +107,12 @@ pub fn final_scores(
     let candidates: Vec<Option<Vec<f32>>> = rows.iter().map(|&row| vectors.vector(row)).collect();
     let mut order: Vec<usize> = (0..scores.len().min(candidates.len())).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
-    let mut exemplar = vec![0f32; vectors.dim()];
-    for v in order
+    let top: Vec<u32> = order
         .iter()
         .take(FEEDBACK_CLAUSES)
-        .filter_map(|&i| candidates[i].as_ref())
-    {
-        exemplar.iter_mut().zip(v).for_each(|(e, x)| *e += x);
-    }
-    normalize(&mut exemplar);
+        .map(|&i| rows[i])
+        .collect();
+    let exemplar = unit_mean(&top, vectors);
     let liked = unit_mean(&marks.liked, vectors);
     let unliked = unit_mean(&marks.unliked, vectors);
     let cosine = |v: &[f32], to: &Option<Vec<f32>>| to.as_ref().map_or(0.0, |t| dot(v, t));
@@ -124,7 +121,7 @@ pub fn final_scores(
             .zip(&candidates)
             .map(|(s, v)| {
                 let Some(v) = v else { return *s };
-                s + FEEDBACK_WEIGHT * dot(v, &exemplar) + LIKED_WEIGHT * cosine(v, &liked)
+                s + FEEDBACK_WEIGHT * cosine(v, &exemplar) + LIKED_WEIGHT * cosine(v, &liked)
                     - UNLIKED_WEIGHT * cosine(v, &unliked)
             })
             .collect(),
