@@ -163,7 +163,13 @@ struct VectorArgs {
     #[arg(long, default_value = "truncate")]
     long_text: String,
     /// Embedding cache directory (keyed by model and text, so re-indexing does not recompute).
-    #[arg(long, default_value = ".precedent/cache/embeddings")]
+    /// `$PRECEDENT_EMBEDDING_CACHE` names one for every command, so libraries built in
+    /// different folders share their vectors.
+    #[arg(
+        long,
+        env = "PRECEDENT_EMBEDDING_CACHE",
+        default_value = ".precedent/cache/embeddings"
+    )]
     cache: PathBuf,
 }
 

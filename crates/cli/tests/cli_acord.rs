@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod support;
+
 fn acord() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/acord")
 }
@@ -11,6 +13,7 @@ fn precedent(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_precedent"))
         .args(args)
         .current_dir(cwd)
+        .env("PRECEDENT_EMBEDDING_CACHE", support::embedding_cache())
         .output()
         .expect("run precedent")
 }
@@ -531,7 +534,9 @@ fn hybrid_index_search_explain_and_model_checks() {
         "{text}"
     );
 
-    // A second index run reuses the embedding cache (much faster than the first).
+    // A second index run reuses the embedding cache (much faster than the first). The cache is
+    // the one `$PRECEDENT_EMBEDDING_CACHE` names (the clone's, shared by the test binaries), not
+    // the working directory's default.
     let started = std::time::Instant::now();
     let out = precedent(
         &[
@@ -545,6 +550,11 @@ fn hybrid_index_search_explain_and_model_checks() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(started.elapsed().as_secs_f64() < 20.0, "cache not used?");
+    assert!(!p.join(".precedent/cache/embeddings").exists());
+    let segments = std::fs::read_dir(support::embedding_cache())
+        .expect("the shared embedding cache")
+        .count();
+    assert!(segments > 0, "nothing in the shared embedding cache");
 
     // A query model that is not the library's model is refused with a clear error.
     let tiny = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -15,6 +15,7 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../contracts/tests/
 fn precedent(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_precedent"))
         .args(args)
+        .env("PRECEDENT_EMBEDDING_CACHE", support::embedding_cache())
         .output()
         .expect("run precedent")
 }

@@ -22,6 +22,7 @@ fn shared() -> PathBuf {
 fn precedent(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_precedent"))
         .args(args)
+        .env("PRECEDENT_EMBEDDING_CACHE", support::embedding_cache())
         .output()
         .expect("run precedent")
 }

@@ -20,6 +20,7 @@ pub fn precedent(args: &[&str], cwd: &Path) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_precedent"))
         .args(args)
         .current_dir(cwd)
+        .env("PRECEDENT_EMBEDDING_CACHE", embedding_cache())
         .output()
         .expect("run precedent")
 }
@@ -148,7 +149,8 @@ impl Server {
     /// [`Server::start`] with more command-line arguments.
     pub fn start_with(libs: &[String], extra: &[String], cwd: &Path) -> Server {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_precedent"));
-        cmd.arg("serve");
+        cmd.arg("serve")
+            .env("PRECEDENT_EMBEDDING_CACHE", embedding_cache());
         for lib in libs {
             cmd.args(["--index", lib]);
         }
@@ -343,6 +345,18 @@ pub fn classifier_cache() -> PathBuf {
     PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../.precedent/cache/clause-classifier"
+    ))
+}
+
+/// The embedding cache of this clone (`.precedent/cache/embeddings/`, keyed by model and text).
+/// Every test command goes through it (`$PRECEDENT_EMBEDDING_CACHE`, set by [`precedent`] and
+/// [`Server::start_with`]), so an ACORD clause or CUAD type profile that one test binary embedded
+/// is not embedded again by the next. The cache's segments are written whole and renamed into
+/// place, so concurrent tests can share it.
+pub fn embedding_cache() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../.precedent/cache/embeddings"
     ))
 }
 
