@@ -165,12 +165,20 @@ struct VectorArgs {
     /// Embedding cache directory (keyed by model and text, so re-indexing does not recompute).
     /// `$PRECEDENT_EMBEDDING_CACHE` names one for every command, so libraries built in
     /// different folders share their vectors.
-    #[arg(
-        long,
-        env = "PRECEDENT_EMBEDDING_CACHE",
-        default_value = ".precedent/cache/embeddings"
-    )]
+    #[arg(long, default_value_os_t = default_embedding_cache())]
     cache: PathBuf,
+}
+
+/// `$PRECEDENT_EMBEDDING_CACHE` when set and not empty (an empty value reads as unset, as a
+/// shell's `VAR=` means), else the working directory's `.precedent/cache/embeddings`: caches of
+/// the user's data stay where the user works unless told otherwise.
+fn default_embedding_cache() -> PathBuf {
+    std::env::var_os("PRECEDENT_EMBEDDING_CACHE")
+        .filter(|value| !value.is_empty())
+        .map_or_else(
+            || PathBuf::from(".precedent/cache/embeddings"),
+            PathBuf::from,
+        )
 }
 
 impl VectorArgs {
