@@ -4,18 +4,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod support;
+use support::precedent;
 
 fn acord() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/acord")
-}
-
-fn precedent(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_precedent"))
-        .args(args)
-        .current_dir(cwd)
-        .env("PRECEDENT_EMBEDDING_CACHE", support::embedding_cache())
-        .output()
-        .expect("run precedent")
 }
 
 fn s(p: &Path) -> &str {

@@ -13,9 +13,8 @@ const CUAD: &str = concat!(
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../contracts/tests/fixtures");
 
 fn precedent(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_precedent"))
+    support::precedent_command()
         .args(args)
-        .env("PRECEDENT_EMBEDDING_CACHE", support::embedding_cache())
         .output()
         .expect("run precedent")
 }

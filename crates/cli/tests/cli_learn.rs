@@ -3,7 +3,7 @@
 //! another format). One test, so the vector library is built once.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod support;
 
@@ -12,11 +12,10 @@ fn acord() -> PathBuf {
 }
 
 fn precedent(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_precedent"))
+    support::precedent_command()
         .args(args)
         .current_dir(cwd)
         .env_remove("PRECEDENT_RANKER")
-        .env("PRECEDENT_EMBEDDING_CACHE", support::embedding_cache())
         .output()
         .expect("run precedent")
 }

@@ -20,9 +20,8 @@ fn shared() -> PathBuf {
 }
 
 fn precedent(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_precedent"))
+    support::precedent_command()
         .args(args)
-        .env("PRECEDENT_EMBEDDING_CACHE", support::embedding_cache())
         .output()
         .expect("run precedent")
 }

@@ -6,14 +6,13 @@
 
 mod support;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use support::s;
 
 fn precedent(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_precedent"))
+    support::precedent_command()
         .args(args)
-        .env("PRECEDENT_EMBEDDING_CACHE", support::embedding_cache())
         .output()
         .expect("run precedent")
 }

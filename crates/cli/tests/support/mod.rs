@@ -16,11 +16,18 @@ pub fn acord() -> PathBuf {
     ))
 }
 
+/// The `precedent` binary, embedding through the clone's [`embedding_cache`]: every test's
+/// command starts here.
+pub fn precedent_command() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_precedent"));
+    cmd.env("PRECEDENT_EMBEDDING_CACHE", embedding_cache());
+    cmd
+}
+
 pub fn precedent(args: &[&str], cwd: &Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_precedent"))
+    precedent_command()
         .args(args)
         .current_dir(cwd)
-        .env("PRECEDENT_EMBEDDING_CACHE", embedding_cache())
         .output()
         .expect("run precedent")
 }
@@ -148,9 +155,8 @@ impl Server {
 
     /// [`Server::start`] with more command-line arguments.
     pub fn start_with(libs: &[String], extra: &[String], cwd: &Path) -> Server {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_precedent"));
-        cmd.arg("serve")
-            .env("PRECEDENT_EMBEDDING_CACHE", embedding_cache());
+        let mut cmd = precedent_command();
+        cmd.arg("serve");
         for lib in libs {
             cmd.args(["--index", lib]);
         }
@@ -349,8 +355,8 @@ pub fn classifier_cache() -> PathBuf {
 }
 
 /// The embedding cache of this clone (`.precedent/cache/embeddings/`, keyed by model and text).
-/// Every test command goes through it (`$PRECEDENT_EMBEDDING_CACHE`, set by [`precedent`] and
-/// [`Server::start_with`]), so an ACORD clause or CUAD type profile that one test binary embedded
+/// Every test command goes through it (`$PRECEDENT_EMBEDDING_CACHE`, set by
+/// [`precedent_command`]), so an ACORD clause or CUAD type profile that one test binary embedded
 /// is not embedded again by the next. The cache's segments are written whole and renamed into
 /// place, so concurrent tests can share it.
 pub fn embedding_cache() -> PathBuf {
