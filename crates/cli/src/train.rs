@@ -56,6 +56,11 @@ pub struct TrainArgs {
     /// crate's exact-split trees).
     #[arg(long, default_value = "gbdt")]
     learner: Learner,
+    /// Grow the trees so that the score never falls as evidence of known direction rises
+    /// (BM25, cosine, the rating memory's labels; the list is `precedent_learn::features::
+    /// MONOTONE`). Needs `--learner boost`.
+    #[arg(long)]
+    monotone: bool,
     #[arg(long, default_value_t = 42)]
     seed: u64,
     /// Leave a feature group out (repeatable; the model remembers it): bm25, jargon-expansion,
@@ -154,6 +159,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
     let options = TrainOptions {
         objective: args.objective,
         learner: args.learner,
+        monotone: args.monotone,
         trees: args.trees,
         max_depth: args.depth,
         learning_rate: args.learning_rate,

@@ -676,6 +676,9 @@ pub fn check_train_options(options: &TrainOptions, for_file: bool) -> Result<()>
         // Training for a model file uses the wordings it is given; --train-wordings is a CV knob.
         bail!("--train-wordings applies to --cv; give the model's wordings as --queries files");
     }
+    if options.monotone && options.learner != precedent_learn::Learner::Boost {
+        bail!("--monotone needs --learner boost: the gbdt crate's trees cannot hold the constraint");
+    }
     Ok(())
 }
 

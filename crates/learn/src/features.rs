@@ -46,6 +46,40 @@ pub const FEATURE_NAMES: &[&str] = &[
 
 pub const NUM_FEATURES: usize = 24;
 
+/// Per feature of [`FEATURE_NAMES`], the direction relevance takes as the feature rises, for
+/// trees grown under monotone constraints (`train --learner boost --monotone`): `1` for
+/// evidence that a clause answers the request (lexical and dense match, the category's fit,
+/// what similar rated requests said of the clause), `0` for what describes the clause or the
+/// query alone, or weighs how much other evidence counts (its direction is an interaction, not
+/// a preference). Fixed from what each feature means, before any score
+/// (docs/experiments/ranking.md, "Monotone trees").
+pub const MONOTONE: [i8; NUM_FEATURES] = [
+    1, // bm25
+    1, // bm25_rel_top
+    1, // bm25_expanded_rel_top
+    1, // dense_cos
+    1, // dense_gap_top: the cosine minus the query's best, so nearer the top is better
+    1, // rrf
+    1, // query_term_coverage
+    1, // query_bigram_coverage
+    0, // log_clause_terms
+    1, // category_match
+    1, // category_centroid_cos
+    0, // best_centroid_cos: the clause's own clarity, whatever the query
+    1, // rated_in_category
+    0, // category_unknown
+    1, // neighbor_mean_label
+    0, // neighbor_mass: how much the vote counts
+    1, // nearest_rater_label
+    0, // nearest_rater_sim: how much the nearest rater counts
+    1, // mean_label_in_category
+    0, // max_label: by any query, related or not
+    0, // log_times_relevant: a clause's popularity, not its fit
+    1, // category_classifier
+    1, // cuad_type_match
+    0, // cuad_query_type_clarity: the query's own clarity
+];
+
 /// How sharply similar training queries dominate the vote (softmax temperature on cosine).
 const QUERY_TEMPERATURE: f32 = 0.05;
 /// Clauses whose mean embedding is added to a query's own before it votes (see
