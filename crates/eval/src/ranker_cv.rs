@@ -677,7 +677,9 @@ pub fn check_train_options(options: &TrainOptions, for_file: bool) -> Result<()>
         bail!("--train-wordings applies to --cv; give the model's wordings as --queries files");
     }
     if options.monotone && options.learner != precedent_learn::Learner::Boost {
-        bail!("--monotone needs --learner boost: the gbdt crate's trees cannot hold the constraint");
+        bail!(
+            "--monotone needs --learner boost: the gbdt crate's trees cannot hold the constraint"
+        );
     }
     Ok(())
 }

@@ -682,7 +682,10 @@ mod tests {
         let unconstrained = Boosted::train(&rows, &labels, None, &free);
         assert!(falls(&unconstrained), "the free fit follows the dip");
         let monotone = Boosted::train(&rows, &labels, None, &constrained);
-        assert!(!falls(&monotone), "the constrained fit never falls in feature 0");
+        assert!(
+            !falls(&monotone),
+            "the constrained fit never falls in feature 0"
+        );
         // It still learns: the margin rises across feature 0 and with feature 1.
         assert!(monotone.margin(&[9.5, 3.0]) > monotone.margin(&[1.0, 3.0]) + 1.0);
         assert!(monotone.margin(&[2.0, 5.0]) > monotone.margin(&[2.0, 0.0]));
