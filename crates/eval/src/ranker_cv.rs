@@ -738,3 +738,26 @@ pub fn train_and_save(
         model.manifest.train_seconds
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use precedent_learn::Learner;
+
+    /// Only the boost trees can hold monotone constraints: asking the gbdt crate's for them is
+    /// refused before any work, not silently ignored.
+    #[test]
+    fn monotone_trees_need_the_boost_learner() {
+        let gbdt = TrainOptions {
+            monotone: true,
+            ..TrainOptions::default()
+        };
+        let refused = check_train_options(&gbdt, false).expect_err("gbdt cannot be monotone");
+        assert!(refused.to_string().contains("--learner boost"), "{refused}");
+        let boost = TrainOptions {
+            learner: Learner::Boost,
+            ..gbdt
+        };
+        assert!(check_train_options(&boost, false).is_ok());
+    }
+}

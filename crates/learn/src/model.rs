@@ -935,6 +935,53 @@ mod tests {
         }
     }
 
+    /// Under `monotone`, the ranker's score never falls as BM25 (feature 0, constrained) rises,
+    /// although the labels here fall in a band of it; without it the trees follow the band.
+    #[test]
+    fn monotone_trees_never_rank_a_clause_lower_for_more_evidence() {
+        assert_eq!(crate::features::MONOTONE[0], 1, "bm25 rises with relevance");
+        let groups: Vec<Vec<([f32; NUM_FEATURES], i32)>> = (0..20i32)
+            .map(|g| {
+                (0..40i32)
+                    .map(|i| {
+                        let bm25 = i as f32 / 4.0;
+                        // Relevance rises with BM25 except in a band where it dips.
+                        let dip = (4.0..6.0).contains(&bm25);
+                        let label = ((bm25 / 2.5) as i32 - if dip { 2 } else { 0 }).clamp(0, 4);
+                        let mut f = [0f32; NUM_FEATURES];
+                        f[0] = bm25;
+                        f[8] = ((i * 7 + g) % 5) as f32;
+                        (f, label)
+                    })
+                    .collect()
+            })
+            .collect();
+        let falls = |ranker: &Ranker| {
+            let sweep: Vec<[f32; NUM_FEATURES]> = (0..40)
+                .map(|i| {
+                    let mut f = [0f32; NUM_FEATURES];
+                    f[0] = i as f32 / 4.0;
+                    f[8] = 2.0;
+                    f
+                })
+                .collect();
+            let scores = ranker.predict(&sweep);
+            scores.windows(2).any(|w| w[1] < w[0] - 1e-6)
+        };
+        let options = TrainOptions {
+            trees: 30,
+            min_leaf: 5,
+            learner: Learner::Boost,
+            ..TrainOptions::default()
+        };
+        assert!(falls(&Ranker::fit(&groups, &options).expect("fit")));
+        let monotone = TrainOptions {
+            monotone: true,
+            ..options
+        };
+        assert!(!falls(&Ranker::fit(&groups, &monotone).expect("fit")));
+    }
+
     #[test]
     fn a_malformed_ranker_file_is_an_error_not_a_panic() {
         for text in [
