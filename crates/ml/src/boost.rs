@@ -319,6 +319,9 @@ fn grow(
         });
     let l2 = f64::from(options.l2);
     let min_rows = options.min_child_rows;
+    // Without constraints the gains keep their closed form g² / (h + l2), so unconstrained fits
+    // (the shipped typer's) stay the same to the bit; `gain_at` is the same quantity at a
+    // bounded weight.
     let constrained = options.monotone.iter().any(|&c| c != 0);
     let direction = |f: usize| options.monotone.get(f).copied().unwrap_or(0);
     // A node's Newton weight, inside the bounds its monotone ancestors set.

@@ -14,12 +14,9 @@ OUT=${1:?usage: run.sh OUT "ARM..." WRITER...}
 ARMS=${2:?usage: run.sh OUT "ARM..." WRITER...}
 shift 2
 D=../shared/data/acord
-W=scripts/experiments/own_words
 mkdir -p "$OUT"
-writers=()
-for x in "$@"; do
-  writers+=(--queries "$W/queries_$x.jsonl")
-done
+source scripts/experiments/own_words/writers.sh
+writer_queries "$@"
 for seed in 42 1; do
   for arm in $ARMS; do
     case $arm in

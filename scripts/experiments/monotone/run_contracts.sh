@@ -6,8 +6,8 @@
 #   run_contracts.sh OUT LIB QRELS SEED      e.g. run_contracts.sh runs/contracts cuad/ cuad-qrels.tsv 42
 #
 # LIB: `precedent ingest ../shared/data/cuad/full_contract_txt --index LIB`; QRELS: `precedent
-# map-qrels … --index LIB --out QRELS` (docs/ranking.md). Run from the repository root's
-# parent-relative paths as given; OUT is relative to the repository root.
+# map-qrels … --index LIB --out QRELS` (docs/ranking.md). LIB and QRELS are read relative to
+# the current directory; OUT is relative to the repository root.
 set -euo pipefail
 OUT=${1:?usage: run_contracts.sh OUT LIB QRELS SEED}
 LIB=$(realpath "${2:?}")

@@ -14,12 +14,9 @@ cd "$(dirname "$0")/../../.."
 OUT=${1:?usage: run_fresh_writers.sh OUT WRITER...}
 shift
 D=../shared/data/acord
-W=scripts/experiments/own_words
 mkdir -p "$OUT"
-writers=()
-for x in "$@"; do
-  writers+=(--queries "$W/queries_$x.jsonl")
-done
+source scripts/experiments/own_words/writers.sh
+writer_queries "$@"
 rules=()
 for r in ${WITHOUT_RULES:-inclusion damages-waiver}; do
   rules+=(--without-rule "$r")
