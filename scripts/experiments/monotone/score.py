@@ -69,3 +69,7 @@ def main():
         ok = dw >= need and da >= -0.3
         stage = "stage 2 (keep)" if mode == "confirm" else "stage 1 (go to stage 2)"
         print(f"{stage}: writers {dw:+.2f} (needs >= {need:+.1f}), ACORD {da:+.2f} (needs >= -0.3): {'PASS' if ok else 'FAIL'}")
+
+
+if __name__ == "__main__":
+    main()
