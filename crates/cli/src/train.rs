@@ -52,13 +52,13 @@ pub struct TrainArgs {
     /// Ranking objective: lambdarank (LambdaMART) or squared (pointwise, for comparison).
     #[arg(long, default_value = "lambdarank")]
     objective: RankObjective,
-    /// Tree learner of the ranker: boost (precedent-ml's histogram trees) or gbdt (the gbdt
-    /// crate's exact-split trees).
+    /// Tree learner of the ranker: boost (precedent-ml's histogram trees), gbdt (the gbdt
+    /// crate's exact-split trees) or blend (both, their margins averaged).
     #[arg(long, default_value = "gbdt")]
     learner: Learner,
     /// Grow the trees so that the score never falls as evidence of known direction rises
     /// (BM25, cosine, the rating memory's labels; the list is `precedent_learn::features::
-    /// MONOTONE`). Needs `--learner boost`.
+    /// MONOTONE`). Needs `--learner boost`, or `blend` (its histogram half).
     #[arg(long)]
     monotone: bool,
     #[arg(long, default_value_t = 42)]

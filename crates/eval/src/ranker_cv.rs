@@ -676,9 +676,9 @@ pub fn check_train_options(options: &TrainOptions, for_file: bool) -> Result<()>
         // Training for a model file uses the wordings it is given; --train-wordings is a CV knob.
         bail!("--train-wordings applies to --cv; give the model's wordings as --queries files");
     }
-    if options.monotone && options.learner != precedent_learn::Learner::Boost {
+    if options.monotone && options.learner == precedent_learn::Learner::Gbdt {
         bail!(
-            "--monotone needs --learner boost: the gbdt crate's trees cannot hold the constraint"
+            "--monotone needs --learner boost or blend: the gbdt crate's trees cannot hold the constraint"
         );
     }
     Ok(())
@@ -744,8 +744,8 @@ mod tests {
     use super::*;
     use precedent_learn::Learner;
 
-    /// Only the boost trees can hold monotone constraints: asking the gbdt crate's for them is
-    /// refused before any work, not silently ignored.
+    /// Only the boost trees can hold monotone constraints (alone or as the blend's histogram
+    /// half): asking the gbdt crate's for them is refused before any work, not silently ignored.
     #[test]
     fn monotone_trees_need_the_boost_learner() {
         let gbdt = TrainOptions {
@@ -754,10 +754,12 @@ mod tests {
         };
         let refused = check_train_options(&gbdt, false).expect_err("gbdt cannot be monotone");
         assert!(refused.to_string().contains("--learner boost"), "{refused}");
-        let boost = TrainOptions {
-            learner: Learner::Boost,
-            ..gbdt
-        };
-        assert!(check_train_options(&boost, false).is_ok());
+        for learner in [Learner::Boost, Learner::Blend] {
+            let options = TrainOptions {
+                learner,
+                ..gbdt.clone()
+            };
+            assert!(check_train_options(&options, false).is_ok(), "{learner:?}");
+        }
     }
 }

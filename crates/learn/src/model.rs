@@ -122,7 +122,7 @@ pub struct TrainOptions {
     pub served_negatives: usize,
     /// Grow the trees under [`crate::features::MONOTONE`]: the ranker's score never falls as
     /// a feature of known direction (BM25, cosine, the memory's labels, ...) rises. Only
-    /// [`Learner::Boost`] can hold the constraint.
+    /// [`Learner::Boost`] can hold the constraint, and [`Learner::Blend`] on its histogram half.
     pub monotone: bool,
 }
 
@@ -161,6 +161,12 @@ pub enum Learner {
     Boost,
     /// The `gbdt` crate's exact-split regression trees on target = gradient / hessian.
     Gbdt,
+    /// Both, each fitted on its own from the same lists, the score the mean of their two
+    /// margins. The two grow different trees from the same gradients (exact splits on 40-row
+    /// nodes against 255-bin histograms, under [`TrainOptions::monotone`] if asked), so their
+    /// mistakes on an unseen wording are partly independent; each still sees every training
+    /// query, unlike bagging, which starved the trees of queries (docs/experiments/ranking.md).
+    Blend,
 }
 
 impl Learner {
@@ -168,6 +174,7 @@ impl Learner {
         match self {
             Learner::Boost => "boost",
             Learner::Gbdt => "gbdt",
+            Learner::Blend => "blend",
         }
     }
 }
@@ -178,7 +185,8 @@ impl std::str::FromStr for Learner {
         match s {
             "boost" => Ok(Learner::Boost),
             "gbdt" => Ok(Learner::Gbdt),
-            other => Err(format!("unknown learner {other:?} (boost or gbdt)")),
+            "blend" => Ok(Learner::Blend),
+            other => Err(format!("unknown learner {other:?} (boost, gbdt or blend)")),
         }
     }
 }
@@ -248,6 +256,11 @@ enum RankerTrees {
         learning_rate: f32,
         trees: Vec<DecisionTree>,
     },
+    Blend {
+        boosted: Boosted,
+        learning_rate: f32,
+        trees: Vec<DecisionTree>,
+    },
 }
 
 /// `ranker.json` of [`Learner::Boost`]: `{"learner": "boost", "boosted": {dim, base, trees}}`.
@@ -255,6 +268,16 @@ enum RankerTrees {
 struct BoostFile {
     learner: String,
     boosted: Boosted,
+}
+
+/// `ranker.json` of [`Learner::Blend`]: `{"learner": "blend", "boosted": {...}, "learning_rate",
+/// "trees"}`, the two layouts side by side.
+#[derive(Deserialize)]
+struct BlendFile {
+    learner: String,
+    boosted: Boosted,
+    learning_rate: f32,
+    trees: Vec<DecisionTree>,
 }
 
 /// `ranker.json` of [`Learner::Gbdt`] (the only layout before the learner was a choice).
@@ -283,6 +306,18 @@ impl Serialize for Ranker {
                 file.serialize_field("trees", trees)?;
                 file.end()
             }
+            RankerTrees::Blend {
+                boosted,
+                learning_rate,
+                trees,
+            } => {
+                let mut file = serializer.serialize_struct("BlendFile", 4)?;
+                file.serialize_field("learner", Learner::Blend.name())?;
+                file.serialize_field("boosted", boosted)?;
+                file.serialize_field("learning_rate", learning_rate)?;
+                file.serialize_field("trees", trees)?;
+                file.end()
+            }
         }
     }
 }
@@ -291,7 +326,19 @@ impl<'de> Deserialize<'de> for Ranker {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let value = serde_json::Value::deserialize(deserializer)?;
-        let trees = if value.get("boosted").is_some() {
+        let blend = value.get("learner").and_then(|l| l.as_str()) == Some(Learner::Blend.name());
+        let trees = if blend {
+            let file: BlendFile = serde_json::from_value(value).map_err(D::Error::custom)?;
+            debug_assert_eq!(file.learner, Learner::Blend.name());
+            file.boosted
+                .validate(NUM_FEATURES)
+                .map_err(|e| D::Error::custom(format!("boosted trees: {e}")))?;
+            RankerTrees::Blend {
+                boosted: file.boosted,
+                learning_rate: file.learning_rate,
+                trees: file.trees,
+            }
+        } else if value.get("boosted").is_some() {
             let file: BoostFile = serde_json::from_value(value).map_err(D::Error::custom)?;
             if file.learner != Learner::Boost.name() {
                 return Err(D::Error::custom(format!(
@@ -327,7 +374,15 @@ impl Ranker {
         let started = Instant::now();
         let trees = match options.learner {
             Learner::Boost => RankerTrees::Boost(fit_boost(groups, options)),
-            Learner::Gbdt => fit_gbdt(groups, options, rows),
+            Learner::Gbdt => RankerTrees::Gbdt {
+                learning_rate: options.learning_rate,
+                trees: fit_gbdt(groups, options, rows),
+            },
+            Learner::Blend => RankerTrees::Blend {
+                boosted: fit_boost(groups, options),
+                learning_rate: options.learning_rate,
+                trees: fit_gbdt(groups, options, rows),
+            },
         };
         tracing::info!(
             learner = options.learner.name(),
@@ -343,6 +398,7 @@ impl Ranker {
         match self.trees {
             RankerTrees::Boost(_) => Learner::Boost,
             RankerTrees::Gbdt { .. } => Learner::Gbdt,
+            RankerTrees::Blend { .. } => Learner::Blend,
         }
     }
 
@@ -352,21 +408,37 @@ impl Ranker {
             RankerTrees::Gbdt {
                 learning_rate,
                 trees,
-            } => {
-                let data: DataVec = features
-                    .iter()
-                    .map(|f| Data::new_test_data(f.to_vec(), None))
-                    .collect();
-                let mut scores = vec![0f32; data.len()];
-                for tree in trees {
-                    for (s, p) in scores.iter_mut().zip(tree.predict(&data)) {
-                        *s += learning_rate * p;
-                    }
-                }
-                scores
-            }
+            } => gbdt_margins(*learning_rate, trees, features),
+            RankerTrees::Blend {
+                boosted,
+                learning_rate,
+                trees,
+            } => gbdt_margins(*learning_rate, trees, features)
+                .into_iter()
+                .zip(features)
+                .map(|(g, f)| 0.5 * (g + boosted.margin(f)))
+                .collect(),
         }
     }
+}
+
+/// The `gbdt` trees' summed, shrunk outputs for each row.
+fn gbdt_margins(
+    learning_rate: f32,
+    trees: &[DecisionTree],
+    features: &[[f32; NUM_FEATURES]],
+) -> Vec<f32> {
+    let data: DataVec = features
+        .iter()
+        .map(|f| Data::new_test_data(f.to_vec(), None))
+        .collect();
+    let mut scores = vec![0f32; data.len()];
+    for tree in trees {
+        for (s, p) in scores.iter_mut().zip(tree.predict(&data)) {
+            *s += learning_rate * p;
+        }
+    }
+    scores
 }
 
 /// The boosting options [`Learner::Boost`] grows its trees with (mapping in [`Ranker`]).
@@ -425,7 +497,7 @@ fn fit_gbdt(
     groups: &[Vec<([f32; NUM_FEATURES], i32)>],
     options: &TrainOptions,
     rows: usize,
-) -> RankerTrees {
+) -> Vec<DecisionTree> {
     let mut data: DataVec = groups
         .iter()
         .flatten()
@@ -464,10 +536,7 @@ fn fit_gbdt(
         }
         trees.push(tree);
     }
-    RankerTrees::Gbdt {
-        learning_rate: options.learning_rate,
-        trees,
-    }
+    trees
 }
 
 /// LambdaRank gradients (ascent direction) and hessians for every row, group by group.
@@ -913,7 +982,7 @@ mod tests {
                     .collect()
             })
             .collect();
-        for learner in [Learner::Boost, Learner::Gbdt] {
+        for learner in [Learner::Boost, Learner::Gbdt, Learner::Blend] {
             let options = TrainOptions {
                 trees: 30,
                 min_leaf: 5,
@@ -932,6 +1001,44 @@ mod tests {
             let back: Ranker = serde_json::from_str(&json).expect("deserialize");
             assert_eq!(back.learner(), learner);
             assert_eq!(back.predict(&test), scores);
+        }
+    }
+
+    /// The blend's score is the mean of what its two learners, fitted alone on the same lists,
+    /// would score.
+    #[test]
+    fn blend_scores_the_mean_of_its_two_learners() {
+        let groups: Vec<Vec<([f32; NUM_FEATURES], i32)>> = (0..12i32)
+            .map(|g| {
+                (0..25i32)
+                    .map(|i| {
+                        let mut f = [0f32; NUM_FEATURES];
+                        f[0] = ((i * 7 + g) % 13) as f32;
+                        f[3] = (i % 5) as f32 + 0.3 * ((i + g) % 4) as f32;
+                        (f, ((f[0] as i32 + i) % 5).min(4))
+                    })
+                    .collect()
+            })
+            .collect();
+        let fit = |learner| {
+            let options = TrainOptions {
+                trees: 20,
+                min_leaf: 5,
+                learner,
+                monotone: learner != Learner::Gbdt,
+                ..TrainOptions::default()
+            };
+            Ranker::fit(&groups, &options).expect("fit")
+        };
+        let test: Vec<[f32; NUM_FEATURES]> = groups[1].iter().map(|(f, _)| *f).collect();
+        let (boost, gbdt, blend) = (
+            fit(Learner::Boost).predict(&test),
+            fit(Learner::Gbdt).predict(&test),
+            fit(Learner::Blend).predict(&test),
+        );
+        assert_ne!(boost, gbdt, "the two learners grow different trees");
+        for ((b, g), m) in boost.iter().zip(&gbdt).zip(&blend) {
+            assert!((0.5 * (b + g) - m).abs() < 1e-5, "{b} {g} {m}");
         }
     }
 
