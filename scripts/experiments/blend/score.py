@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Scores the blend protocol (docs/experiments/ranking.md, "Two learners blended").
+
+    score.py stage1   the blend's runs in runs/stage1 against the shipped arm's reports in
+                      ../monotone/runs/stage1 and ../monotone/runs/reserve (merged by wording)
+    score.py stage2   runs/stage2, both arms
+
+Per arm: NDCG@5 on ACORD's three wordings (mean) and on the scored writers (mean), per seed and
+two-seed, the change against shipped, and the protocol's test. Only the writers the stage names
+are read: stage 1 never opens a report that holds own_ah–own_aj.
+"""
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MONOTONE = HERE.parent / "monotone" / "runs"
+ACORD = ["short", "medium", "long"]
+SEEDS = [42, 1]
+LEARNED = "learned (all features)"
+STAGES = {
+    "stage1": {
+        "writers": ["own_ab", "own_ac", "own_ad", "own_ae", "own_af", "own_ag"],
+        "arms": {"shipped": [MONOTONE / "stage1", MONOTONE / "reserve"], "blend": [HERE / "runs" / "stage1"]},
+        "need": 0.3,
+    },
+    "stage2": {
+        "writers": ["own_ah", "own_ai", "own_aj"],
+        "arms": {"shipped": [HERE / "runs" / "stage2"], "blend": [HERE / "runs" / "stage2"]},
+        "need": 0.0,
+    },
+}
+
+
+def by_wording(arm, dirs, seed):
+    """The learned variant's per-wording means, merged over the arm's reports at one seed."""
+    merged = {}
+    for d in dirs:
+        report = json.loads((d / f"{arm}_seed{seed}.json").read_text())
+        variant = {v["name"]: v for v in report["variants"]}[LEARNED]
+        for wording, figures in variant["by_wording"].items():
+            mean = figures["mean"]
+            if wording in merged and wording in ACORD and abs(merged[wording]["ndcg@5"] - mean["ndcg@5"]) > 1e-9:
+                sys.exit(f"{arm} seed {seed}: {wording} differs across {dirs}")
+            merged[wording] = mean
+    return merged
+
+
+def main():
+    stage = STAGES[sys.argv[1] if len(sys.argv) > 1 else "stage1"]
+    writers = stage["writers"]
+    figures = {a: {s: by_wording(a, dirs, s) for s in SEEDS} for a, dirs in stage["arms"].items()}
+
+    def mean(a, s, words, metric="ndcg@5"):
+        return 100 * sum(figures[a][s][w][metric] for w in words) / len(words)
+
+    def two(a, words, metric="ndcg@5"):
+        return sum(mean(a, s, words, metric) for s in SEEDS) / len(SEEDS)
+
+    print(f"| arm | ACORD mean (42 / 1) | two-seed | writers' mean (42 / 1) | two-seed | "
+          f"{' / '.join(ACORD + writers)} (two-seed) | ACORD NDCG@10 / 4★P@5 |")
+    print("|---|---|---|---|---|---|---|")
+    for a in figures:
+        each = " / ".join(f"{two(a, [w]):.1f}" for w in ACORD + writers)
+        print(f"| {a} | {mean(a, 42, ACORD):.2f} / {mean(a, 1, ACORD):.2f} | {two(a, ACORD):.2f} | "
+              f"{mean(a, 42, writers):.2f} / {mean(a, 1, writers):.2f} | {two(a, writers):.2f} | {each} | "
+              f"{two(a, ACORD, 'ndcg@10'):.1f} / {two(a, ACORD, 'p@5_4star'):.1f} |")
+    da = two("blend", ACORD) - two("shipped", ACORD)
+    dw = two("blend", writers) - two("shipped", writers)
+    ok = dw >= stage["need"] and da >= -0.3
+    print(f"test: writers {dw:+.2f} (needs >= {stage['need']:+.1f}), ACORD {da:+.2f} (needs >= -0.3): "
+          f"{'PASS' if ok else 'FAIL'}")
+
+
+if __name__ == "__main__":
+    main()
