@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Scores the blend protocol (docs/experiments/ranking.md, "Two learners blended").
+"""Scores a two-stage protocol of learned_arms.sh's runs: an arm against the shipped ranker
+(docs/experiments/ranking.md: "Two learners blended", "Word dropout on the training queries").
 
-    score.py stage1   the blend's runs in runs/stage1 against the shipped arm's reports in
-                      ../monotone/runs/stage1 and ../monotone/runs/reserve (merged by wording)
-    score.py stage2   runs/stage2, both arms
+    score_arms.py ARM stage1   ARM's runs in scripts/experiments/ARM/runs/stage1 against the
+                               shipped arm's reports in monotone/runs/stage1 and monotone/runs/reserve
+                               (the same command; merged by wording), on the six used writers
+    score_arms.py ARM stage2   scripts/experiments/ARM/runs/stage2, both arms, own_ah–own_aj
 
 Per arm: NDCG@5 on ACORD's three wordings (mean) and on the scored writers (mean), per seed and
-two-seed, the change against shipped, and the protocol's test. Only the writers the stage names
+two-seed, the change against shipped, and the protocol's test (stage 1: writers +0.3 at least,
+stage 2: writers at least level; ACORD −0.3 at most in both). Only the writers the stage names
 are read: stage 1 never opens a report that holds own_ah–own_aj.
 """
 import json
@@ -14,22 +17,26 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-MONOTONE = HERE.parent / "monotone" / "runs"
+MONOTONE = HERE / "monotone" / "runs"
 ACORD = ["short", "medium", "long"]
 SEEDS = [42, 1]
 LEARNED = "learned (all features)"
-STAGES = {
-    "stage1": {
-        "writers": ["own_ab", "own_ac", "own_ad", "own_ae", "own_af", "own_ag"],
-        "arms": {"shipped": [MONOTONE / "stage1", MONOTONE / "reserve"], "blend": [HERE / "runs" / "stage1"]},
-        "need": 0.3,
-    },
-    "stage2": {
-        "writers": ["own_ah", "own_ai", "own_aj"],
-        "arms": {"shipped": [HERE / "runs" / "stage2"], "blend": [HERE / "runs" / "stage2"]},
-        "need": 0.0,
-    },
-}
+
+
+def stages(arm):
+    runs = HERE / arm / "runs"
+    return {
+        "stage1": {
+            "writers": ["own_ab", "own_ac", "own_ad", "own_ae", "own_af", "own_ag"],
+            "arms": {"shipped": [MONOTONE / "stage1", MONOTONE / "reserve"], arm: [runs / "stage1"]},
+            "need": 0.3,
+        },
+        "stage2": {
+            "writers": ["own_ah", "own_ai", "own_aj"],
+            "arms": {"shipped": [runs / "stage2"], arm: [runs / "stage2"]},
+            "need": 0.0,
+        },
+    }
 
 
 def by_wording(arm, dirs, seed):
@@ -47,7 +54,10 @@ def by_wording(arm, dirs, seed):
 
 
 def main():
-    stage = STAGES[sys.argv[1] if len(sys.argv) > 1 else "stage1"]
+    if len(sys.argv) != 3:
+        sys.exit("usage: score_arms.py ARM stage1|stage2")
+    arm = sys.argv[1]
+    stage = stages(arm)[sys.argv[2]]
     writers = stage["writers"]
     figures = {a: {s: by_wording(a, dirs, s) for s in SEEDS} for a, dirs in stage["arms"].items()}
 
@@ -65,8 +75,8 @@ def main():
         print(f"| {a} | {mean(a, 42, ACORD):.2f} / {mean(a, 1, ACORD):.2f} | {two(a, ACORD):.2f} | "
               f"{mean(a, 42, writers):.2f} / {mean(a, 1, writers):.2f} | {two(a, writers):.2f} | {each} | "
               f"{two(a, ACORD, 'ndcg@10'):.1f} / {two(a, ACORD, 'p@5_4star'):.1f} |")
-    da = two("blend", ACORD) - two("shipped", ACORD)
-    dw = two("blend", writers) - two("shipped", writers)
+    da = two(arm, ACORD) - two("shipped", ACORD)
+    dw = two(arm, writers) - two("shipped", writers)
     ok = dw >= stage["need"] and da >= -0.3
     print(f"test: writers {dw:+.2f} (needs >= {stage['need']:+.1f}), ACORD {da:+.2f} (needs >= -0.3): "
           f"{'PASS' if ok else 'FAIL'}")

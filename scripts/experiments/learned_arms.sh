@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The shipped ACORD CV command (first row of BENCHMARKS.md) once per arm and fold seed (42, 1),
+# with writers' rewordings scored and never trained on (`--train-wordings` keeps training on
+# ACORD's wordings). The experiments that compare learned-ranker variants on the writers call it:
+#   shipped   the shipped ranker (gbdt trees)
+#   boost     --learner boost                          ("Monotone trees")
+#   monotone  --learner boost --monotone               ("Monotone trees")
+#   blend     --learner blend --monotone               ("Two learners blended")
+#   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
+#             training queries"; scripts/experiments/dropout/)
+#
+#   learned_arms.sh OUT "ARM..." WRITER...   e.g. learned_arms.sh runs/x "shipped blend" own_ah own_ai
+#
+# A report already in OUT is kept (the run is skipped). Run after `cargo build --release`; OUT is
+# relative to the repository root.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${1:?usage: learned_arms.sh OUT "ARM..." WRITER...}
+ARMS=${2:?usage: learned_arms.sh OUT "ARM..." WRITER...}
+shift 2
+D=../shared/data/acord
+X=scripts/experiments/dropout
+mkdir -p "$OUT"
+source scripts/experiments/own_words/writers.sh
+writer_queries "$@"
+for seed in 42 1; do
+  for arm in $ARMS; do
+    train=short,medium,long
+    case $arm in
+      shipped) extra=() ;;
+      boost) extra=(--learner boost) ;;
+      monotone) extra=(--learner boost --monotone) ;;
+      blend) extra=(--learner blend --monotone) ;;
+      dropout)
+        extra=(--queries $X/queries_dropout_short.jsonl --queries $X/queries_dropout_medium.jsonl
+               --queries $X/queries_dropout_long.jsonl)
+        train=$train,dropout_short,dropout_medium,dropout_long ;;
+      *) echo "unknown arm $arm" >&2; exit 2 ;;
+    esac
+    [ -s "$OUT/${arm}_seed${seed}.json" ] && continue
+    /usr/bin/time -f "%e s wall, %U s user" target/release/precedent train --corpus $D/corpus.jsonl \
+      --queries $D/queries.jsonl --queries $D/queries_medium.jsonl --queries $D/queries_long.jsonl \
+      "${writers[@]}" \
+      --qrels $D/qrels/train.tsv --qrels $D/qrels/valid.tsv --cv 5 \
+      --without-rule inclusion --without-rule damages-waiver \
+      --cuad ../shared/data/cuad --seed $seed --train-wordings $train "${extra[@]}" \
+      --json-out "$OUT/${arm}_seed${seed}.json" > "$OUT/${arm}_seed${seed}.txt" 2> "$OUT/${arm}_seed${seed}.log"
+  done
+done
