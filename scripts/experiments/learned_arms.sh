@@ -31,6 +31,8 @@ for seed in 42 1; do
       boost) extra=(--learner boost) ;;
       monotone) extra=(--learner boost --monotone) ;;
       blend) extra=(--learner blend --monotone) ;;
+      # the shipped flags; the 25th feature comes from the binary, built from branch lexical-vote
+      lexical_vote) extra=() ;;
       dropout)
         extra=(--queries $X/queries_dropout_short.jsonl --queries $X/queries_dropout_medium.jsonl
                --queries $X/queries_dropout_long.jsonl)
