@@ -252,72 +252,65 @@ pub struct Ranker {
 
 enum RankerTrees {
     Boost(Boosted),
-    Gbdt {
-        learning_rate: f32,
-        trees: Vec<DecisionTree>,
-    },
-    Blend {
-        boosted: Boosted,
-        learning_rate: f32,
-        trees: Vec<DecisionTree>,
-    },
+    Gbdt(GbdtTrees),
+    Blend { boosted: Boosted, gbdt: GbdtTrees },
+}
+
+/// The `gbdt` crate's trees with their shrinkage. Serialised as `ranker.json` of
+/// [`Learner::Gbdt`], `{"learning_rate", "trees"}` (the only layout before the learner was a
+/// choice), and flattened into [`BlendFile`].
+#[derive(Serialize, Deserialize)]
+struct GbdtTrees {
+    learning_rate: f32,
+    trees: Vec<DecisionTree>,
+}
+
+impl GbdtTrees {
+    /// The trees' summed, shrunk outputs for each row.
+    fn margins(&self, features: &[[f32; NUM_FEATURES]]) -> Vec<f32> {
+        let data: DataVec = features
+            .iter()
+            .map(|f| Data::new_test_data(f.to_vec(), None))
+            .collect();
+        let mut scores = vec![0f32; data.len()];
+        for tree in &self.trees {
+            for (s, p) in scores.iter_mut().zip(tree.predict(&data)) {
+                *s += self.learning_rate * p;
+            }
+        }
+        scores
+    }
 }
 
 /// `ranker.json` of [`Learner::Boost`]: `{"learner": "boost", "boosted": {dim, base, trees}}`.
-#[derive(Deserialize)]
-struct BoostFile {
+#[derive(Serialize, Deserialize)]
+struct BoostFile<B> {
     learner: String,
-    boosted: Boosted,
+    boosted: B,
 }
 
-/// `ranker.json` of [`Learner::Blend`]: `{"learner": "blend", "boosted": {...}, "learning_rate",
-/// "trees"}`, the two layouts side by side.
-#[derive(Deserialize)]
-struct BlendFile {
+/// `ranker.json` of [`Learner::Blend`]: the boost layout with the gbdt layout's fields beside
+/// it, `{"learner": "blend", "boosted", "learning_rate", "trees"}`.
+#[derive(Serialize, Deserialize)]
+struct BlendFile<B, G> {
     learner: String,
-    boosted: Boosted,
-    learning_rate: f32,
-    trees: Vec<DecisionTree>,
-}
-
-/// `ranker.json` of [`Learner::Gbdt`] (the only layout before the learner was a choice).
-#[derive(Deserialize)]
-struct GbdtFile {
-    learning_rate: f32,
-    trees: Vec<DecisionTree>,
+    boosted: B,
+    #[serde(flatten)]
+    gbdt: G,
 }
 
 impl Serialize for Ranker {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
+        let learner = self.learner().name().to_owned();
         match &self.trees {
-            RankerTrees::Boost(boosted) => {
-                let mut file = serializer.serialize_struct("BoostFile", 2)?;
-                file.serialize_field("learner", Learner::Boost.name())?;
-                file.serialize_field("boosted", boosted)?;
-                file.end()
-            }
-            RankerTrees::Gbdt {
-                learning_rate,
-                trees,
-            } => {
-                let mut file = serializer.serialize_struct("GbdtFile", 2)?;
-                file.serialize_field("learning_rate", learning_rate)?;
-                file.serialize_field("trees", trees)?;
-                file.end()
-            }
-            RankerTrees::Blend {
+            RankerTrees::Boost(boosted) => BoostFile { learner, boosted }.serialize(serializer),
+            RankerTrees::Gbdt(gbdt) => gbdt.serialize(serializer),
+            RankerTrees::Blend { boosted, gbdt } => BlendFile {
+                learner,
                 boosted,
-                learning_rate,
-                trees,
-            } => {
-                let mut file = serializer.serialize_struct("BlendFile", 4)?;
-                file.serialize_field("learner", Learner::Blend.name())?;
-                file.serialize_field("boosted", boosted)?;
-                file.serialize_field("learning_rate", learning_rate)?;
-                file.serialize_field("trees", trees)?;
-                file.end()
+                gbdt,
             }
+            .serialize(serializer),
         }
     }
 }
@@ -326,36 +319,32 @@ impl<'de> Deserialize<'de> for Ranker {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let value = serde_json::Value::deserialize(deserializer)?;
-        let blend = value.get("learner").and_then(|l| l.as_str()) == Some(Learner::Blend.name());
-        let trees = if blend {
-            let file: BlendFile = serde_json::from_value(value).map_err(D::Error::custom)?;
-            debug_assert_eq!(file.learner, Learner::Blend.name());
-            file.boosted
+        let validated = |boosted: Boosted| {
+            boosted
                 .validate(NUM_FEATURES)
-                .map_err(|e| D::Error::custom(format!("boosted trees: {e}")))?;
+                .map_err(|e| D::Error::custom(format!("boosted trees: {e}")))
+                .map(|()| boosted)
+        };
+        let learner = value.get("learner").and_then(|l| l.as_str());
+        let trees = if learner == Some(Learner::Blend.name()) {
+            let file: BlendFile<Boosted, GbdtTrees> =
+                serde_json::from_value(value).map_err(D::Error::custom)?;
             RankerTrees::Blend {
-                boosted: file.boosted,
-                learning_rate: file.learning_rate,
-                trees: file.trees,
+                boosted: validated(file.boosted)?,
+                gbdt: file.gbdt,
             }
         } else if value.get("boosted").is_some() {
-            let file: BoostFile = serde_json::from_value(value).map_err(D::Error::custom)?;
+            let file: BoostFile<Boosted> =
+                serde_json::from_value(value).map_err(D::Error::custom)?;
             if file.learner != Learner::Boost.name() {
                 return Err(D::Error::custom(format!(
                     "unknown learner {:?}",
                     file.learner
                 )));
             }
-            file.boosted
-                .validate(NUM_FEATURES)
-                .map_err(|e| D::Error::custom(format!("boosted trees: {e}")))?;
-            RankerTrees::Boost(file.boosted)
+            RankerTrees::Boost(validated(file.boosted)?)
         } else {
-            let file: GbdtFile = serde_json::from_value(value).map_err(D::Error::custom)?;
-            RankerTrees::Gbdt {
-                learning_rate: file.learning_rate,
-                trees: file.trees,
-            }
+            RankerTrees::Gbdt(serde_json::from_value(value).map_err(D::Error::custom)?)
         };
         Ok(Ranker { trees })
     }
@@ -374,14 +363,10 @@ impl Ranker {
         let started = Instant::now();
         let trees = match options.learner {
             Learner::Boost => RankerTrees::Boost(fit_boost(groups, options)),
-            Learner::Gbdt => RankerTrees::Gbdt {
-                learning_rate: options.learning_rate,
-                trees: fit_gbdt(groups, options, rows),
-            },
+            Learner::Gbdt => RankerTrees::Gbdt(fit_gbdt(groups, options, rows)),
             Learner::Blend => RankerTrees::Blend {
                 boosted: fit_boost(groups, options),
-                learning_rate: options.learning_rate,
-                trees: fit_gbdt(groups, options, rows),
+                gbdt: fit_gbdt(groups, options, rows),
             },
         };
         tracing::info!(
@@ -397,7 +382,7 @@ impl Ranker {
     pub fn learner(&self) -> Learner {
         match self.trees {
             RankerTrees::Boost(_) => Learner::Boost,
-            RankerTrees::Gbdt { .. } => Learner::Gbdt,
+            RankerTrees::Gbdt(_) => Learner::Gbdt,
             RankerTrees::Blend { .. } => Learner::Blend,
         }
     }
@@ -405,40 +390,15 @@ impl Ranker {
     pub fn predict(&self, features: &[[f32; NUM_FEATURES]]) -> Vec<f32> {
         match &self.trees {
             RankerTrees::Boost(boosted) => features.iter().map(|f| boosted.margin(f)).collect(),
-            RankerTrees::Gbdt {
-                learning_rate,
-                trees,
-            } => gbdt_margins(*learning_rate, trees, features),
-            RankerTrees::Blend {
-                boosted,
-                learning_rate,
-                trees,
-            } => gbdt_margins(*learning_rate, trees, features)
+            RankerTrees::Gbdt(gbdt) => gbdt.margins(features),
+            RankerTrees::Blend { boosted, gbdt } => gbdt
+                .margins(features)
                 .into_iter()
                 .zip(features)
                 .map(|(g, f)| 0.5 * (g + boosted.margin(f)))
                 .collect(),
         }
     }
-}
-
-/// The `gbdt` trees' summed, shrunk outputs for each row.
-fn gbdt_margins(
-    learning_rate: f32,
-    trees: &[DecisionTree],
-    features: &[[f32; NUM_FEATURES]],
-) -> Vec<f32> {
-    let data: DataVec = features
-        .iter()
-        .map(|f| Data::new_test_data(f.to_vec(), None))
-        .collect();
-    let mut scores = vec![0f32; data.len()];
-    for tree in trees {
-        for (s, p) in scores.iter_mut().zip(tree.predict(&data)) {
-            *s += learning_rate * p;
-        }
-    }
-    scores
 }
 
 /// The boosting options [`Learner::Boost`] grows its trees with (mapping in [`Ranker`]).
@@ -497,7 +457,7 @@ fn fit_gbdt(
     groups: &[Vec<([f32; NUM_FEATURES], i32)>],
     options: &TrainOptions,
     rows: usize,
-) -> Vec<DecisionTree> {
+) -> GbdtTrees {
     let mut data: DataVec = groups
         .iter()
         .flatten()
@@ -536,7 +496,10 @@ fn fit_gbdt(
         }
         trees.push(tree);
     }
-    trees
+    GbdtTrees {
+        learning_rate: options.learning_rate,
+        trees,
+    }
 }
 
 /// LambdaRank gradients (ascent direction) and hessians for every row, group by group.
