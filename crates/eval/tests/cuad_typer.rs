@@ -216,12 +216,22 @@ fn learns_governing_law_and_round_trips() {
 #[test]
 fn cross_validation_scores_held_out_contracts() {
     let mut data = load(cuad_dir()).unwrap();
-    data.contracts.truncate(45);
-    let options = CvOptions {
+    data.contracts.truncate(30);
+    let mut options = CvOptions {
         folds: 3,
         train: quick(),
         ..CvOptions::default()
     };
+    // The shipped second stage and novelty step, with 40 trees a set instead of 300 (steeper
+    // steps): the same code paths at a seventh of the test's time.
+    let light = |boost: &mut precedent_ml::boost::BoostOptions| {
+        boost.trees = 40;
+        boost.learning_rate = 0.2;
+    };
+    let stack = options.second_stage.as_mut().expect("second stage by default");
+    light(&mut stack.trees.as_mut().expect("trees by default").boost);
+    let novelty = options.novelty.as_mut().expect("novelty step by default");
+    light(novelty.trees.as_mut().expect("novelty trees by default"));
     let mut folds_done = 0;
     let report = cross_validate(&data, &options, |_, _| folds_done += 1).unwrap();
     // Three outer folds and, nested for the second stage, one per pair of folds; as many
@@ -229,7 +239,7 @@ fn cross_validation_scores_held_out_contracts() {
     assert_eq!(folds_done, 12);
     assert_eq!(report.first_stage_fits, 6);
     assert_eq!(report.clause_classifier_fits, 6);
-    assert_eq!(report.contracts, 45);
+    assert_eq!(report.contracts, 30);
     assert_eq!(report.per_category.len(), 41);
     let spans: usize = data.contracts.iter().map(|c| c.annotations.len()).sum();
     assert_eq!(
@@ -241,7 +251,7 @@ fn cross_validation_scores_held_out_contracts() {
         spans
     );
     assert_eq!(report.held_out_clauses.len(), spans);
-    // Even 30 training contracts per fold find the easy categories.
+    // Even 20 training contracts per fold find the easy categories (Governing Law: 0.94).
     let law = &report.per_category[7];
     assert_eq!(law.category, "Governing Law");
     assert!(law.scores.aupr > 0.5, "{law:?}");
