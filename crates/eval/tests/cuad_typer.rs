@@ -228,7 +228,10 @@ fn cross_validation_scores_held_out_contracts() {
         boost.trees = 40;
         boost.learning_rate = 0.2;
     };
-    let stack = options.second_stage.as_mut().expect("second stage by default");
+    let stack = options
+        .second_stage
+        .as_mut()
+        .expect("second stage by default");
     light(&mut stack.trees.as_mut().expect("trees by default").boost);
     let novelty = options.novelty.as_mut().expect("novelty step by default");
     light(novelty.trees.as_mut().expect("novelty trees by default"));
