@@ -3,9 +3,15 @@
 //! A lawyer typing fast writes "indemnifcation" or "liabilty". BM25 then matches nothing for
 //! that word, the query readers miss the concept, and the dense model sees unfamiliar word
 //! pieces. A word is corrected only when nothing we hold knows it: not the library's clauses,
-//! not the embedder's vocabulary of ordinary English (passed in as `knows`), not the glossary's
-//! triggers or the readers' shorthand ([`query_vocabulary`]), and no other form of a library word
-//! (the same Snowball stem: BERT's vocabulary lacks many inflections, such as "governs"). It then
+//! not the embedder's vocabulary (passed in as `knows`), not an English word list
+//! ([`is_english_word`]), not the glossary's triggers or the readers' shorthand
+//! ([`query_vocabulary`]), and no other form of a library word (the same Snowball stem: BERT's
+//! vocabulary lacks many inflections, such as "governs"). Why the word list: the embedder's
+//! 30,000 word pieces and a library's words leave out many ordinary words a lawyer writes, and
+//! a real word one edit from a library word was "corrected" into it, often turning the request
+//! around ("suing" into "using", "unconnected" into "connected", "renounces" into "resources").
+//! The price is that a typo which is itself an English word ("clams" for "claims") stays as
+//! typed: telling those apart needs the sentence, not the word. A word then
 //! becomes the library word
 //! within one edit (two for words of nine letters or more) that most clauses use. Acronyms
 //! (all capitals) and words shorter than five letters are never touched: short words have too
@@ -162,7 +168,8 @@ pub fn has_unknown_words(
 }
 
 /// `word` lowercased if it is a candidate for correction before the library is consulted:
-/// at least [`MIN_WORD_CHARS`] letters, not all capitals, not protected, not known.
+/// at least [`MIN_WORD_CHARS`] letters, not all capitals, not protected, not known to `knows`
+/// and not an English word ([`is_english_word`]).
 fn unknown_word(
     word: &str,
     knows: &dyn Fn(&str) -> bool,
@@ -172,7 +179,18 @@ fn unknown_word(
         return None;
     }
     let lower = word.to_lowercase();
-    (!protected.contains(&lower) && !knows(&lower)).then_some(lower)
+    (!protected.contains(&lower) && !knows(&lower) && !is_english_word(&lower)).then_some(lower)
+}
+
+/// Whether `lower` (a lowercase word) is in the English word list the corrector leaves alone:
+/// Debian's American and British lists (SCOWL size 50, inflections included), words of
+/// [`MIN_WORD_CHARS`] letters or more, proper nouns left out (`crates/text/data/README.md`
+/// says how it was made and under which licence).
+pub fn is_english_word(lower: &str) -> bool {
+    static WORDS: std::sync::OnceLock<HashSet<&'static str>> = std::sync::OnceLock::new();
+    WORDS
+        .get_or_init(|| include_str!("../data/english_words.txt").lines().collect())
+        .contains(lower)
 }
 
 /// Corrects the misspelt words of `query` against `library` (see the module documentation).
@@ -382,13 +400,45 @@ mod tests {
         // "indem" is the readers' shorthand; EBITDA an acronym; "capp" too short to guess.
         let c = correct_plain("indem EBITDA capp");
         assert!(!c.changed(), "{c:?}");
-        // A word the embedder's vocabulary knows is left alone even if the library lacks it.
-        let knows = |w: &str| w == "licence";
-        let c = correct("licence", &library(), &knows, &HashSet::new());
-        assert!(!c.changed());
+        // A word the embedder's vocabulary knows is left alone even if the library lacks it
+        // (a word that is in no English word list, so that only `knows` can save it).
+        let library = LibraryWords::from_texts(["the indemnitee", "each indemnitee"]);
+        let knows = |w: &str| w == "indemnitor";
+        assert!(!is_english_word("indemnitor"));
+        let c = correct("indemnitor", &library, &knows, &HashSet::new());
+        assert!(!c.changed(), "{c:?}");
+        let c = correct("indemnitor", &library, &|_| false, &HashSet::new());
+        assert_eq!(c.text, "indemnitee");
         // Another form of a library word ("indemnifies" beside "indemnify") is not a typo.
         let c = correct_plain("indemnifies terminations");
         assert!(!c.changed(), "{c:?}");
+    }
+
+    #[test]
+    fn english_words_the_library_lacks_are_not_typos() {
+        // Each is one or two edits from a word of this library, which lacks it: before the
+        // English word list they were "corrected" into it, turning the request around.
+        let library = LibraryWords::from_texts([
+            "using the software; the parties are connected; resources and hours",
+            "using it; connected persons; resources; business hours",
+        ]);
+        let c = correct(
+            "barred from suing; unconnected matters; renounces its rights; sours the deal",
+            &library,
+            &|_| false,
+            &HashSet::new(),
+        );
+        assert!(!c.changed(), "{c:?}");
+        for word in ["suing", "unconnected", "renounces", "cession", "saleable", "wilful"] {
+            assert!(is_english_word(word), "{word}");
+        }
+        // Misspellings and proper nouns are not in the list.
+        for word in ["liabilty", "indemnifcation", "princples", "delaware", "nasdaq"] {
+            assert!(!is_english_word(word), "{word}");
+        }
+        // And a misspelling is still corrected beside them.
+        let c = correct("suing over the resourses", &library, &|_| false, &HashSet::new());
+        assert_eq!(c.text, "suing over the resources");
     }
 
     #[test]
