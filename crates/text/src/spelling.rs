@@ -194,7 +194,8 @@ pub fn is_english_word(lower: &str) -> bool {
 }
 
 /// Corrects the misspelt words of `query` against `library` (see the module documentation).
-/// `knows(word)` says whether a lowercase word is ordinary English (the embedder's vocabulary);
+/// `knows(word)` says whether a lowercase word is known to the caller (the embedder's
+/// vocabulary) besides the English word list ([`is_english_word`]);
 /// `protected` holds words never to correct ([`query_vocabulary`]).
 pub fn correct(
     query: &str,
@@ -429,15 +430,33 @@ mod tests {
             &HashSet::new(),
         );
         assert!(!c.changed(), "{c:?}");
-        for word in ["suing", "unconnected", "renounces", "cession", "saleable", "wilful"] {
+        for word in [
+            "suing",
+            "unconnected",
+            "renounces",
+            "cession",
+            "saleable",
+            "wilful",
+        ] {
             assert!(is_english_word(word), "{word}");
         }
         // Misspellings and proper nouns are not in the list.
-        for word in ["liabilty", "indemnifcation", "princples", "delaware", "nasdaq"] {
+        for word in [
+            "liabilty",
+            "indemnifcation",
+            "princples",
+            "delaware",
+            "nasdaq",
+        ] {
             assert!(!is_english_word(word), "{word}");
         }
         // And a misspelling is still corrected beside them.
-        let c = correct("suing over the resourses", &library, &|_| false, &HashSet::new());
+        let c = correct(
+            "suing over the resourses",
+            &library,
+            &|_| false,
+            &HashSet::new(),
+        );
         assert_eq!(c.text, "suing over the resources");
     }
 
