@@ -184,12 +184,19 @@ fn unknown_word(
 
 /// Whether `lower` (a lowercase word) is in the English word list the corrector leaves alone:
 /// Debian's American and British lists (SCOWL size 50, inflections included), words of
-/// [`MIN_WORD_CHARS`] letters or more, proper nouns left out (`crates/text/data/README.md`
-/// says how it was made and under which licence).
+/// [`MIN_WORD_CHARS`] letters or more, proper nouns left out; and the drafting words those
+/// lists lack, taken from CUAD's contracts ("licensor", "indemnitee", "franchisor",
+/// "estoppel": role pairs one or two edits apart, which a library holding only one side would
+/// otherwise turn into each other). `crates/text/data/README.md` says how both were made.
 pub fn is_english_word(lower: &str) -> bool {
     static WORDS: std::sync::OnceLock<HashSet<&'static str>> = std::sync::OnceLock::new();
     WORDS
-        .get_or_init(|| include_str!("../data/english_words.txt").lines().collect())
+        .get_or_init(|| {
+            include_str!("../data/english_words.txt")
+                .lines()
+                .chain(include_str!("../data/legal_words.txt").lines())
+                .collect()
+        })
         .contains(lower)
 }
 
@@ -403,13 +410,13 @@ mod tests {
         assert!(!c.changed(), "{c:?}");
         // A word the embedder's vocabulary knows is left alone even if the library lacks it
         // (a word that is in no English word list, so that only `knows` can save it).
-        let library = LibraryWords::from_texts(["the indemnitee", "each indemnitee"]);
-        let knows = |w: &str| w == "indemnitor";
-        assert!(!is_english_word("indemnitor"));
-        let c = correct("indemnitor", &library, &knows, &HashSet::new());
+        let library = LibraryWords::from_texts(["the warranty", "each warranty"]);
+        let knows = |w: &str| w == "warrantor";
+        assert!(!is_english_word("warrantor"));
+        let c = correct("warrantor", &library, &knows, &HashSet::new());
         assert!(!c.changed(), "{c:?}");
-        let c = correct("indemnitor", &library, &|_| false, &HashSet::new());
-        assert_eq!(c.text, "indemnitee");
+        let c = correct("warrantor", &library, &|_| false, &HashSet::new());
+        assert_eq!(c.text, "warranty");
         // Another form of a library word ("indemnifies" beside "indemnify") is not a typo.
         let c = correct_plain("indemnifies terminations");
         assert!(!c.changed(), "{c:?}");
@@ -440,15 +447,23 @@ mod tests {
         ] {
             assert!(is_english_word(word), "{word}");
         }
-        // Misspellings and proper nouns are not in the list.
-        for word in [
-            "liabilty",
-            "indemnifcation",
-            "princples",
-            "delaware",
-            "nasdaq",
-        ] {
+        // Misspellings are not in the list.
+        for word in ["liabilty", "indemnifcation", "princples"] {
             assert!(!is_english_word(word), "{word}");
+        }
+        // Drafting words from CUAD's contracts are: a library holding only "franchisee"
+        // leaves "franchisor" alone (two edits apart, ten letters: it was corrected).
+        let franchise = LibraryWords::from_texts(["the franchisee shall", "each franchisee"]);
+        let c = correct("franchisor", &franchise, &|_| false, &HashSet::new());
+        assert!(!c.changed(), "{c:?}");
+        for word in [
+            "licensor",
+            "indemnitor",
+            "assignor",
+            "estoppel",
+            "severability",
+        ] {
+            assert!(is_english_word(word), "{word}");
         }
         // And a misspelling is still corrected beside them.
         let c = correct(
