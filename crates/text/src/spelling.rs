@@ -3,17 +3,16 @@
 //! A lawyer typing fast writes "indemnifcation" or "liabilty". BM25 then matches nothing for
 //! that word, the query readers miss the concept, and the dense model sees unfamiliar word
 //! pieces. A word is corrected only when nothing we hold knows it: not the library's clauses,
-//! not the embedder's vocabulary (passed in as `knows`), not an English word list
-//! ([`is_english_word`]), not the glossary's triggers or the readers' shorthand
+//! not the embedder's vocabulary (passed in as `knows`), not the English and drafting word
+//! lists ([`is_dictionary_word`]), not the glossary's triggers or the readers' shorthand
 //! ([`query_vocabulary`]), and no other form of a library word (the same Snowball stem: BERT's
-//! vocabulary lacks many inflections, such as "governs"). Why the word list: the embedder's
+//! vocabulary lacks many inflections, such as "governs"). Why the word lists: the embedder's
 //! 30,000 word pieces and a library's words leave out many ordinary words a lawyer writes, and
 //! a real word one edit from a library word was "corrected" into it, often turning the request
-//! around ("suing" into "using", "unconnected" into "connected", "renounces" into "resources").
-//! The price is that a typo which is itself an English word ("clams" for "claims") stays as
-//! typed: telling those apart needs the sentence, not the word. A word then
-//! becomes the library word
-//! within one edit (two for words of nine letters or more) that most clauses use. Acronyms
+//! around ("suing" into "using", "unconnected" into "connected", "franchisor" into
+//! "franchisee"). The price is that a typo which is itself a word ("clams" for "claims") stays
+//! as typed: telling those apart needs the sentence, not the word. A word then becomes the
+//! library word within one edit (two for words of nine letters or more) that most clauses use. Acronyms
 //! (all capitals) and words shorter than five letters are never touched: short words have too
 //! many neighbours one edit away to guess from.
 //!
@@ -169,7 +168,7 @@ pub fn has_unknown_words(
 
 /// `word` lowercased if it is a candidate for correction before the library is consulted:
 /// at least [`MIN_WORD_CHARS`] letters, not all capitals, not protected, not known to `knows`
-/// and not an English word ([`is_english_word`]).
+/// and not in the word lists ([`is_dictionary_word`]).
 fn unknown_word(
     word: &str,
     knows: &dyn Fn(&str) -> bool,
@@ -179,16 +178,16 @@ fn unknown_word(
         return None;
     }
     let lower = word.to_lowercase();
-    (!protected.contains(&lower) && !knows(&lower) && !is_english_word(&lower)).then_some(lower)
+    (!protected.contains(&lower) && !knows(&lower) && !is_dictionary_word(&lower)).then_some(lower)
 }
 
-/// Whether `lower` (a lowercase word) is in the English word list the corrector leaves alone:
-/// Debian's American and British lists (SCOWL size 50, inflections included), words of
+/// Whether `lower` (a lowercase word) is in the word lists the corrector leaves alone: the
+/// English words of Debian's American and British lists (SCOWL size 50, inflections included), words of
 /// [`MIN_WORD_CHARS`] letters or more, proper nouns left out; and the drafting words those
 /// lists lack, taken from CUAD's contracts ("licensor", "indemnitee", "franchisor",
 /// "estoppel": role pairs one or two edits apart, which a library holding only one side would
 /// otherwise turn into each other). `crates/text/data/README.md` says how both were made.
-pub fn is_english_word(lower: &str) -> bool {
+pub fn is_dictionary_word(lower: &str) -> bool {
     static WORDS: std::sync::OnceLock<HashSet<&'static str>> = std::sync::OnceLock::new();
     WORDS
         .get_or_init(|| {
@@ -202,7 +201,7 @@ pub fn is_english_word(lower: &str) -> bool {
 
 /// Corrects the misspelt words of `query` against `library` (see the module documentation).
 /// `knows(word)` says whether a lowercase word is known to the caller (the embedder's
-/// vocabulary) besides the English word list ([`is_english_word`]);
+/// vocabulary) besides the word lists ([`is_dictionary_word`]);
 /// `protected` holds words never to correct ([`query_vocabulary`]).
 pub fn correct(
     query: &str,
@@ -375,6 +374,11 @@ mod tests {
         correct(query, &library(), &|_| false, &query_vocabulary())
     }
 
+    /// `query` corrected against `library` with nothing else known or protected.
+    fn correct_bare(query: &str, library: &LibraryWords) -> Correction {
+        correct(query, library, &|_| false, &HashSet::new())
+    }
+
     #[test]
     fn one_edit_typos_become_the_library_word() {
         let c = correct_plain("indemnifcation for third party claims and liabilty caps");
@@ -412,11 +416,10 @@ mod tests {
         // (a word that is in no English word list, so that only `knows` can save it).
         let library = LibraryWords::from_texts(["the warranty", "each warranty"]);
         let knows = |w: &str| w == "warrantor";
-        assert!(!is_english_word("warrantor"));
+        assert!(!is_dictionary_word("warrantor"));
         let c = correct("warrantor", &library, &knows, &HashSet::new());
         assert!(!c.changed(), "{c:?}");
-        let c = correct("warrantor", &library, &|_| false, &HashSet::new());
-        assert_eq!(c.text, "warranty");
+        assert_eq!(correct_bare("warrantor", &library).text, "warranty");
         // Another form of a library word ("indemnifies" beside "indemnify") is not a typo.
         let c = correct_plain("indemnifies terminations");
         assert!(!c.changed(), "{c:?}");
@@ -430,48 +433,41 @@ mod tests {
             "using the software; the parties are connected; resources and hours",
             "using it; connected persons; resources; business hours",
         ]);
-        let c = correct(
+        let c = correct_bare(
             "barred from suing; unconnected matters; renounces its rights; sours the deal",
             &library,
-            &|_| false,
-            &HashSet::new(),
         );
         assert!(!c.changed(), "{c:?}");
-        for word in [
+        // English words, then drafting words from CUAD's contracts, are in the lists.
+        let english = [
             "suing",
             "unconnected",
             "renounces",
             "cession",
             "saleable",
             "wilful",
-        ] {
-            assert!(is_english_word(word), "{word}");
-        }
-        // Misspellings are not in the list.
-        for word in ["liabilty", "indemnifcation", "princples"] {
-            assert!(!is_english_word(word), "{word}");
-        }
-        // Drafting words from CUAD's contracts are: a library holding only "franchisee"
-        // leaves "franchisor" alone (two edits apart, ten letters: it was corrected).
-        let franchise = LibraryWords::from_texts(["the franchisee shall", "each franchisee"]);
-        let c = correct("franchisor", &franchise, &|_| false, &HashSet::new());
-        assert!(!c.changed(), "{c:?}");
-        for word in [
+        ];
+        let drafting = [
             "licensor",
             "indemnitor",
             "assignor",
             "estoppel",
             "severability",
-        ] {
-            assert!(is_english_word(word), "{word}");
+        ];
+        for word in english.into_iter().chain(drafting) {
+            assert!(is_dictionary_word(word), "{word}");
         }
+        // Misspellings are not.
+        for word in ["liabilty", "indemnifcation", "princples"] {
+            assert!(!is_dictionary_word(word), "{word}");
+        }
+        // A library holding only "franchisee" leaves "franchisor" alone (two edits apart, ten
+        // letters: it was corrected).
+        let franchise = LibraryWords::from_texts(["the franchisee shall", "each franchisee"]);
+        let c = correct_bare("franchisor", &franchise);
+        assert!(!c.changed(), "{c:?}");
         // And a misspelling is still corrected beside them.
-        let c = correct(
-            "suing over the resourses",
-            &library,
-            &|_| false,
-            &HashSet::new(),
-        );
+        let c = correct_bare("suing over the resourses", &library);
         assert_eq!(c.text, "suing over the resources");
     }
 

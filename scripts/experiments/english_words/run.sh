@@ -13,10 +13,8 @@ D=../shared/data/acord
 T=scripts/experiments/typos
 W=scripts/experiments/own_words
 mkdir -p "$OUT"
-writers=()
-for w in a d i k l m o p r ab ac ae af ag; do
-  writers+=(--queries "$W/queries_own_$w.jsonl")
-done
+source $W/writers.sh
+writer_queries own_a own_d own_i own_k own_l own_m own_o own_p own_r own_ab own_ac own_ae own_af own_ag
 for seed in 42 1; do
   for arm in before after; do
     bin=target/release/precedent
