@@ -18,6 +18,11 @@
 //!
 //! Edits are those of the optimal string alignment distance: a letter inserted, deleted or
 //! replaced, or two adjacent letters swapped ("liabiltiy" is one swap from "liability").
+//! Between library words the same number of edits away, a typing-error model chooses
+//! ([`slip_cost`]): a dropped letter, a swap, a doubled letter or a neighbouring key explains a
+//! typo better than a letter added or replaced at random, so "cluse" becomes "clause" (a letter
+//! dropped) rather than the commoner "cause" (an "l" typed for a far-off "a"). Only then do
+//! clause counts decide.
 
 use std::collections::{HashMap, HashSet};
 
@@ -257,7 +262,7 @@ fn correction_of(
     }
     let typed: Vec<char> = lower.chars().collect();
     let max_edits = if typed.len() >= TWO_EDIT_CHARS { 2 } else { 1 };
-    let mut best: Option<(usize, u32, &str)> = None;
+    let mut best: Option<(u32, u32, &str)> = None;
     let mut candidate_chars: Vec<char> = Vec::new();
     for (candidate, &clauses) in &library.clauses {
         if clauses < MIN_CLAUSES {
@@ -270,19 +275,21 @@ fn correction_of(
         {
             continue;
         }
-        let Some(edits) = edits_within(&typed, &candidate_chars, max_edits) else {
+        if edits_within(&typed, &candidate_chars, max_edits).is_none() {
             continue;
-        };
+        }
+        let cost = slip_cost(&typed, &candidate_chars);
         let better = match best {
             None => true,
-            // Fewer edits, then more clauses, then the alphabetically first (deterministic).
+            // The likelier typing error, then more clauses, then the alphabetically first
+            // (deterministic).
             Some((e, c, w)) => {
-                (edits, std::cmp::Reverse(clauses), candidate.as_str())
+                (cost, std::cmp::Reverse(clauses), candidate.as_str())
                     < (e, std::cmp::Reverse(c), w)
             }
         };
         if better {
-            best = Some((edits, clauses, candidate.as_str()));
+            best = Some((cost, clauses, candidate.as_str()));
         }
     }
     best.map(|(_, _, w)| in_case_of(word, w))
@@ -334,6 +341,90 @@ fn edits_within(a: &[char], b: &[char], max: usize) -> Option<usize> {
     }
     let d = previous[m];
     (d <= max).then_some(d)
+}
+
+/// A usual typing slip, in half edits: a letter dropped, two letters swapped, a letter typed
+/// twice or next to its neighbour's key, a neighbouring key or a vowel for a vowel.
+const SLIP: u32 = 2;
+/// Any other added or replaced letter, in half edits.
+const OTHER_EDIT: u32 = 3;
+
+/// The cost, in half edits, of reading `typed` as `intended` mistyped: the optimal string
+/// alignment with each edit weighted by how often typists make it (Damerau 1964; Kernighan,
+/// Church and Gale 1990). Usual slips ([`SLIP`]) cost 1, other added or replaced letters 1.5,
+/// so a one-edit word (at most 1.5) always beats a two-edit one (at least 2): the weights only
+/// choose between words the same number of edits away.
+fn slip_cost(typed: &[char], intended: &[char]) -> u32 {
+    let (n, m) = (typed.len(), intended.len());
+    // A letter of `typed` the typist added: a doubled letter or a key next to the letter
+    // before or after it is a slip.
+    let added = |i: usize| {
+        let c = typed[i];
+        let beside = [i.checked_sub(1), Some(i + 1)]
+            .into_iter()
+            .flatten()
+            .filter_map(|k| typed.get(k).copied());
+        if beside
+            .into_iter()
+            .any(|b| b == c || keyboard_neighbours(b, c))
+        {
+            SLIP
+        } else {
+            OTHER_EDIT
+        }
+    };
+    let replaced = |t: char, w: char| {
+        if keyboard_neighbours(t, w) || (is_vowel(t) && is_vowel(w)) {
+            SLIP
+        } else {
+            OTHER_EDIT
+        }
+    };
+    let mut d = vec![vec![0u32; m + 1]; n + 1];
+    for i in 1..=n {
+        d[i][0] = d[i - 1][0] + added(i - 1);
+    }
+    for j in 1..=m {
+        d[0][j] = d[0][j - 1] + SLIP;
+    }
+    for i in 1..=n {
+        for j in 1..=m {
+            let (t, w) = (typed[i - 1], intended[j - 1]);
+            let mut best = (d[i - 1][j] + added(i - 1))
+                .min(d[i][j - 1] + SLIP)
+                .min(d[i - 1][j - 1] + if t == w { 0 } else { replaced(t, w) });
+            if i > 1 && j > 1 && t == intended[j - 2] && typed[i - 2] == w {
+                best = best.min(d[i - 2][j - 2] + SLIP);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[n][m]
+}
+
+fn is_vowel(c: char) -> bool {
+    matches!(c, 'a' | 'e' | 'i' | 'o' | 'u')
+}
+
+/// Whether two lowercase letters are next to each other on a QWERTY keyboard (same row, or the
+/// two keys a staggered row above or below touches).
+fn keyboard_neighbours(a: char, b: char) -> bool {
+    const ROWS: [&str; 3] = ["qwertyuiop", "asdfghjkl", "zxcvbnm"];
+    let key = |c: char| {
+        ROWS.iter()
+            .enumerate()
+            .find_map(|(row, keys)| keys.find(c).map(|column| (row as i64, column as i64)))
+    };
+    let (Some((ra, ca)), Some((rb, cb))) = (key(a), key(b)) else {
+        return false;
+    };
+    match rb - ra {
+        0 => (ca - cb).abs() == 1,
+        // Each row sits half a key to the right of the one above it.
+        1 => cb == ca || cb == ca - 1,
+        -1 => cb == ca || cb == ca + 1,
+        _ => false,
+    }
 }
 
 /// Maximal runs of alphabetic characters of `text`, with their byte offsets.
@@ -490,6 +581,51 @@ mod tests {
         assert_eq!(copy.clauses_with("liability"), 2);
         assert_eq!(copy.len(), words.len());
         assert!(copy.knows_form_of("liabilities") && !copy.knows_form_of("warranty"));
+    }
+
+    #[test]
+    fn the_likelier_typing_error_decides_between_words_one_edit_away() {
+        // "cause" and "execution" are commoner in this library, but a dropped letter or a
+        // swap explains each typo better than a letter typed for a far-off key ("l" for "a",
+        // "p" for "u").
+        let library = LibraryWords::from_texts([
+            "the cause of execution",
+            "for cause; on execution",
+            "for cause; at execution",
+            "this clause and its exception",
+            "each clause, no exception",
+        ]);
+        let c = correct_bare("cluse execption", &library);
+        assert_eq!(c.text, "clause exception", "{c:?}");
+        // At equal slips the commoner word wins: "r" is a key beside both "e" and "f".
+        let library = LibraryWords::from_texts(["abcde abcdf", "abcde", "abcde abcdf"]);
+        assert_eq!(correct_bare("abcdr", &library).text, "abcde");
+        let library = LibraryWords::from_texts(["abcde abcdf", "abcdf", "abcde abcdf"]);
+        assert_eq!(correct_bare("abcdr", &library).text, "abcdf");
+    }
+
+    #[test]
+    fn slips_cost_less_than_other_edits() {
+        let cost = |t: &str, w: &str| {
+            slip_cost(
+                &t.chars().collect::<Vec<_>>(),
+                &w.chars().collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(cost("clause", "clause"), 0);
+        assert_eq!(cost("cluse", "clause"), SLIP); // "a" dropped
+        assert_eq!(cost("cluse", "cause"), OTHER_EDIT); // "l" for a far-off "a"
+        assert_eq!(cost("caluse", "cause"), OTHER_EDIT); // "l" added beside "a" and "u"
+        assert_eq!(cost("caluse", "clause"), SLIP); // swap
+        assert_eq!(cost("liabillity", "liability"), SLIP); // doubled
+        assert_eq!(cost("liabiloity", "liability"), SLIP); // "o" beside "i"
+        assert_eq!(cost("liabikity", "liability"), SLIP); // "k" for its neighbour "l"
+        assert_eq!(cost("seperate", "separate"), SLIP); // a vowel for a vowel
+        assert_eq!(cost("execption", "execution"), OTHER_EDIT); // "p" for a far-off "u"
+        assert_eq!(cost("indemnifcaton", "indemnification"), 2 * SLIP);
+        assert!(keyboard_neighbours('s', 'w') && keyboard_neighbours('s', 'x'));
+        assert!(keyboard_neighbours('g', 'h') && keyboard_neighbours('b', 'g'));
+        assert!(!keyboard_neighbours('s', 'r') && !keyboard_neighbours('q', 'p'));
     }
 
     #[test]

@@ -66,9 +66,12 @@ fn read_pairs(file: &PathBuf) -> Result<Vec<(String, String)>> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let Some((typo, intended)) = line.split_once('\t').or_else(|| line.split_once("->"))
-        else {
-            bail!("{}:{}: expected `typo<TAB>intended`", file.display(), number + 1);
+        let Some((typo, intended)) = line.split_once('\t').or_else(|| line.split_once("->")) else {
+            bail!(
+                "{}:{}: expected `typo<TAB>intended`",
+                file.display(),
+                number + 1
+            );
         };
         let intended = intended.trim().trim_end_matches(',');
         if intended.contains(',') || intended.contains(' ') {
