@@ -10,9 +10,16 @@
 //! the typo is all lowercase letters and not itself a known word (a typo that is a word is
 //! left as typed by design).
 //!
+//!
+//! `--real-words DIR` scores the other side: the words of a folder of contracts (`.txt` files)
+//! that occur in at least [`REAL_WORD_CONTRACTS`] of them, have [`spelling::MIN_WORD_CHARS`]
+//! letters or more and are not words of the library. They are real words a lawyer may type
+//! that this library lacks; each one the corrector changes is a false correction.
+//!
 //! ```text
 //! cargo run --release -p precedent-tools --bin spelling_cases -- \
-//!     --corpus ../shared/data/acord/corpus.jsonl --cases pairs.tsv [--list]
+//!     --corpus ../shared/data/acord/corpus.jsonl --cases pairs.tsv \
+//!     [--real-words ../shared/data/cuad/full_contract_txt] [--list]
 //! ```
 use std::collections::HashSet;
 use std::io::BufRead;
@@ -25,21 +32,25 @@ use precedent_text::spelling::{self, LibraryWords};
 fn main() -> Result<()> {
     let mut corpus: Option<PathBuf> = None;
     let mut cases: Vec<PathBuf> = Vec::new();
+    let mut real_words: Option<PathBuf> = None;
     let mut list = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--corpus" => corpus = args.next().map(PathBuf::from),
             "--cases" => cases.extend(args.next().map(PathBuf::from)),
+            "--real-words" => real_words = args.next().map(PathBuf::from),
             "--list" => list = true,
-            other => bail!("unknown argument {other:?} (--corpus FILE --cases FILE [--list])"),
+            other => bail!(
+                "unknown argument {other:?} (--corpus FILE --cases FILE [--real-words DIR] [--list])"
+            ),
         }
     }
     let Some(corpus) = corpus else {
         bail!("--corpus FILE is required");
     };
-    if cases.is_empty() {
-        bail!("--cases FILE is required");
+    if cases.is_empty() && real_words.is_none() {
+        bail!("--cases FILE or --real-words DIR is required");
     }
     let docs = precedent_formats::read_corpus(&corpus)?;
     let texts: Vec<String> = docs.iter().map(precedent_library::indexed_text).collect();
@@ -51,7 +62,61 @@ fn main() -> Result<()> {
         let pairs = read_pairs(&file)?;
         score(&file, &pairs, &words, &knows, &protected, list);
     }
+    if let Some(dir) = real_words {
+        let real = contract_words(&dir, &words)?;
+        let mut changed = 0usize;
+        for word in &real {
+            let correction = spelling::correct(word, &words, &knows, &protected);
+            if correction.changed() {
+                changed += 1;
+                if list {
+                    println!("changed\t{word}\t{}", correction.text);
+                }
+            }
+        }
+        println!(
+            "{}: {} real words the library lacks: {changed} turned into another word",
+            dir.display(),
+            real.len()
+        );
+    }
     Ok(())
+}
+
+/// A word in this many contracts of a folder is taken as a real word, not a typo.
+const REAL_WORD_CONTRACTS: usize = 2;
+
+/// The lowercase words of [`spelling::MIN_WORD_CHARS`] letters or more that occur in at least
+/// [`REAL_WORD_CONTRACTS`] of the `.txt` contracts in `dir` and are not words of `library`,
+/// sorted.
+fn contract_words(dir: &std::path::Path, library: &LibraryWords) -> Result<Vec<String>> {
+    let mut contracts_with: std::collections::HashMap<String, usize> = Default::default();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    for file in files {
+        let bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+        let text = String::from_utf8_lossy(&bytes);
+        let words: HashSet<String> = text
+            .split(|c: char| !c.is_alphabetic())
+            .filter(|w| w.chars().count() >= spelling::MIN_WORD_CHARS)
+            .map(str::to_lowercase)
+            .filter(|w| w.chars().all(|c| c.is_ascii_lowercase()))
+            .collect();
+        for word in words {
+            *contracts_with.entry(word).or_default() += 1;
+        }
+    }
+    let mut real: Vec<String> = contracts_with
+        .into_iter()
+        .filter(|(word, n)| *n >= REAL_WORD_CONTRACTS && library.clauses_with(word) == 0)
+        .map(|(word, _)| word)
+        .collect();
+    real.sort();
+    Ok(real)
 }
 
 /// `(typo, intended)` pairs of a file of `typo<TAB>intended` or `typo->intended` lines.
