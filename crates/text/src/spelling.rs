@@ -5,14 +5,19 @@
 //! pieces. A word is corrected only when nothing we hold knows it: not the library's clauses,
 //! not the embedder's vocabulary (passed in as `knows`), not the English and drafting word
 //! lists ([`is_dictionary_word`]), not the glossary's triggers or the readers' shorthand
-//! ([`query_vocabulary`]), and no other form of a library word (the same Snowball stem: BERT's
-//! vocabulary lacks many inflections, such as "governs"). Why the word lists: the embedder's
+//! ([`query_vocabulary`]). The lists hold inflections ("governs", "indemnifies"), which BERT's
+//! vocabulary often lacks; a rule that left alone any word sharing a Snowball stem with a library
+//! word was dropped once they did, because it also left typos ("managment" stems like
+//! "management"). Why the word lists: the embedder's
 //! 30,000 word pieces and a library's words leave out many ordinary words a lawyer writes, and
 //! a real word one edit from a library word was "corrected" into it, often turning the request
 //! around ("suing" into "using", "unconnected" into "connected", "franchisor" into
 //! "franchisee"). The price is that a typo which is itself a word ("clams" for "claims") stays
 //! as typed: telling those apart needs the sentence, not the word. A word then becomes the
-//! library word within one edit (two for words of nine letters or more) that most clauses use. Acronyms
+//! library word within one edit (two for words of nine letters or more) that begins with the same
+//! letter and most clauses use. Why the first letter: typists and spellers rarely get it wrong,
+//! while a real word a library lacks often differs from a library word there, by a prefix or an
+//! initial ("unliquidated" is not "liquidated", "deferral" not "referral"). Acronyms
 //! (all capitals) and words shorter than five letters are never touched: short words have too
 //! many neighbours one edit away to guess from.
 //!
@@ -36,13 +41,10 @@ pub const TWO_EDIT_CHARS: usize = 9;
 /// clause is as likely a typo of the library's as the right spelling.
 pub const MIN_CLAUSES: u32 = 2;
 
-/// The lowercase words of a library's clauses, how many clauses use each, and their stems.
+/// The lowercase words of a library's clauses and how many clauses use each.
 #[derive(Debug, Clone, Default)]
 pub struct LibraryWords {
     clauses: HashMap<String, u32>,
-    /// Snowball stems of the words: a typed word whose stem the library knows is another form
-    /// of a library word ("governs" beside "governed"), not a misspelling.
-    stems: HashSet<String>,
 }
 
 impl LibraryWords {
@@ -82,16 +84,7 @@ impl LibraryWords {
     }
 
     fn add(&mut self, word: String, clauses: u32) {
-        if !self.clauses.contains_key(&word) {
-            self.stems
-                .insert(english_stemmer().stem(&word).into_owned());
-        }
         *self.clauses.entry(word).or_default() += clauses;
-    }
-
-    /// Whether some library word has `word`'s stem (`word` lowercase).
-    pub fn knows_form_of(&self, word: &str) -> bool {
-        self.stems.contains(english_stemmer().stem(word).as_ref())
     }
 
     /// How many clauses use `word` (lowercase).
@@ -244,11 +237,6 @@ pub fn correct(
     }
 }
 
-fn english_stemmer() -> &'static rust_stemmers::Stemmer {
-    static STEMMER: std::sync::OnceLock<rust_stemmers::Stemmer> = std::sync::OnceLock::new();
-    STEMMER.get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English))
-}
-
 /// The replacement for one typed word, in its case, or `None` to keep it.
 fn correction_of(
     word: &str,
@@ -257,7 +245,7 @@ fn correction_of(
     protected: &HashSet<String>,
 ) -> Option<String> {
     let lower = unknown_word(word, knows, protected)?;
-    if library.clauses_with(&lower) > 0 || library.knows_form_of(&lower) {
+    if library.clauses_with(&lower) > 0 {
         return None;
     }
     let typed: Vec<char> = lower.chars().collect();
@@ -272,6 +260,7 @@ fn correction_of(
         candidate_chars.extend(candidate.chars());
         if candidate_chars.len().abs_diff(typed.len()) > max_edits
             || candidate_chars.len() < MIN_WORD_CHARS
+            || candidate_chars.first() != typed.first()
         {
             continue;
         }
@@ -511,7 +500,8 @@ mod tests {
         let c = correct("warrantor", &library, &knows, &HashSet::new());
         assert!(!c.changed(), "{c:?}");
         assert_eq!(correct_bare("warrantor", &library).text, "warranty");
-        // Another form of a library word ("indemnifies" beside "indemnify") is not a typo.
+        // Another form of a library word ("indemnifies" beside "indemnify") is not a typo: the
+        // English list holds inflections.
         let c = correct_plain("indemnifies terminations");
         assert!(!c.changed(), "{c:?}");
     }
@@ -580,7 +570,6 @@ mod tests {
         let copy = LibraryWords::from_counts(words.counts().map(|(w, c)| (w.to_owned(), c)));
         assert_eq!(copy.clauses_with("liability"), 2);
         assert_eq!(copy.len(), words.len());
-        assert!(copy.knows_form_of("liabilities") && !copy.knows_form_of("warranty"));
     }
 
     #[test]
@@ -602,6 +591,20 @@ mod tests {
         assert_eq!(correct_bare("abcdr", &library).text, "abcde");
         let library = LibraryWords::from_texts(["abcde abcdf", "abcdf", "abcde abcdf"]);
         assert_eq!(correct_bare("abcdr", &library).text, "abcdf");
+    }
+
+    #[test]
+    fn corrections_keep_the_first_letter_and_a_shared_stem_is_no_excuse() {
+        let library = LibraryWords::from_texts([
+            "liquidated damages; referral fees; management",
+            "liquidated sums; referral; the management committee",
+        ]);
+        // Real words the library lacks, one edit from a library word but for the first letter.
+        let c = correct_bare("unliquidated deferral", &library);
+        assert!(!c.changed(), "{c:?}");
+        // A typo that stems like its word ("managment", "management": "manag") is corrected.
+        let c = correct_bare("managment", &library);
+        assert_eq!(c.text, "management", "{c:?}");
     }
 
     #[test]
