@@ -8,7 +8,9 @@
 //! ([`query_vocabulary`]). The lists hold inflections ("governs", "indemnifies"), which BERT's
 //! vocabulary often lacks; a rule that left alone any word sharing a Snowball stem with a library
 //! word was dropped once they did, because it also left typos ("managment" stems like
-//! "management"). Why the word lists: the embedder's
+//! "management"); what is kept of it is that a party noun ("indemnifier", "-er", "-or", "-ee")
+//! is never corrected into a word of its stem without that ending ("indemnified"). Why the
+//! word lists: the embedder's
 //! 30,000 word pieces and a library's words leave out many ordinary words a lawyer writes, and
 //! a real word one edit from a library word was "corrected" into it, often turning the request
 //! around ("suing" into "using", "unconnected" into "connected", "franchisor" into
@@ -264,7 +266,9 @@ fn correction_of(
         {
             continue;
         }
-        if edits_within(&typed, &candidate_chars, max_edits).is_none() {
+        if edits_within(&typed, &candidate_chars, max_edits).is_none()
+            || names_party_of(&lower, candidate)
+        {
             continue;
         }
         let cost = slip_cost(&typed, &candidate_chars);
@@ -282,6 +286,24 @@ fn correction_of(
         }
     }
     best.map(|(_, _, w)| in_case_of(word, w))
+}
+
+/// Endings that make a word name a party ("indemnifier", "licensor", "assignee").
+const PARTY_SUFFIXES: [&str; 6] = ["er", "ers", "or", "ors", "ee", "ees"];
+
+/// Whether `typed` names a party and `candidate` is a form of the same word without that
+/// ending ("indemnifier" beside "indemnified", "prescriber" beside "prescribed"): a different
+/// role, often the other side of the deal, not a typo. Both lowercase.
+fn names_party_of(typed: &str, candidate: &str) -> bool {
+    PARTY_SUFFIXES
+        .iter()
+        .any(|suffix| typed.ends_with(suffix) && !candidate.ends_with(suffix))
+        && english_stemmer().stem(typed) == english_stemmer().stem(candidate)
+}
+
+fn english_stemmer() -> &'static rust_stemmers::Stemmer {
+    static STEMMER: std::sync::OnceLock<rust_stemmers::Stemmer> = std::sync::OnceLock::new();
+    STEMMER.get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English))
 }
 
 /// `replacement` written in the case pattern of `typed`: capitalised when `typed` starts with
@@ -605,6 +627,20 @@ mod tests {
         // A typo that stems like its word ("managment", "management": "manag") is corrected.
         let c = correct_bare("managment", &library);
         assert_eq!(c.text, "management", "{c:?}");
+    }
+
+    #[test]
+    fn party_nouns_are_not_typos_of_their_participles() {
+        let library = LibraryWords::from_texts([
+            "the indemnified party; the licensor; prescribed drugs",
+            "each indemnified person; a licensor; as prescribed",
+        ]);
+        // One edit and one stem from a library word, but a party, not a typo.
+        let c = correct_bare("indemnifier prescriber", &library);
+        assert!(!c.changed(), "{c:?}");
+        // A typo of a party noun keeps its suffix and is corrected.
+        let c = correct_bare("licensoor indemnifeid", &library);
+        assert_eq!(c.text, "licensor indemnified", "{c:?}");
     }
 
     #[test]
