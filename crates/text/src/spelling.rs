@@ -5,23 +5,25 @@
 //! pieces. A word is corrected only when nothing we hold knows it: not the library's clauses,
 //! not the embedder's vocabulary (passed in as `knows`), not the English and drafting word
 //! lists ([`is_dictionary_word`]), not the glossary's triggers or the readers' shorthand
-//! ([`query_vocabulary`]). The lists hold inflections ("governs", "indemnifies"), which BERT's
-//! vocabulary often lacks; a rule that left alone any word sharing a Snowball stem with a library
-//! word was dropped once they did, because it also left typos ("managment" stems like
-//! "management"); what is kept of it is that a party noun ("indemnifier", "-er", "-or", "-ee")
-//! is never corrected into a word of its stem without that ending ("indemnified"). Why the
-//! word lists: the embedder's
-//! 30,000 word pieces and a library's words leave out many ordinary words a lawyer writes, and
-//! a real word one edit from a library word was "corrected" into it, often turning the request
-//! around ("suing" into "using", "unconnected" into "connected", "franchisor" into
-//! "franchisee"). The price is that a typo which is itself a word ("clams" for "claims") stays
-//! as typed: telling those apart needs the sentence, not the word. A word then becomes the
-//! library word within one edit (two for words of nine letters or more) that begins with the same
-//! letter and most clauses use. Why the first letter: typists and spellers rarely get it wrong,
-//! while a real word a library lacks often differs from a library word there, by a prefix or an
-//! initial ("unliquidated" is not "liquidated", "deferral" not "referral"). Acronyms
-//! (all capitals) and words shorter than five letters are never touched: short words have too
-//! many neighbours one edit away to guess from.
+//! ([`query_vocabulary`]).
+//!
+//! Why the word lists: the embedder's 30,000 word pieces and a library's words leave out many
+//! ordinary words a lawyer writes, and a real word one edit from a library word was "corrected"
+//! into it, often turning the request around ("suing" into "using", "unconnected" into
+//! "connected", "franchisor" into "franchisee"). The lists hold inflections too ("governs",
+//! "indemnifies"), so a word sharing a Snowball stem with a library word is no longer left
+//! alone for that reason: that rule also left typos ("managment" stems like "management"). The
+//! price of the lists is that a typo which is itself a word ("clams" for "claims") stays as
+//! typed: telling those apart needs the sentence, not the word.
+//!
+//! A word then becomes the library word within one edit (two for words of nine letters or
+//! more) that begins with the same letter, is not a party noun's other form, and most clauses
+//! use. Why the first letter: typists and spellers rarely get it wrong, while a real word a
+//! library lacks often differs from a library word there, by a prefix or an initial
+//! ("unliquidated" is not "liquidated", "deferral" not "referral"). Why party nouns: a typed
+//! "indemnifier" is not a typo of "indemnified" ([`names_party_of`]). Acronyms (all capitals)
+//! and words shorter than five letters are never touched: short words have too many neighbours
+//! one edit away to guess from.
 //!
 //! Edits are those of the optimal string alignment distance: a letter inserted, deleted or
 //! replaced, or two adjacent letters swapped ("liabiltiy" is one swap from "liability").
