@@ -1,8 +1,9 @@
 //! The query as the engine ranks it: a query typed in a research service's search syntax read
 //! as the request it stands for ([`precedent_text::syntax`]), then misspelt words corrected
 //! against the library's words ([`precedent_text::spelling`]), with the embedder's vocabulary
-//! and the English and drafting word lists as the words that are left alone. Every face and the benchmarks
-//! correct through here, so a typed query ranks the same in `search`, the API and `train --cv`.
+//! and the English and drafting word lists as the words that are left alone. Every face and
+//! the benchmarks correct through here, so a typed query ranks the same in `search`, the API
+//! and `train --cv`.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;

@@ -184,11 +184,12 @@ fn unknown_word(
 }
 
 /// Whether `lower` (a lowercase word) is in the word lists the corrector leaves alone: the
-/// English words of Debian's American and British lists (SCOWL size 50, inflections included), words of
-/// [`MIN_WORD_CHARS`] letters or more, proper nouns left out; and the drafting words those
-/// lists lack, taken from CUAD's contracts ("licensor", "indemnitee", "franchisor",
-/// "estoppel": role pairs one or two edits apart, which a library holding only one side would
-/// otherwise turn into each other). `crates/text/data/README.md` says how both were made.
+/// English words of Debian's American and British lists (SCOWL size 50, inflections
+/// included), words of [`MIN_WORD_CHARS`] letters or more, proper nouns left out; and the
+/// drafting words those lists lack, taken from CUAD's contracts ("licensor", "indemnitee",
+/// "franchisor", "estoppel": role pairs one or two edits apart, which a library holding only
+/// one side would otherwise turn into each other). `crates/text/data/README.md` says how both
+/// were made.
 pub fn is_dictionary_word(lower: &str) -> bool {
     static WORDS: std::sync::OnceLock<HashSet<&'static str>> = std::sync::OnceLock::new();
     WORDS
@@ -373,12 +374,11 @@ fn slip_cost(typed: &[char], intended: &[char]) -> u32 {
     // before or after it is a slip.
     let added = |i: usize| {
         let c = typed[i];
-        let beside = [i.checked_sub(1), Some(i + 1)]
+        let before = i.checked_sub(1).map(|k| typed[k]);
+        let after = typed.get(i + 1).copied();
+        if [before, after]
             .into_iter()
             .flatten()
-            .filter_map(|k| typed.get(k).copied());
-        if beside
-            .into_iter()
             .any(|b| b == c || keyboard_neighbours(b, c))
         {
             SLIP

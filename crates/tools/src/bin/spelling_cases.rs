@@ -90,30 +90,27 @@ const REAL_WORD_CONTRACTS: usize = 2;
 /// [`REAL_WORD_CONTRACTS`] of the `.txt` contracts in `dir` and are not words of `library`,
 /// sorted.
 fn contract_words(dir: &std::path::Path, library: &LibraryWords) -> Result<Vec<String>> {
-    let mut contracts_with: std::collections::HashMap<String, usize> = Default::default();
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| path.extension().is_some_and(|e| e == "txt"))
         .collect();
     files.sort();
+    // One text per contract, so a word's count is the number of contracts using it.
+    let mut contracts = LibraryWords::default();
     for file in files {
         let bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
-        let text = String::from_utf8_lossy(&bytes);
-        let words: HashSet<String> = text
-            .split(|c: char| !c.is_alphabetic())
-            .filter(|w| w.chars().count() >= spelling::MIN_WORD_CHARS)
-            .map(str::to_lowercase)
-            .filter(|w| w.chars().all(|c| c.is_ascii_lowercase()))
-            .collect();
-        for word in words {
-            *contracts_with.entry(word).or_default() += 1;
-        }
+        contracts.add_texts([String::from_utf8_lossy(&bytes).as_ref()]);
     }
-    let mut real: Vec<String> = contracts_with
-        .into_iter()
-        .filter(|(word, n)| *n >= REAL_WORD_CONTRACTS && library.clauses_with(word) == 0)
-        .map(|(word, _)| word)
+    let mut real: Vec<String> = contracts
+        .counts()
+        .filter(|&(word, n)| {
+            n as usize >= REAL_WORD_CONTRACTS
+                && word.chars().count() >= spelling::MIN_WORD_CHARS
+                && word.chars().all(|c| c.is_ascii_lowercase())
+                && library.clauses_with(word) == 0
+        })
+        .map(|(word, _)| word.to_owned())
         .collect();
     real.sort();
     Ok(real)
