@@ -6,6 +6,8 @@
 #   boost     --learner boost                          ("Monotone trees")
 #   monotone  --learner boost --monotone               ("Monotone trees")
 #   blend     --learner blend --monotone               ("Two learners blended")
+#   sentence_coverage  the shipped flags, run with branch sentence-coverage's binary ("Query
+#             terms within one sentence")
 #   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
 #             training queries"; scripts/experiments/dropout/)
 #
@@ -33,6 +35,9 @@ for seed in 42 1; do
       blend) extra=(--learner blend --monotone) ;;
       # the shipped flags; the 25th feature comes from the binary, built from branch lexical-vote
       lexical_vote) extra=() ;;
+      # the shipped flags; the 25th feature comes from the binary, built from branch
+      # sentence-coverage
+      sentence_coverage) extra=() ;;
       dropout)
         extra=(--queries $X/queries_dropout_short.jsonl --queries $X/queries_dropout_medium.jsonl
                --queries $X/queries_dropout_long.jsonl)
