@@ -8,6 +8,8 @@
 #   blend     --learner blend --monotone               ("Two learners blended")
 #   sentence_coverage  the shipped flags, run with branch sentence-coverage's binary ("Query
 #             terms within one sentence")
+#   vote_cosine  the shipped flags, run with branch vote-cosine's binary ("The clause's cosine
+#             to the query's vote vector")
 #   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
 #             training queries"; scripts/experiments/dropout/)
 #
@@ -38,6 +40,8 @@ for seed in 42 1; do
       # the shipped flags; the 25th feature comes from the binary, built from branch
       # sentence-coverage
       sentence_coverage) extra=() ;;
+      # the shipped flags; the 25th feature comes from the binary, built from branch vote-cosine
+      vote_cosine) extra=() ;;
       dropout)
         extra=(--queries $X/queries_dropout_short.jsonl --queries $X/queries_dropout_medium.jsonl
                --queries $X/queries_dropout_long.jsonl)
