@@ -10,6 +10,8 @@
 #             terms within one sentence")
 #   vote_cosine  the shipped flags, run with branch vote-cosine's binary ("The clause's cosine
 #             to the query's vote vector")
+#   vote_confidence  the shipped flags, run with branch vote-confidence's binary ("How close
+#             the nearest remembered query is")
 #   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
 #             training queries"; scripts/experiments/dropout/)
 #
@@ -42,6 +44,9 @@ for seed in 42 1; do
       sentence_coverage) extra=() ;;
       # the shipped flags; the 25th feature comes from the binary, built from branch vote-cosine
       vote_cosine) extra=() ;;
+      # the shipped flags; the 25th feature comes from the binary, built from branch
+      # vote-confidence
+      vote_confidence) extra=() ;;
       dropout)
         extra=(--queries $X/queries_dropout_short.jsonl --queries $X/queries_dropout_medium.jsonl
                --queries $X/queries_dropout_long.jsonl)
