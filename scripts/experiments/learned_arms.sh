@@ -12,6 +12,9 @@
 #             to the query's vote vector")
 #   vote_confidence  the shipped flags, run with branch vote-confidence's binary ("How close
 #             the nearest remembered query is")
+#   helpers_rated  also trains the trees on 24 requests written and rated by helper sessions,
+#             run with branch helpers-rated's binary (--extra-training-queries)
+#             (scripts/experiments/rated_by_helpers/; "More rated queries")
 #   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
 #             training queries"; scripts/experiments/dropout/)
 #
@@ -47,6 +50,11 @@ for seed in 42 1; do
       # the shipped flags; the 25th feature comes from the binary, built from branch
       # vote-confidence
       vote_confidence) extra=() ;;
+      helpers_rated)
+        extra=()
+        for h in scripts/experiments/rated_by_helpers/h?_queries.jsonl; do
+          extra+=(--extra-training-queries "$h" --extra-training-qrels "${h%_queries.jsonl}_ratings.tsv")
+        done ;;
       dropout)
         extra=(--queries $X/queries_dropout_short.jsonl --queries $X/queries_dropout_medium.jsonl
                --queries $X/queries_dropout_long.jsonl)
