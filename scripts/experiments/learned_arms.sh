@@ -15,6 +15,8 @@
 #   helpers_rated  also trains the trees on 24 requests written and rated by helper sessions,
 #             run with branch helpers-rated's binary (--extra-training-queries)
 #             (scripts/experiments/rated_by_helpers/; "More rated queries")
+#   helpers_rated_round2  the same with the second round's writers too (88 requests; "More
+#             rated queries, second round")
 #   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
 #             training queries"; scripts/experiments/dropout/)
 #
@@ -50,9 +52,12 @@ for seed in 42 1; do
       # the shipped flags; the 25th feature comes from the binary, built from branch
       # vote-confidence
       vote_confidence) extra=() ;;
-      helpers_rated)
+      helpers_rated|helpers_rated_round2)
+        # round one: h1-h8's 24 requests; round two: every writer's (88)
+        writers_glob='h[1-8]'
+        [ $arm = helpers_rated_round2 ] && writers_glob='h*'
         extra=()
-        for h in scripts/experiments/rated_by_helpers/h?_queries.jsonl; do
+        for h in scripts/experiments/rated_by_helpers/$writers_glob_queries.jsonl; do
           extra+=(--extra-training-queries "$h" --extra-training-qrels "${h%_queries.jsonl}_ratings.tsv")
         done ;;
       dropout)
