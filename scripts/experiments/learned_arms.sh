@@ -57,7 +57,7 @@ for seed in 42 1; do
         writers_glob='h[1-8]'
         [ $arm = helpers_rated_round2 ] && writers_glob='h*'
         extra=()
-        for h in scripts/experiments/rated_by_helpers/$writers_glob_queries.jsonl; do
+        for h in scripts/experiments/rated_by_helpers/${writers_glob}_queries.jsonl; do
           extra+=(--extra-training-queries "$h" --extra-training-qrels "${h%_queries.jsonl}_ratings.tsv")
         done ;;
       dropout)
