@@ -6,14 +6,14 @@
 #   boost     --learner boost                          ("Monotone trees")
 #   monotone  --learner boost --monotone               ("Monotone trees")
 #   blend     --learner blend --monotone               ("Two learners blended")
-#   sentence_coverage  the shipped flags, run with branch sentence-coverage's binary ("Query
+#   sentence_coverage  the shipped flags, run with sentence_coverage/feature.patch applied ("Query
 #             terms within one sentence")
-#   vote_cosine  the shipped flags, run with branch vote-cosine's binary ("The clause's cosine
+#   vote_cosine  the shipped flags, run with vote_cosine/feature.patch applied ("The clause's cosine
 #             to the query's vote vector")
-#   vote_confidence  the shipped flags, run with branch vote-confidence's binary ("How close
+#   vote_confidence  the shipped flags, run with vote_confidence/feature.patch applied ("How close
 #             the nearest remembered query is")
 #   helpers_rated  also trains the trees on 24 requests written and rated by helper sessions,
-#             run with branch helpers-rated's binary (--extra-training-queries)
+#             run with rated_by_helpers/feature.patch applied (--extra-training-queries)
 #             (scripts/experiments/rated_by_helpers/; "More rated queries")
 #   helpers_rated_round2  the same with the second round's writers too (88 requests; "More
 #             rated queries, second round")
