@@ -38,26 +38,18 @@ for seed in 42 1; do
   for arm in $ARMS; do
     train=short,medium,long
     case $arm in
-      shipped) extra=() ;;
+      # the feature arms run the shipped flags: their 25th feature is in the binary they are
+      # run with (branch lexical-vote, or the arm's feature.patch applied)
+      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence) extra=() ;;
       boost) extra=(--learner boost) ;;
       monotone) extra=(--learner boost --monotone) ;;
       blend) extra=(--learner blend --monotone) ;;
-      # the shipped flags; the 25th feature comes from the binary, built from branch lexical-vote
-      lexical_vote) extra=() ;;
-      # the shipped flags; the 25th feature comes from the binary, built from branch
-      # sentence-coverage
-      sentence_coverage) extra=() ;;
-      # the shipped flags; the 25th feature comes from the binary, built from branch vote-cosine
-      vote_cosine) extra=() ;;
-      # the shipped flags; the 25th feature comes from the binary, built from branch
-      # vote-confidence
-      vote_confidence) extra=() ;;
       helpers_rated|helpers_rated_round2)
-        # round one: h1-h8's 24 requests; round two: every writer's (88)
-        writers_glob='h[1-8]'
-        [ $arm = helpers_rated_round2 ] && writers_glob='h*'
+        # round one: raters h1-h8's 24 requests; round two: every rater's (88)
+        raters='h[1-8]'
+        [ $arm = helpers_rated_round2 ] && raters='h*'
         extra=()
-        for h in scripts/experiments/rated_by_helpers/${writers_glob}_queries.jsonl; do
+        for h in scripts/experiments/rated_by_helpers/${raters}_queries.jsonl; do
           extra+=(--extra-training-queries "$h" --extra-training-qrels "${h%_queries.jsonl}_ratings.tsv")
         done ;;
       dropout)
