@@ -17,6 +17,8 @@
 #             (scripts/experiments/rated_by_helpers/; "More rated queries")
 #   helpers_rated_round2  the same with the second round's writers too (88 requests; "More
 #             rated queries, second round")
+#   helpers_answerable  the same over the answerable requests of both rounds only (60 of 88: a
+#             pool holding a clause rated 4 stars or more; helpers_answerable/answerable.py)
 #   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
 #             training queries"; scripts/experiments/dropout/)
 #
@@ -52,6 +54,10 @@ for seed in 42 1; do
         for h in scripts/experiments/rated_by_helpers/${raters}_queries.jsonl; do
           extra+=(--extra-training-queries "$h" --extra-training-qrels "${h%_queries.jsonl}_ratings.tsv")
         done ;;
+      helpers_answerable)
+        A=scripts/experiments/helpers_answerable
+        extra=(--extra-training-queries $A/answerable_queries.jsonl
+               --extra-training-qrels $A/answerable_ratings.tsv) ;;
       dropout)
         extra=(--queries $X/queries_dropout_short.jsonl --queries $X/queries_dropout_medium.jsonl
                --queries $X/queries_dropout_long.jsonl)
