@@ -26,16 +26,21 @@ blocks inside each outer training set), two arms scored on the same folds:
   base's word vectorizer, L2-normalised). If that cosine is >= 0.8 (fixed, not tuned), the
   row's label set is the union of the SVM's labels and the neighbour's gold labels; otherwise
   the SVM's labels stand (`--arm neighbour`). Prints the same per-block report as pergrid,
-  how many scored rows had such a neighbour, and the validation record.
+  how many scored rows had such a neighbour, and the validation record;
+- synthetic: the base, with the rows of the `--synthetic` CSV files (sentences written for the
+  rare labels, scripts/experiments/unfair_synthetic/) appended to every training set, the
+  vectorizer's and every inner and outer SVM's; never scored, and thresholds are fitted on the
+  real rows' inner out-of-fold margins only (`--arm synthetic --synthetic FILE...`). Prints the
+  same per-block report and the validation record.
 
 The protocols and results are in docs/experiments/unfair-tos.md ("Stacking each label's
 margin ...", "Margins relative to the surrounding document", "Naive-Bayes-scaled features per
 label: NBSVM", "Per-label C and class weight chosen inside the blocks", "Labels of a
-near-identical training sentence"). Needs scikit-learn
+near-identical training sentence", "Sentences written for the rare labels"). Needs scikit-learn
 (not in the project's .venv):
 
     python3 -m venv /tmp/skl && /tmp/skl/bin/pip install scikit-learn
-    /tmp/skl/bin/python scripts/experiments/unfair_stack.py ../shared/data/unfair_tos [--arm window|nbsvm|pergrid|neighbour]
+    /tmp/skl/bin/python scripts/experiments/unfair_stack.py ../shared/data/unfair_tos [--arm window|nbsvm|pergrid|neighbour|synthetic --synthetic FILE...]
 """
 import argparse
 import csv
@@ -43,7 +48,7 @@ import sys
 import time
 
 import numpy as np
-from scipy.sparse import diags, hstack
+from scipy.sparse import diags, hstack, vstack
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
@@ -214,6 +219,19 @@ def neighbour_predict(pred, y_train, w_train, w_score):
     return out, near, near & y_train[idx].any(1)
 
 
+def synthetic_predict(train_texts, y_train, held_texts, inner, syn_texts, syn_y):
+    """The base's predictions with the synthetic rows in every training set: vectorizer and
+    SVMs fitted on real + synthetic rows, thresholds on the real rows' out-of-fold margins."""
+    x_all, x_held = features(train_texts + syn_texts, held_texts)
+    x_real, x_syn = x_all[:len(train_texts)], x_all[len(train_texts):]
+
+    def with_synthetic(x_fit, y_fit, x_score):
+        return margins(vstack([x_fit, x_syn]).tocsr(), np.vstack([y_fit, syn_y]), x_score)
+
+    oof, held_margins = nested_margins(with_synthetic, x_real, y_train, x_held, inner)
+    return thresholded(oof, y_train, held_margins)
+
+
 def nested_margins(margin_fn, x_train, y_train, x_held, inner):
     """Out-of-fold margins over the training rows (one fit per inner block) and the held-out
     rows' margins from a fit on all training rows, both by `margin_fn`."""
@@ -281,11 +299,18 @@ def lexglue(gold, pred):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("data", nargs="?", default="../shared/data/unfair_tos")
-    parser.add_argument("--arm", choices=["stacked", "window", "nbsvm", "pergrid", "neighbour"],
-                        default="stacked")
+    parser.add_argument("--arm", choices=["stacked", "window", "nbsvm", "pergrid", "neighbour",
+                                          "synthetic"], default="stacked")
+    parser.add_argument("--synthetic", nargs="+", default=[],
+                        help="CSV files (text,labels) of written training rows, for --arm synthetic")
     options = parser.parse_args()
     data, arm = options.data, options.arm
     texts, y = read(f"{data}/unfair_tos_train.csv")
+    syn_texts, syn_y = [], np.zeros((0, LABELS), dtype=bool)
+    if arm == "synthetic":
+        if not options.synthetic:
+            sys.exit("--arm synthetic needs --synthetic FILE...")
+        syn_texts, syn_y = read_synthetic(options.synthetic, set(texts))
     n = len(texts)
     pred_base = np.zeros_like(y)
     pred_arm = np.zeros_like(y)
@@ -312,6 +337,11 @@ def main():
             pred_arm[held], chosen = pergrid_predict(x_train, y_train, x_held, inner, oof,
                                                      held_margins)
             choices.append(chosen)
+            print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
+            continue
+        if arm == "synthetic":
+            pred_arm[held] = synthetic_predict([texts[i] for i in train], y_train,
+                                               [texts[i] for i in held], inner, syn_texts, syn_y)
             print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
             continue
         if arm == "nbsvm":
@@ -347,6 +377,65 @@ def main():
         report_pergrid(data, texts, y, pred_base, pred_arm, choices, names, started)
     if arm == "neighbour":
         report_neighbour(data, texts, y, pred_base, pred_arm, near, near_labelled, names, started)
+    if arm == "synthetic":
+        report_synthetic(data, texts, y, pred_base, pred_arm, syn_texts, syn_y, names, started)
+
+
+def read_synthetic(paths, training_texts):
+    """The written rows of every file, in order; a row repeating a training sentence word for
+    word is dropped and counted (the protocol's one filter)."""
+    texts, y, repeats = [], [], 0
+    training_texts = {s.strip() for s in training_texts}
+    for path in paths:
+        t, labels = read(path)
+        for text, row in zip(t, labels):
+            if text.strip() in training_texts:
+                repeats += 1
+                continue
+            texts.append(text)
+            y.append(row)
+    y = np.array(y, dtype=bool).reshape(-1, LABELS)
+    per = " ".join(f"{j}:{int(y[:, j].sum())}" for j in range(LABELS))
+    print(f"synthetic rows: {len(texts)} from {len(paths)} files, {repeats} training repeats "
+          f"dropped; positives per label {per}; unlabelled {int((~y.any(1)).sum())}")
+    return texts, y
+
+
+def block_decision(name, y, pred_base, pred_arm):
+    """Each outer block's micro/macro for both arms and the +1.0 mean-macro rule."""
+    base_blocks, arm_blocks = [], []
+    print(f"outer block: base micro/macro | {name} micro/macro | {name} - base (macro)")
+    for k, held in enumerate(blocks(len(y), 5)):
+        b_micro, b_macro, _ = lexglue(y[held], pred_base[held])
+        a_micro, a_macro, _ = lexglue(y[held], pred_arm[held])
+        base_blocks.append(b_macro)
+        arm_blocks.append(a_macro)
+        print(f"block {k + 1} (rows {held[0]}-{held[-1]}): {100 * b_micro:.2f}/{100 * b_macro:.2f}"
+              f" | {100 * a_micro:.2f}/{100 * a_macro:.2f} | {100 * (a_macro - b_macro):+.2f}")
+    base_mean, arm_mean = 100 * np.mean(base_blocks), 100 * np.mean(arm_blocks)
+    below = sum(a < b for a, b in zip(arm_blocks, base_blocks))
+    micro_drop = 100 * (lexglue(y, pred_base)[0] - lexglue(y, pred_arm)[0])
+    kept = arm_mean >= base_mean + 1.0 and below <= 1 and micro_drop <= 0.3
+    print(f"mean outer-block macro-F1: base {base_mean:.2f} {name} {arm_mean:.2f} "
+          f"({arm_mean - base_mean:+.2f}); {name} below base on {below} of 5 blocks; pooled "
+          f"micro {-micro_drop:+.2f}: {'kept' if kept else 'not kept'}")
+
+
+def report_synthetic(data, texts, y, pred_base, pred_arm, syn_texts, syn_y, names, started):
+    block_decision("synthetic", y, pred_base, pred_arm)
+    print(f"CV done ({time.time() - started:.0f} s)", file=sys.stderr)
+    # For the record only: both arms fitted on all of train, scored once on validation.
+    v_texts, v_y = read(f"{data}/unfair_tos_validation.csv")
+    x_train, x_val = features(texts, v_texts)
+    inner = blocks(len(texts), 5)
+    oof, val_margins = nested_margins(margins, x_train, y, x_val, inner)
+    v_base = thresholded(oof, y, val_margins)
+    v_syn = synthetic_predict(texts, y, v_texts, inner, syn_texts, syn_y)
+    for name, pred in (("base", v_base), ("synthetic", v_syn)):
+        micro, macro, f1 = lexglue(v_y, pred)
+        per = " ".join(f"{a}={100 * b:.1f}" for a, b in zip(names, f1))
+        print(f"{name}: validation micro {100 * micro:.1f} macro {100 * macro:.1f} [{per}]")
+    print(f"all done ({time.time() - started:.0f} s)", file=sys.stderr)
 
 
 def report_neighbour(data, texts, y, pred_base, pred_arm, near, near_labelled, names, started):
