@@ -31,16 +31,21 @@ blocks inside each outer training set), two arms scored on the same folds:
   rare labels, scripts/experiments/unfair_synthetic/) appended to every training set, the
   vectorizer's and every inner and outer SVM's; never scored, and thresholds are fitted on the
   real rows' inner out-of-fold margins only (`--arm synthetic --synthetic FILE...`). Prints the
-  same per-block report and the validation record.
+  same per-block report and the validation record;
+- halfbest: the base's SVMs and inner out-of-fold margins; per label, Platt's sigmoid fitted on
+  those margins and the threshold where it equals half the best F1 reached on them (the
+  F1-optimal threshold of a calibrated probability; Lipton et al. 2014) (`--arm halfbest`).
+  Prints the same per-block report and the validation record.
 
 The protocols and results are in docs/experiments/unfair-tos.md ("Stacking each label's
 margin ...", "Margins relative to the surrounding document", "Naive-Bayes-scaled features per
 label: NBSVM", "Per-label C and class weight chosen inside the blocks", "Labels of a
-near-identical training sentence", "Sentences written for the rare labels"). Needs scikit-learn
+near-identical training sentence", "Sentences written for the rare labels", "Thresholds at
+half the best F1 of calibrated probabilities"). Needs scikit-learn
 (not in the project's .venv):
 
     python3 -m venv /tmp/skl && /tmp/skl/bin/pip install scikit-learn
-    /tmp/skl/bin/python scripts/experiments/unfair_stack.py ../shared/data/unfair_tos [--arm window|nbsvm|pergrid|neighbour|synthetic --synthetic FILE...]
+    /tmp/skl/bin/python scripts/experiments/unfair_stack.py ../shared/data/unfair_tos [--arm window|nbsvm|pergrid|neighbour|halfbest|synthetic --synthetic FILE...]
 """
 import argparse
 import csv
@@ -232,6 +237,36 @@ def synthetic_predict(train_texts, y_train, held_texts, inner, syn_texts, syn_y)
     return thresholded(oof, y_train, held_margins)
 
 
+def best_f1(scores, positive):
+    """The best F1 over cuts between distinct scores (the level `best_threshold` reaches)."""
+    order = np.argsort(-scores, kind="stable")
+    s, p = scores[order], positive[order]
+    positives = p.sum()
+    if positives == 0:
+        return 0.0
+    tp = np.cumsum(p)
+    f1 = 2 * tp / (np.arange(1, len(s) + 1) + positives)
+    distinct = np.append(s[1:] != s[:-1], True)
+    return float(np.where(distinct, f1, -1).max())
+
+
+def halfbest_thresholded(oof, y_train, held_margins):
+    """Per label, the margin where Platt's sigmoid on the out-of-fold margins equals half the
+    best F1 reached on them."""
+    pred = np.zeros(held_margins.shape, dtype=bool)
+    for j in range(LABELS):
+        positive = y_train[:, j]
+        if positive.sum() == 0:
+            continue
+        platt = LogisticRegression(C=1e6, max_iter=1000).fit(oof[:, [j]], positive)
+        a, b = platt.coef_[0, 0], platt.intercept_[0]
+        target = best_f1(oof[:, j], positive) / 2
+        # sigmoid(a m + b) = target  <=>  m = (logit(target) - b) / a
+        threshold = (np.log(target / (1 - target)) - b) / a
+        pred[:, j] = held_margins[:, j] > threshold
+    return pred
+
+
 def nested_margins(margin_fn, x_train, y_train, x_held, inner):
     """Out-of-fold margins over the training rows (one fit per inner block) and the held-out
     rows' margins from a fit on all training rows, both by `margin_fn`."""
@@ -300,7 +335,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("data", nargs="?", default="../shared/data/unfair_tos")
     parser.add_argument("--arm", choices=["stacked", "window", "nbsvm", "pergrid", "neighbour",
-                                          "synthetic"], default="stacked")
+                                          "synthetic", "halfbest"], default="stacked")
     parser.add_argument("--synthetic", nargs="+", default=[],
                         help="CSV files (text,labels) of written training rows, for --arm synthetic")
     options = parser.parse_args()
@@ -337,6 +372,10 @@ def main():
             pred_arm[held], chosen = pergrid_predict(x_train, y_train, x_held, inner, oof,
                                                      held_margins)
             choices.append(chosen)
+            print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
+            continue
+        if arm == "halfbest":
+            pred_arm[held] = halfbest_thresholded(oof, y_train, held_margins)
             print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
             continue
         if arm == "synthetic":
@@ -377,6 +416,8 @@ def main():
         report_pergrid(data, texts, y, pred_base, pred_arm, choices, names, started)
     if arm == "neighbour":
         report_neighbour(data, texts, y, pred_base, pred_arm, near, near_labelled, names, started)
+    if arm == "halfbest":
+        report_halfbest(data, texts, y, pred_base, pred_arm, names, started)
     if arm == "synthetic":
         report_synthetic(data, texts, y, pred_base, pred_arm, syn_texts, syn_y, names, started)
 
@@ -419,6 +460,21 @@ def block_decision(name, y, pred_base, pred_arm):
     print(f"mean outer-block macro-F1: base {base_mean:.2f} {name} {arm_mean:.2f} "
           f"({arm_mean - base_mean:+.2f}); {name} below base on {below} of 5 blocks; pooled "
           f"micro {-micro_drop:+.2f}: {'kept' if kept else 'not kept'}")
+
+
+def report_halfbest(data, texts, y, pred_base, pred_arm, names, started):
+    block_decision("halfbest", y, pred_base, pred_arm)
+    print(f"CV done ({time.time() - started:.0f} s)", file=sys.stderr)
+    # For the record only: both arms fitted on all of train, scored once on validation.
+    v_texts, v_y = read(f"{data}/unfair_tos_validation.csv")
+    x_train, x_val = features(texts, v_texts)
+    oof, val_margins = nested_margins(margins, x_train, y, x_val, blocks(len(texts), 5))
+    for name, pred in (("base", thresholded(oof, y, val_margins)),
+                       ("halfbest", halfbest_thresholded(oof, y, val_margins))):
+        micro, macro, f1 = lexglue(v_y, pred)
+        per = " ".join(f"{a}={100 * b:.1f}" for a, b in zip(names, f1))
+        print(f"{name}: validation micro {100 * micro:.1f} macro {100 * macro:.1f} [{per}]")
+    print(f"all done ({time.time() - started:.0f} s)", file=sys.stderr)
 
 
 def report_synthetic(data, texts, y, pred_base, pred_arm, syn_texts, syn_y, names, started):
