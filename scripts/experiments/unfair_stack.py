@@ -32,8 +32,9 @@ blocks inside each outer training set), two arms scored on the same folds:
   vectorizer's and every inner and outer SVM's; never scored, and thresholds are fitted on the
   real rows' inner out-of-fold margins only (`--arm synthetic --synthetic FILE...`). Prints the
   same per-block report and the validation record;
-- halfbest: the base's SVMs and inner out-of-fold margins; per label, Platt's sigmoid fitted on
-  those margins and the threshold where it equals half the best F1 reached on them (the
+- halfbest: the base's SVMs and inner out-of-fold margins; per label, a Platt-style sigmoid (an
+  unregularised logistic fit, without Platt's smoothed targets) fitted on those margins and the
+  threshold where it equals half the best F1 reached on them (the
   F1-optimal threshold of a calibrated probability; Lipton et al. 2014) (`--arm halfbest`).
   Prints the same per-block report and the validation record.
 
@@ -251,16 +252,21 @@ def best_f1(scores, positive):
 
 
 def halfbest_thresholded(oof, y_train, held_margins):
-    """Per label, the margin where Platt's sigmoid on the out-of-fold margins equals half the
-    best F1 reached on them."""
+    """Per label, the margin where a logistic fit on the out-of-fold margins equals half the best
+    F1 reached on them (the F1-argmax cut where that sigmoid does not rise with the margin)."""
     pred = np.zeros(held_margins.shape, dtype=bool)
     for j in range(LABELS):
         positive = y_train[:, j]
         if positive.sum() == 0:
             continue
-        platt = LogisticRegression(C=1e6, max_iter=1000).fit(oof[:, [j]], positive)
-        a, b = platt.coef_[0, 0], platt.intercept_[0]
+        # A Platt-style sigmoid: an unregularised logistic fit, without Platt's smoothed targets.
+        sigmoid = LogisticRegression(C=1e6, max_iter=1000).fit(oof[:, [j]], positive)
+        a, b = sigmoid.coef_[0, 0], sigmoid.intercept_[0]
         target = best_f1(oof[:, j], positive) / 2
+        if not (np.isfinite(a) and np.isfinite(b) and a > 0 and 0 < target < 1):
+            # A sigmoid that does not rise with the margin: keep the F1-argmax cut.
+            pred[:, j] = held_margins[:, j] > best_threshold(oof[:, j], positive)
+            continue
         # sigmoid(a m + b) = target  <=>  m = (logit(target) - b) / a
         threshold = (np.log(target / (1 - target)) - b) / a
         pred[:, j] = held_margins[:, j] > threshold

@@ -26,6 +26,9 @@ def main():
         for line in path.read_text().splitlines():
             if line.strip():
                 q = json.loads(line)
+                if q["_id"] in queries:
+                    # Two helpers' requests with one text would merge their pools' ratings.
+                    sys.exit(f"{path}: request written twice: {q['_id']!r}")
                 queries[q["_id"]] = line
         with open(str(path).replace("_queries.jsonl", "_ratings.tsv"), newline="") as f:
             for row in csv.DictReader(f, delimiter="\t"):
