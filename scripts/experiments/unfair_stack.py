@@ -105,19 +105,25 @@ def margins(x_train, y_train, x_score):
     return out
 
 
-def best_threshold(scores, positive):
-    """As crates/unfair/src/model.rs: cut between distinct scores at the F1-best point."""
+def best_cut(scores, positive):
+    """As crates/unfair/src/model.rs: the cut between distinct scores at the F1-best point, and
+    the F1 it reaches (0 with no positive row)."""
     order = np.argsort(-scores, kind="stable")
     s, p = scores[order], positive[order]
     positives = p.sum()
     if positives == 0:
-        return max(s[0], 0.0) + 1.0
+        return max(s[0], 0.0) + 1.0, 0.0
     tp = np.cumsum(p)
     f1 = 2 * tp / (np.arange(1, len(s) + 1) + positives)
     distinct = np.append(s[1:] != s[:-1], True)
     f1 = np.where(distinct, f1, -1)
     i = int(np.argmax(f1))
-    return 0.5 * (s[i] + s[i + 1]) if i + 1 < len(s) else s[i] - 1e-3
+    cut = 0.5 * (s[i] + s[i + 1]) if i + 1 < len(s) else s[i] - 1e-3
+    return cut, float(f1[i])
+
+
+def best_threshold(scores, positive):
+    return best_cut(scores, positive)[0]
 
 
 def nb_ratio(x, positive, alpha=1.0):
@@ -238,19 +244,6 @@ def synthetic_predict(train_texts, y_train, held_texts, inner, syn_texts, syn_y)
     return thresholded(oof, y_train, held_margins)
 
 
-def best_f1(scores, positive):
-    """The best F1 over cuts between distinct scores (the level `best_threshold` reaches)."""
-    order = np.argsort(-scores, kind="stable")
-    s, p = scores[order], positive[order]
-    positives = p.sum()
-    if positives == 0:
-        return 0.0
-    tp = np.cumsum(p)
-    f1 = 2 * tp / (np.arange(1, len(s) + 1) + positives)
-    distinct = np.append(s[1:] != s[:-1], True)
-    return float(np.where(distinct, f1, -1).max())
-
-
 def halfbest_thresholded(oof, y_train, held_margins):
     """Per label, the margin where a logistic fit on the out-of-fold margins equals half the best
     F1 reached on them (the F1-argmax cut where that sigmoid does not rise with the margin)."""
@@ -262,10 +255,11 @@ def halfbest_thresholded(oof, y_train, held_margins):
         # A Platt-style sigmoid: an unregularised logistic fit, without Platt's smoothed targets.
         sigmoid = LogisticRegression(C=1e6, max_iter=1000).fit(oof[:, [j]], positive)
         a, b = sigmoid.coef_[0, 0], sigmoid.intercept_[0]
-        target = best_f1(oof[:, j], positive) / 2
+        cut, f1 = best_cut(oof[:, j], positive)
+        target = f1 / 2
         if not (np.isfinite(a) and np.isfinite(b) and a > 0 and 0 < target < 1):
             # A sigmoid that does not rise with the margin: keep the F1-argmax cut.
-            pred[:, j] = held_margins[:, j] > best_threshold(oof[:, j], positive)
+            pred[:, j] = held_margins[:, j] > cut
             continue
         # sigmoid(a m + b) = target  <=>  m = (logit(target) - b) / a
         threshold = (np.log(target / (1 - target)) - b) / a
@@ -423,9 +417,15 @@ def main():
     if arm == "neighbour":
         report_neighbour(data, texts, y, pred_base, pred_arm, near, near_labelled, names, started)
     if arm == "halfbest":
-        report_halfbest(data, texts, y, pred_base, pred_arm, names, started)
+        block_decision(arm, y, pred_base, pred_arm)
+        validation_record(data, texts, y, names, started, arm,
+                          lambda v_texts, inner, oof, val_margins:
+                          halfbest_thresholded(oof, y, val_margins))
     if arm == "synthetic":
-        report_synthetic(data, texts, y, pred_base, pred_arm, syn_texts, syn_y, names, started)
+        block_decision(arm, y, pred_base, pred_arm)
+        validation_record(data, texts, y, names, started, arm,
+                          lambda v_texts, inner, oof, val_margins:
+                          synthetic_predict(texts, y, v_texts, inner, syn_texts, syn_y))
 
 
 def read_synthetic(paths, training_texts):
@@ -468,32 +468,17 @@ def block_decision(name, y, pred_base, pred_arm):
           f"micro {-micro_drop:+.2f}: {'kept' if kept else 'not kept'}")
 
 
-def report_halfbest(data, texts, y, pred_base, pred_arm, names, started):
-    block_decision("halfbest", y, pred_base, pred_arm)
+def validation_record(data, texts, y, names, started, arm, predict_arm):
+    """For the record only: the base and an arm fitted on all of train, scored once on
+    validation. `predict_arm(v_texts, inner, oof, val_margins)` gives the arm's predictions
+    from the base's out-of-fold and validation margins."""
     print(f"CV done ({time.time() - started:.0f} s)", file=sys.stderr)
-    # For the record only: both arms fitted on all of train, scored once on validation.
-    v_texts, v_y = read(f"{data}/unfair_tos_validation.csv")
-    x_train, x_val = features(texts, v_texts)
-    oof, val_margins = nested_margins(margins, x_train, y, x_val, blocks(len(texts), 5))
-    for name, pred in (("base", thresholded(oof, y, val_margins)),
-                       ("halfbest", halfbest_thresholded(oof, y, val_margins))):
-        micro, macro, f1 = lexglue(v_y, pred)
-        per = " ".join(f"{a}={100 * b:.1f}" for a, b in zip(names, f1))
-        print(f"{name}: validation micro {100 * micro:.1f} macro {100 * macro:.1f} [{per}]")
-    print(f"all done ({time.time() - started:.0f} s)", file=sys.stderr)
-
-
-def report_synthetic(data, texts, y, pred_base, pred_arm, syn_texts, syn_y, names, started):
-    block_decision("synthetic", y, pred_base, pred_arm)
-    print(f"CV done ({time.time() - started:.0f} s)", file=sys.stderr)
-    # For the record only: both arms fitted on all of train, scored once on validation.
     v_texts, v_y = read(f"{data}/unfair_tos_validation.csv")
     x_train, x_val = features(texts, v_texts)
     inner = blocks(len(texts), 5)
     oof, val_margins = nested_margins(margins, x_train, y, x_val, inner)
-    v_base = thresholded(oof, y, val_margins)
-    v_syn = synthetic_predict(texts, y, v_texts, inner, syn_texts, syn_y)
-    for name, pred in (("base", v_base), ("synthetic", v_syn)):
+    for name, pred in (("base", thresholded(oof, y, val_margins)),
+                       (arm, predict_arm(v_texts, inner, oof, val_margins))):
         micro, macro, f1 = lexglue(v_y, pred)
         per = " ".join(f"{a}={100 * b:.1f}" for a, b in zip(names, f1))
         print(f"{name}: validation micro {100 * micro:.1f} macro {100 * macro:.1f} [{per}]")
