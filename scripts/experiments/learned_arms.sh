@@ -19,6 +19,10 @@
 #             rated queries, second round")
 #   helpers_answerable  the same over the answerable requests of both rounds only (60 of 88: a
 #             pool holding a clause rated 4 stars or more; helpers_answerable/answerable.py)
+#   vote_other_wordings  the shipped flags with PRECEDENT_EXPERIMENT_VOTE_OTHER_WORDINGS=1, run
+#             with vote_other_wordings/feature.patch applied: a training text's own wording
+#             (other queries' entries in it) does not vote for it ("The vote as a new register
+#             meets it")
 #   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
 #             training queries"; scripts/experiments/dropout/)
 #
@@ -43,6 +47,7 @@ for seed in 42 1; do
       # the feature arms run the shipped flags: their 25th feature is in the binary they are
       # run with (branch lexical-vote, or the arm's feature.patch applied)
       shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence) extra=() ;;
+      vote_other_wordings) extra=() ;;
       boost) extra=(--learner boost) ;;
       monotone) extra=(--learner boost --monotone) ;;
       blend) extra=(--learner blend --monotone) ;;
@@ -65,7 +70,9 @@ for seed in 42 1; do
       *) echo "unknown arm $arm" >&2; exit 2 ;;
     esac
     [ -s "$OUT/${arm}_seed${seed}.json" ] && continue
-    /usr/bin/time -f "%e s wall, %U s user" target/release/precedent train --corpus $D/corpus.jsonl \
+    env_arm=()
+    [ $arm = vote_other_wordings ] && env_arm=(PRECEDENT_EXPERIMENT_VOTE_OTHER_WORDINGS=1)
+    env "${env_arm[@]}" /usr/bin/time -f "%e s wall, %U s user" target/release/precedent train --corpus $D/corpus.jsonl \
       --queries $D/queries.jsonl --queries $D/queries_medium.jsonl --queries $D/queries_long.jsonl \
       "${writers[@]}" \
       --qrels $D/qrels/train.tsv --qrels $D/qrels/valid.tsv --cv 5 \
