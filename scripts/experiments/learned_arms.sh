@@ -23,6 +23,10 @@
 #             with vote_other_wordings/feature.patch applied: a training text's own wording
 #             (other queries' entries in it) does not vote for it ("The vote as a new register
 #             meets it")
+#   overlap_vote  the shipped flags, run with overlap_vote/feature.patch applied (a 25th feature:
+#             the clause's expected label when remembered queries are weighed by how many of
+#             their 3-star-or-better clauses the request's first 20 hybrid candidates hold;
+#             "The overlap vote")
 #   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
 #             training queries"; scripts/experiments/dropout/)
 #
@@ -47,7 +51,7 @@ for seed in 42 1; do
       # the feature arms run the shipped flags: their 25th feature is in the binary they are
       # run with (branch lexical-vote, or the arm's feature.patch applied)
       shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence) extra=() ;;
-      vote_other_wordings) extra=() ;;
+      vote_other_wordings|overlap_vote) extra=() ;;
       boost) extra=(--learner boost) ;;
       monotone) extra=(--learner boost --monotone) ;;
       blend) extra=(--learner blend --monotone) ;;
