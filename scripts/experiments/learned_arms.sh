@@ -27,6 +27,9 @@
 #             the clause's expected label when remembered queries are weighed by how many of
 #             their 3-star-or-better clauses the request's first 20 hybrid candidates hold;
 #             "The overlap vote")
+#   specific_terms  the shipped flags, run with specific_terms/feature.patch applied (a 25th
+#             feature: the share of the request's terms that its three most-voted remembered
+#             queries' texts lack which the clause holds; "What sets a request apart")
 #   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
 #             training queries"; scripts/experiments/dropout/)
 #
@@ -51,7 +54,7 @@ for seed in 42 1; do
       # the feature arms run the shipped flags: their 25th feature is in the binary they are
       # run with (branch lexical-vote, or the arm's feature.patch applied)
       shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence) extra=() ;;
-      vote_other_wordings|overlap_vote) extra=() ;;
+      vote_other_wordings|overlap_vote|specific_terms) extra=() ;;
       boost) extra=(--learner boost) ;;
       monotone) extra=(--learner boost --monotone) ;;
       blend) extra=(--learner blend --monotone) ;;
