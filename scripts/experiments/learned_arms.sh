@@ -51,10 +51,11 @@ for seed in 42 1; do
   for arm in $ARMS; do
     train=short,medium,long
     case $arm in
-      # the feature arms run the shipped flags: their 25th feature is in the binary they are
-      # run with (branch lexical-vote, or the arm's feature.patch applied)
-      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence) extra=() ;;
-      vote_other_wordings|overlap_vote|specific_terms) extra=() ;;
+      # the feature arms run the shipped flags: their change (a 25th feature, or the vote's
+      # training rule) is in the binary they are run with (branch lexical-vote, or the arm's
+      # feature.patch applied)
+      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|vote_other_wordings)
+        extra=() ;;
       boost) extra=(--learner boost) ;;
       monotone) extra=(--learner boost --monotone) ;;
       blend) extra=(--learner blend --monotone) ;;
