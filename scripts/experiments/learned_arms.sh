@@ -30,6 +30,10 @@
 #   specific_terms  the shipped flags, run with specific_terms/feature.patch applied (a 25th
 #             feature: the share of the request's terms that its three most-voted remembered
 #             queries' texts lack which the clause holds; "What sets a request apart")
+#   sibling_contrast  the shipped flags, run with sibling_contrast/feature.patch applied (a 25th
+#             feature: the clause's cosine to the request's vote vector minus its cosine to the
+#             most-voted remembered query's; "The clause nearer the request than its nearest
+#             sibling")
 #   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
 #             training queries"; scripts/experiments/dropout/)
 #
@@ -54,7 +58,7 @@ for seed in 42 1; do
       # the feature arms run the shipped flags: their change (a 25th feature, or the vote's
       # training rule) is in the binary they are run with (branch lexical-vote, or the arm's
       # feature.patch applied)
-      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|vote_other_wordings)
+      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|vote_other_wordings|sibling_contrast)
         extra=() ;;
       boost) extra=(--learner boost) ;;
       monotone) extra=(--learner boost --monotone) ;;
