@@ -54,12 +54,14 @@ writer_queries "$@"
 for seed in 42 1; do
   for arm in $ARMS; do
     train=short,medium,long
+    env_arm=()
     case $arm in
       # the feature arms run the shipped flags: their change (a 25th feature, or the vote's
-      # training rule) is in the binary they are run with (branch lexical-vote, or the arm's
-      # feature.patch applied)
-      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|vote_other_wordings|sibling_contrast)
+      # training rule, switched on by the arm's env_arm) is in the binary they are run with
+      # (branch lexical-vote, or the arm's feature.patch applied)
+      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|sibling_contrast)
         extra=() ;;
+      vote_other_wordings) extra=() env_arm=(PRECEDENT_EXPERIMENT_VOTE_OTHER_WORDINGS=1) ;;
       boost) extra=(--learner boost) ;;
       monotone) extra=(--learner boost --monotone) ;;
       blend) extra=(--learner blend --monotone) ;;
@@ -82,8 +84,6 @@ for seed in 42 1; do
       *) echo "unknown arm $arm" >&2; exit 2 ;;
     esac
     [ -s "$OUT/${arm}_seed${seed}.json" ] && continue
-    env_arm=()
-    [ $arm = vote_other_wordings ] && env_arm=(PRECEDENT_EXPERIMENT_VOTE_OTHER_WORDINGS=1)
     env "${env_arm[@]}" /usr/bin/time -f "%e s wall, %U s user" target/release/precedent train --corpus $D/corpus.jsonl \
       --queries $D/queries.jsonl --queries $D/queries_medium.jsonl --queries $D/queries_long.jsonl \
       "${writers[@]}" \

@@ -366,46 +366,36 @@ def main():
         if arm == "neighbour":
             pred_arm[held], near[held], near_labelled[held] = neighbour_predict(
                 pred_base[held], y_train, w_train, w_held)
-            print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
-            continue
-        if arm == "pergrid":
+        elif arm == "pergrid":
             pred_arm[held], chosen = pergrid_predict(x_train, y_train, x_held, inner, oof,
                                                      held_margins)
             choices.append(chosen)
-            print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
-            continue
-        if arm == "halfbest":
+        elif arm == "halfbest":
             pred_arm[held] = halfbest_thresholded(oof, y_train, held_margins)
-            print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
-            continue
-        if arm == "synthetic":
+        elif arm == "synthetic":
             pred_arm[held] = synthetic_predict([texts[i] for i in train], y_train,
                                                [texts[i] for i in held], inner, syn_texts, syn_y)
-            print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
-            continue
-        if arm == "nbsvm":
+        elif arm == "nbsvm":
             nb_oof, nb_held = nested_margins(nb_margins, x_train, y_train, x_held, inner)
             pred_arm[held] = thresholded(nb_oof, y_train, nb_held)
-            print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
-            continue
-        if arm == "window":
+        elif arm == "window":
             shifted_oof, shifted_held = relative_to_window(oof), relative_to_window(held_margins)
             for j in range(LABELS):
                 t = best_threshold(shifted_oof[:, j], y_train[:, j])
                 pred_arm[held, j] = shifted_held[:, j] > t
-            print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
-            continue
-        # Stacked arm: inputs over the training rows, thresholds on the stacker's own OOF.
-        inputs = with_neighbours(oof)
-        stack_oof = np.zeros((len(train), LABELS))
-        for part in inner:
-            rest = np.setdiff1d(np.arange(len(train)), part)
-            stack_oof[part] = stacker_score(stacker_fit(inputs[rest], y_train[rest]), inputs[part])
-        stack = stacker_fit(inputs, y_train)
-        held_scores = stacker_score(stack, with_neighbours(held_margins))
-        for j in range(LABELS):
-            t = best_threshold(stack_oof[:, j], y_train[:, j])
-            pred_arm[held, j] = held_scores[:, j] > t
+        else:
+            # Stacked arm: inputs over the training rows, thresholds on the stacker's own OOF.
+            inputs = with_neighbours(oof)
+            stack_oof = np.zeros((len(train), LABELS))
+            for part in inner:
+                rest = np.setdiff1d(np.arange(len(train)), part)
+                stacker = stacker_fit(inputs[rest], y_train[rest])
+                stack_oof[part] = stacker_score(stacker, inputs[part])
+            stack = stacker_fit(inputs, y_train)
+            held_scores = stacker_score(stack, with_neighbours(held_margins))
+            for j in range(LABELS):
+                t = best_threshold(stack_oof[:, j], y_train[:, j])
+                pred_arm[held, j] = held_scores[:, j] > t
         print(f"outer fold {k + 1}/5 done ({time.time() - started:.0f} s)", file=sys.stderr)
     names = ["liab", "term", "chan", "remo", "usin", "law", "juri", "arbi", "none"]
     for name, pred in (("base", pred_base), (arm, pred_arm)):
@@ -416,16 +406,17 @@ def main():
         report_pergrid(data, texts, y, pred_base, pred_arm, choices, names, started)
     if arm == "neighbour":
         report_neighbour(data, texts, y, pred_base, pred_arm, near, near_labelled, names, started)
-    if arm == "halfbest":
+    # Arms decided by the mean outer-block rule, with their validation record:
+    # predict_arm(v_texts, inner, oof, val_margins) from the base's margins on validation.
+    predict_on_validation = {
+        "halfbest": lambda v_texts, inner, oof, val_margins:
+            halfbest_thresholded(oof, y, val_margins),
+        "synthetic": lambda v_texts, inner, oof, val_margins:
+            synthetic_predict(texts, y, v_texts, inner, syn_texts, syn_y),
+    }
+    if arm in predict_on_validation:
         block_decision(arm, y, pred_base, pred_arm)
-        validation_record(data, texts, y, names, started, arm,
-                          lambda v_texts, inner, oof, val_margins:
-                          halfbest_thresholded(oof, y, val_margins))
-    if arm == "synthetic":
-        block_decision(arm, y, pred_base, pred_arm)
-        validation_record(data, texts, y, names, started, arm,
-                          lambda v_texts, inner, oof, val_margins:
-                          synthetic_predict(texts, y, v_texts, inner, syn_texts, syn_y))
+        validation_record(data, texts, y, names, started, arm, predict_on_validation[arm])
 
 
 def read_synthetic(paths, training_texts):
