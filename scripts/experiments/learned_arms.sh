@@ -36,6 +36,11 @@
 #             sibling")
 #   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
 #             training queries"; scripts/experiments/dropout/)
+#   exclusion_scan  the shipped flags, run with the exclusion reader's fix ("A second trigger
+#             inside an excluded phrase, and \"never\"")
+#
+# PRECEDENT_BIN names the binary (default target/release/precedent), so that two builds can be
+# compared without rebuilding between arms.
 #
 #   learned_arms.sh OUT "ARM..." WRITER...   e.g. learned_arms.sh runs/x "shipped blend" own_ah own_ai
 #
@@ -59,7 +64,7 @@ for seed in 42 1; do
       # the feature arms run the shipped flags: their change (a 25th feature, or the vote's
       # training rule, switched on by the arm's env_arm) is in the binary they are run with
       # (branch lexical-vote, or the arm's feature.patch applied)
-      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|sibling_contrast)
+      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|sibling_contrast|exclusion_scan)
         extra=() ;;
       vote_other_wordings) extra=() env_arm=(PRECEDENT_EXPERIMENT_VOTE_OTHER_WORDINGS=1) ;;
       boost) extra=(--learner boost) ;;
@@ -84,7 +89,7 @@ for seed in 42 1; do
       *) echo "unknown arm $arm" >&2; exit 2 ;;
     esac
     [ -s "$OUT/${arm}_seed${seed}.json" ] && continue
-    env "${env_arm[@]}" /usr/bin/time -f "%e s wall, %U s user" target/release/precedent train --corpus $D/corpus.jsonl \
+    env "${env_arm[@]}" /usr/bin/time -f "%e s wall, %U s user" "${PRECEDENT_BIN:-target/release/precedent}" train --corpus $D/corpus.jsonl \
       --queries $D/queries.jsonl --queries $D/queries_medium.jsonl --queries $D/queries_long.jsonl \
       "${writers[@]}" \
       --qrels $D/qrels/train.tsv --qrels $D/qrels/valid.tsv --cv 5 \

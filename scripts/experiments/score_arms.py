@@ -6,6 +6,8 @@
                                shipped arm's reports in monotone/runs/stage1 and monotone/runs/reserve
                                (the same command; merged by wording), on the six used writers
     score_arms.py ARM stage2   scripts/experiments/ARM/runs/stage2, both arms, own_ah–own_aj
+    score_arms.py ARM fresh    scripts/experiments/ARM/runs/fresh, both arms, own_ak–own_am (a
+                               reading fix: writers −0.1 at most, ACORD −0.1 at most)
 
 Per arm: NDCG@5 on ACORD's three wordings (mean) and on the scored writers (mean), per seed and
 two-seed, the change against shipped, and the protocol's test (stage 1: writers +0.3 at least,
@@ -36,6 +38,14 @@ def stages(arm):
             "arms": {"shipped": [runs / "stage2"], arm: [runs / "stage2"]},
             "need": 0.0,
         },
+        # A reading fix on three writers written for it: non-inferiority ("A second trigger
+        # inside an excluded phrase").
+        "fresh": {
+            "writers": ["own_ak", "own_al", "own_am"],
+            "arms": {"shipped": [runs / "fresh"], arm: [runs / "fresh"]},
+            "need": -0.1,
+            "acord_floor": -0.1,
+        },
     }
 
 
@@ -55,7 +65,7 @@ def by_wording(arm, dirs, seed):
 
 def main():
     if len(sys.argv) != 3:
-        sys.exit("usage: score_arms.py ARM stage1|stage2")
+        sys.exit("usage: score_arms.py ARM stage1|stage2|fresh")
     arm = sys.argv[1]
     stage = stages(arm)[sys.argv[2]]
     writers = stage["writers"]
@@ -77,8 +87,9 @@ def main():
               f"{two(a, ACORD, 'ndcg@10'):.1f} / {two(a, ACORD, 'p@5_4star'):.1f} |")
     da = two(arm, ACORD) - two("shipped", ACORD)
     dw = two(arm, writers) - two("shipped", writers)
-    ok = dw >= stage["need"] and da >= -0.3
-    print(f"test: writers {dw:+.2f} (needs >= {stage['need']:+.1f}), ACORD {da:+.2f} (needs >= -0.3): "
+    floor = stage.get("acord_floor", -0.3)
+    ok = dw >= stage["need"] and da >= floor
+    print(f"test: writers {dw:+.2f} (needs >= {stage['need']:+.1f}), ACORD {da:+.2f} (needs >= {floor:+.1f}): "
           f"{'PASS' if ok else 'FAIL'}")
 
 
