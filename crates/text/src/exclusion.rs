@@ -52,9 +52,9 @@ const TRIGGERS: &[&str] = &[
 
 /// Triggers, looked for after [`TRIGGERS`], that exclude only exceptions or hold-harmless
 /// language: "hard cap, zero exceptions", "nothing carved back", "with no hold-harmless
-/// language". Anything else after them is usually what the query asks for ("the buyer has no
+/// language", "never agrees to hold it harmless", "none of them with exceptions". Anything else after them is usually what the query asks for ("the buyer has no
 /// other remedy", "no notice needed"), so it is not read as an exclusion.
-const NARROW_TRIGGERS: &[&str] = &["no", "zero", "nothing", "free of"];
+const NARROW_TRIGGERS: &[&str] = &["no", "never", "none", "zero", "nothing", "free of"];
 
 /// Triggers that are also common drafting language when followed by certain words ("without
 /// cause", "has no liability"), checked against [`DRAFTING_AFTER_WITHOUT`].
@@ -224,7 +224,9 @@ pub fn exclusions(query: &str) -> Vec<Exclusion> {
             .map_or(words.len(), |p| start + p)
             .min(start + 4);
         let phrase = words[start..end].join(" ");
-        i = end.max(i + 1);
+        // Past the trigger only: a phrase that turns out to exclude nothing may hold the next
+        // trigger ("no warranties at all, no exceptions"); an exclusion read resumes after it.
+        i = start.max(trigger_at + 1);
         if phrase.is_empty() {
             continue;
         }
@@ -262,10 +264,14 @@ pub fn exclusions(query: &str) -> Vec<Exclusion> {
         } else {
             (phrase.clone(), vec![phrase])
         };
-        out.push(Exclusion {
-            phrase,
-            surface_forms,
-        });
+        i = end.max(trigger_at + 1);
+        // "an unqualified as-is clause, none of them with exceptions" excludes one thing twice.
+        if out.iter().all(|e| e.surface_forms != surface_forms) {
+            out.push(Exclusion {
+                phrase,
+                surface_forms,
+            });
+        }
     }
     out
 }
@@ -389,6 +395,16 @@ mod tests {
     }
 
     #[test]
+    fn a_phrase_that_excludes_nothing_does_not_hide_the_next_trigger() {
+        let e = exclusions("products sold as-is, no warranties at all, no exceptions");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].surface_forms.contains(&"except".to_string()));
+        // One exclusion read twice is listed once.
+        let e = exclusions("an unqualified as-is clause with no exceptions");
+        assert_eq!(e.len(), 1);
+    }
+
+    #[test]
     fn a_query_does_not_exclude_its_own_subject() {
         assert!(exclusions(
             "An indemnification clause that covers claims brought by third parties. It does not \
@@ -442,6 +458,13 @@ mod tests {
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].surface_forms, vec!["harmless".to_string()]);
         assert!(exclusions("the buyer has no other remedy than repair").is_empty());
+        let e = exclusions("an indemnity where the party never agrees to keep the other harmless");
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].phrase, "hold harmless");
+        let e = exclusions("a full as-is plus other disclaimers, none of them with exceptions");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].surface_forms.contains(&"except".to_string()));
+        assert!(exclusions("the cap should never exceed the fees paid").is_empty());
         assert!(exclusions("no notice is needed for a transfer to affiliates").is_empty());
         assert!(exclusions(
             "either side may end the contract early without having to show any breach or reason"
