@@ -38,6 +38,8 @@
 #             training queries"; scripts/experiments/dropout/)
 #   exclusion_scan  the shipped flags, run with the exclusion reader's fix ("A second trigger
 #             inside an excluded phrase, and \"never\"")
+#   exclusion_participles  the same with the second fix ("Carve-out participles and \"not a
+#             single\"")
 #
 # PRECEDENT_BIN names the binary (default target/release/precedent), so that two builds can be
 # compared without rebuilding between arms.
@@ -64,7 +66,7 @@ for seed in 42 1; do
       # the feature arms run the shipped flags: their change (a 25th feature, or the vote's
       # training rule, switched on by the arm's env_arm) is in the binary they are run with
       # (branch lexical-vote, or the arm's feature.patch applied)
-      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|sibling_contrast|exclusion_scan)
+      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|sibling_contrast|exclusion_scan|exclusion_participles)
         extra=() ;;
       vote_other_wordings) extra=() env_arm=(PRECEDENT_EXPERIMENT_VOTE_OTHER_WORDINGS=1) ;;
       boost) extra=(--learner boost) ;;

@@ -52,9 +52,19 @@ const TRIGGERS: &[&str] = &[
 
 /// Triggers, looked for after [`TRIGGERS`], that exclude only exceptions or hold-harmless
 /// language: "hard cap, zero exceptions", "nothing carved back", "with no hold-harmless
-/// language", "never agrees to hold it harmless", "none of them with exceptions". Anything else after them is usually what the query asks for ("the buyer has no
+/// language", "never agrees to hold it harmless", "none of them with exceptions", "not a single
+/// exception". Anything else after them is usually what the query asks for ("the buyer has no
 /// other remedy", "no notice needed"), so it is not read as an exclusion.
-const NARROW_TRIGGERS: &[&str] = &["no", "never", "none", "zero", "nothing", "free of"];
+const NARROW_TRIGGERS: &[&str] = &[
+    "no",
+    "never",
+    "none",
+    "not a single",
+    "not one",
+    "zero",
+    "nothing",
+    "free of",
+];
 
 /// Triggers that are also common drafting language when followed by certain words ("without
 /// cause", "has no liability"), checked against [`DRAFTING_AFTER_WITHOUT`].
@@ -181,6 +191,10 @@ pub(crate) const CARVEOUT_WORDS: &[&str] = &[
     "exclusions",
     "qualification",
     "qualifications",
+    // The participles, after a trigger: "with nothing excluded from it", "no matters
+    // excepted from the cap".
+    "excepted",
+    "excluded",
 ];
 
 /// Hold-harmless language as clauses write it: the word "harmless" alone, because the parties sit
@@ -461,6 +475,15 @@ mod tests {
         let e = exclusions("an indemnity where the party never agrees to keep the other harmless");
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].phrase, "hold harmless");
+        for q in [
+            "a liability ceiling with nothing excluded from it",
+            "a cap with no matters whatsoever excepted from it",
+            "as-is, no guarantees on quality, and not a single exception",
+        ] {
+            let e = exclusions(q);
+            assert_eq!(e.len(), 1, "{q}");
+            assert!(e[0].surface_forms.contains(&"except".to_string()), "{q}");
+        }
         let e = exclusions("a full as-is plus other disclaimers, none of them with exceptions");
         assert_eq!(e.len(), 1);
         assert!(e[0].surface_forms.contains(&"except".to_string()));
