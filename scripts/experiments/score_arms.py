@@ -28,6 +28,15 @@ LEARNED = "learned (all features)"
 
 def stages(arm):
     runs = HERE / arm / "runs"
+
+    def reading_fix(writers):
+        return {
+            "writers": writers,
+            "arms": {"shipped": [runs / "fresh"], arm: [runs / "fresh"]},
+            "need": -0.1,
+            "acord_floor": -0.1,
+        }
+
     return {
         "stage1": {
             "writers": ["own_ab", "own_ac", "own_ad", "own_ae", "own_af", "own_ag"],
@@ -39,21 +48,10 @@ def stages(arm):
             "arms": {"shipped": [runs / "stage2"], arm: [runs / "stage2"]},
             "need": 0.0,
         },
-        # A reading fix on three writers written for it: non-inferiority ("A second trigger
-        # inside an excluded phrase").
-        "fresh": {
-            "writers": ["own_ak", "own_al", "own_am"],
-            "arms": {"shipped": [runs / "fresh"], arm: [runs / "fresh"]},
-            "need": -0.1,
-            "acord_floor": -0.1,
-        },
-        # The second reading fix on three more writers ("Carve-out participles").
-        "fresh2": {
-            "writers": ["own_an", "own_ao", "own_ap"],
-            "arms": {"shipped": [runs / "fresh"], arm: [runs / "fresh"]},
-            "need": -0.1,
-            "acord_floor": -0.1,
-        },
+        # A reading fix on three writers written for it, non-inferiority: "fresh" for "A second
+        # trigger inside an excluded phrase", "fresh2" for "Carve-out participles".
+        "fresh": reading_fix(["own_ak", "own_al", "own_am"]),
+        "fresh2": reading_fix(["own_an", "own_ao", "own_ap"]),
     }
 
 
