@@ -34,6 +34,9 @@
 #             feature: the clause's cosine to the request's vote vector minus its cosine to the
 #             most-voted remembered query's; "The clause nearer the request than its nearest
 #             sibling")
+#   soft_coverage  the shipped flags, run with soft_coverage/feature.patch applied (a 25th
+#             feature: the mean over the request's content words of the largest cosine of the
+#             word's bi-encoder vector to a clause word's; "Request words matched by meaning")
 #   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
 #             training queries"; scripts/experiments/dropout/)
 #   exclusion_scan  the shipped flags, run with the exclusion reader's fix ("A second trigger
@@ -66,7 +69,7 @@ for seed in 42 1; do
       # the feature arms run the shipped flags: their change (a 25th feature, or the vote's
       # training rule, switched on by the arm's env_arm) is in the binary they are run with
       # (branch lexical-vote, or the arm's feature.patch applied)
-      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|sibling_contrast|exclusion_scan|exclusion_participles)
+      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|sibling_contrast|exclusion_scan|exclusion_participles|soft_coverage)
         extra=() ;;
       vote_other_wordings) extra=() env_arm=(PRECEDENT_EXPERIMENT_VOTE_OTHER_WORDINGS=1) ;;
       boost) extra=(--learner boost) ;;

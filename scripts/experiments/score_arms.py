@@ -9,6 +9,9 @@
     score_arms.py ARM fresh    scripts/experiments/ARM/runs/fresh, both arms, own_ak–own_am (a
                                reading fix: writers −0.1 at most, ACORD −0.1 at most)
     score_arms.py ARM fresh2   the same on own_an–own_ap
+    score_arms.py ARM stage1b  stage 1 with the shipped arm rerun beside ARM in
+                               scripts/experiments/ARM/runs/stage1 (today's readers, which changed
+                               some used writers' readings after the monotone runs)
 
 Per arm: NDCG@5 on ACORD's three wordings (mean) and on the scored writers (mean), per seed and
 two-seed, the change against shipped, and the protocol's test (stage 1: writers +0.3 at least,
@@ -43,6 +46,11 @@ def stages(arm):
             "arms": {"shipped": [MONOTONE / "stage1", MONOTONE / "reserve"], arm: [runs / "stage1"]},
             "need": 0.3,
         },
+        "stage1b": {
+            "writers": ["own_ab", "own_ac", "own_ad", "own_ae", "own_af", "own_ag"],
+            "arms": {"shipped": [runs / "stage1"], arm: [runs / "stage1"]},
+            "need": 0.3,
+        },
         "stage2": {
             "writers": ["own_ah", "own_ai", "own_aj"],
             "arms": {"shipped": [runs / "stage2"], arm: [runs / "stage2"]},
@@ -71,7 +79,7 @@ def by_wording(arm, dirs, seed):
 
 def main():
     if len(sys.argv) != 3:
-        sys.exit("usage: score_arms.py ARM stage1|stage2|fresh|fresh2")
+        sys.exit("usage: score_arms.py ARM stage1|stage1b|stage2|fresh|fresh2")
     arm = sys.argv[1]
     stage = stages(arm)[sys.argv[2]]
     writers = stage["writers"]
