@@ -37,6 +37,8 @@
 #   soft_coverage  the shipped flags, run with soft_coverage/feature.patch applied (a 25th
 #             feature: the mean over the request's content words of the largest cosine of the
 #             word's bi-encoder vector to a clause word's; "Request words matched by meaning")
+#   requester_pronouns  the shipped flags, run with the build that drops the requester's pronouns
+#             from a request's search words ("The requester's pronouns are not search words")
 #   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
 #             training queries"; scripts/experiments/dropout/)
 #   exclusion_scan  the shipped flags, run with the exclusion reader's fix ("A second trigger
@@ -69,7 +71,7 @@ for seed in 42 1; do
       # the feature arms run the shipped flags: their change (a 25th feature, or the vote's
       # training rule, switched on by the arm's env_arm) is in the binary they are run with
       # (branch lexical-vote, or the arm's feature.patch applied)
-      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|sibling_contrast|exclusion_scan|exclusion_participles|soft_coverage)
+      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|sibling_contrast|exclusion_scan|exclusion_participles|soft_coverage|requester_pronouns)
         extra=() ;;
       vote_other_wordings) extra=() env_arm=(PRECEDENT_EXPERIMENT_VOTE_OTHER_WORDINGS=1) ;;
       boost) extra=(--learner boost) ;;

@@ -9,6 +9,10 @@
     score_arms.py ARM fresh    scripts/experiments/ARM/runs/fresh, both arms, own_ak–own_am (a
                                reading fix: writers −0.1 at most, ACORD −0.1 at most)
     score_arms.py ARM fresh2   the same on own_an–own_ap
+    score_arms.py ARM stage1p  stage 1 of "The requester's pronouns": both arms in
+                               scripts/experiments/ARM/runs/stage1 on the six read writers with the
+                               most pronouns (+0.3 on them, ACORD -0.1 at most)
+    score_arms.py ARM stage2p  its stage 2: own_ah–own_aj, both arms (level, ACORD -0.1 at most)
     score_arms.py ARM stage1b  stage 1 with the shipped arm rerun beside ARM in
                                scripts/experiments/ARM/runs/stage1 (today's readers, which changed
                                some used writers' readings after the monotone runs)
@@ -51,6 +55,18 @@ def stages(arm):
             "arms": {"shipped": [runs / "stage1"], arm: [runs / "stage1"]},
             "need": 0.3,
         },
+        "stage1p": {
+            "writers": ["own_l", "own_m", "own_h", "own_i", "own_ap", "own_an"],
+            "arms": {"shipped": [runs / "stage1"], arm: [runs / "stage1"]},
+            "need": 0.3,
+            "acord_floor": -0.1,
+        },
+        "stage2p": {
+            "writers": ["own_ah", "own_ai", "own_aj"],
+            "arms": {"shipped": [runs / "stage2"], arm: [runs / "stage2"]},
+            "need": 0.0,
+            "acord_floor": -0.1,
+        },
         "stage2": {
             "writers": ["own_ah", "own_ai", "own_aj"],
             "arms": {"shipped": [runs / "stage2"], arm: [runs / "stage2"]},
@@ -79,7 +95,7 @@ def by_wording(arm, dirs, seed):
 
 def main():
     if len(sys.argv) != 3:
-        sys.exit("usage: score_arms.py ARM stage1|stage1b|stage2|fresh|fresh2")
+        sys.exit("usage: score_arms.py ARM stage1|stage1b|stage1p|stage2|stage2p|fresh|fresh2")
     arm = sys.argv[1]
     stage = stages(arm)[sys.argv[2]]
     writers = stage["writers"]
