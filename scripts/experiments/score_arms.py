@@ -13,6 +13,11 @@
                                scripts/experiments/ARM/runs/stage1 on the six read writers with the
                                most pronouns (+0.3 on them, ACORD -0.1 at most)
     score_arms.py ARM stage2p  its stage 2: own_ah–own_aj, both arms (level, ACORD -0.1 at most)
+    score_arms.py ARM new3     its second configuration (without "i"): both arms in
+                               scripts/experiments/ARM/runs/new on own_aq–own_as (+0.3 on them,
+                               ACORD equal)
+    score_arms.py ARM record6  that configuration on stage 1's six writers, for the record: the
+                               arm in runs/stage1_noi against stage 1's shipped arm
     score_arms.py ARM stage1b  stage 1 with the shipped arm rerun beside ARM in
                                scripts/experiments/ARM/runs/stage1 (today's readers, which changed
                                some used writers' readings after the monotone runs)
@@ -61,6 +66,18 @@ def stages(arm):
             "need": 0.3,
             "acord_floor": -0.1,
         },
+        "new3": {
+            "writers": ["own_aq", "own_ar", "own_as"],
+            "arms": {"shipped": [runs / "new"], arm: [runs / "new"]},
+            "need": 0.3,
+            "acord_floor": 0.0,
+        },
+        "record6": {
+            "writers": ["own_l", "own_m", "own_h", "own_i", "own_ap", "own_an"],
+            "arms": {"shipped": [runs / "stage1"], arm: [runs / "stage1_noi"]},
+            "need": 0.3,
+            "acord_floor": 0.0,
+        },
         "stage2p": {
             "writers": ["own_ah", "own_ai", "own_aj"],
             "arms": {"shipped": [runs / "stage2"], arm: [runs / "stage2"]},
@@ -95,7 +112,7 @@ def by_wording(arm, dirs, seed):
 
 def main():
     if len(sys.argv) != 3:
-        sys.exit("usage: score_arms.py ARM stage1|stage1b|stage1p|stage2|stage2p|fresh|fresh2")
+        sys.exit("usage: score_arms.py ARM stage1|stage1b|stage1p|new3|record6|stage2|stage2p|fresh|fresh2")
     arm = sys.argv[1]
     stage = stages(arm)[sys.argv[2]]
     writers = stage["writers"]
