@@ -39,6 +39,9 @@
 #             word's bi-encoder vector to a clause word's; "Request words matched by meaning")
 #   requester_pronouns  the shipped flags, run with the build that drops the requester's pronouns
 #             from a request's search words ("The requester's pronouns are not search words")
+#   null_noise_N  the shipped flags with PRECEDENT_EXPERIMENT_NOISE_SEED=N, run with
+#             null_noise/feature.patch applied (a 25th feature of seeded noise: "How far a 25th
+#             feature moves the figures when it carries nothing")
 #   dropout   also trains on word-dropout copies of ACORD's wordings ("Word dropout on the
 #             training queries"; scripts/experiments/dropout/)
 #   exclusion_scan  the shipped flags, run with the exclusion reader's fix ("A second trigger
@@ -74,6 +77,7 @@ for seed in 42 1; do
       shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|sibling_contrast|exclusion_scan|exclusion_participles|soft_coverage|requester_pronouns)
         extra=() ;;
       vote_other_wordings) extra=() env_arm=(PRECEDENT_EXPERIMENT_VOTE_OTHER_WORDINGS=1) ;;
+      null_noise_[0-9]*) extra=() env_arm=(PRECEDENT_EXPERIMENT_NOISE_SEED=${arm#null_noise_}) ;;
       boost) extra=(--learner boost) ;;
       monotone) extra=(--learner boost --monotone) ;;
       blend) extra=(--learner blend --monotone) ;;

@@ -18,6 +18,9 @@
                                ACORD equal)
     score_arms.py ARM record6  that configuration on stage 1's six writers, for the record: the
                                arm in runs/stage1_noi against stage 1's shipped arm
+    score_arms.py null_noise_N null  a null feature's run (scripts/experiments/null_noise/runs/stage1)
+                               against the shipped arm of soft_coverage/runs/stage1, as stage 1b
+                               computes it (the +0.3 test printed is what stage 1 would say)
     score_arms.py ARM stage1b  stage 1 with the shipped arm rerun beside ARM in
                                scripts/experiments/ARM/runs/stage1 (today's readers, which changed
                                some used writers' readings after the monotone runs)
@@ -84,6 +87,14 @@ def stages(arm):
             "need": 0.0,
             "acord_floor": -0.1,
         },
+        "null": {
+            "writers": ["own_ab", "own_ac", "own_ad", "own_ae", "own_af", "own_ag"],
+            "arms": {
+                "shipped": [HERE / "soft_coverage" / "runs" / "stage1"],
+                arm: [HERE / "null_noise" / "runs" / "stage1"],
+            },
+            "need": 0.3,
+        },
         "stage2": {
             "writers": ["own_ah", "own_ai", "own_aj"],
             "arms": {"shipped": [runs / "stage2"], arm: [runs / "stage2"]},
@@ -112,7 +123,7 @@ def by_wording(arm, dirs, seed):
 
 def main():
     if len(sys.argv) != 3:
-        sys.exit("usage: score_arms.py ARM stage1|stage1b|stage1p|new3|record6|stage2|stage2p|fresh|fresh2")
+        sys.exit("usage: score_arms.py ARM stage1|stage1b|stage1p|new3|record6|null|stage2|stage2p|fresh|fresh2")
     arm = sys.argv[1]
     stage = stages(arm)[sys.argv[2]]
     writers = stage["writers"]
