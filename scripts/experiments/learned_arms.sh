@@ -37,8 +37,9 @@
 #   soft_coverage  the shipped flags, run with soft_coverage/feature.patch applied (a 25th
 #             feature: the mean over the request's content words of the largest cosine of the
 #             word's bi-encoder vector to a clause word's; "Request words matched by meaning")
-#   requester_pronouns  the shipped flags, run with the build that drops the requester's pronouns
-#             from a request's search words ("The requester's pronouns are not search words")
+#   requester_pronouns  the shipped flags, run with requester_pronouns/feature.patch applied (the
+#             requester's pronouns dropped from a request's search words; "i" added to the list
+#             for the first configuration; "The requester's pronouns are not search words")
 #   null_noise_N  the shipped flags with PRECEDENT_EXPERIMENT_NOISE_SEED=N, run with
 #             null_noise/feature.patch applied (a 25th feature of seeded noise: "How far a 25th
 #             feature moves the figures when it carries nothing")

@@ -39,6 +39,11 @@ MONOTONE = HERE / "monotone" / "runs"
 ACORD = ["short", "medium", "long"]
 SEEDS = [42, 1]
 LEARNED = "learned (all features)"
+# The six used writers stage 1 scores, and the six read writers with the most first- and
+# second-person pronouns ("The requester's pronouns are not search words").
+USED_SIX = ["own_ab", "own_ac", "own_ad", "own_ae", "own_af", "own_ag"]
+PRONOUN_SIX = ["own_l", "own_m", "own_h", "own_i", "own_ap", "own_an"]
+RESERVE = ["own_ah", "own_ai", "own_aj"]
 
 
 def stages(arm):
@@ -54,17 +59,17 @@ def stages(arm):
 
     return {
         "stage1": {
-            "writers": ["own_ab", "own_ac", "own_ad", "own_ae", "own_af", "own_ag"],
+            "writers": USED_SIX,
             "arms": {"shipped": [MONOTONE / "stage1", MONOTONE / "reserve"], arm: [runs / "stage1"]},
             "need": 0.3,
         },
         "stage1b": {
-            "writers": ["own_ab", "own_ac", "own_ad", "own_ae", "own_af", "own_ag"],
+            "writers": USED_SIX,
             "arms": {"shipped": [runs / "stage1"], arm: [runs / "stage1"]},
             "need": 0.3,
         },
         "stage1p": {
-            "writers": ["own_l", "own_m", "own_h", "own_i", "own_ap", "own_an"],
+            "writers": PRONOUN_SIX,
             "arms": {"shipped": [runs / "stage1"], arm: [runs / "stage1"]},
             "need": 0.3,
             "acord_floor": -0.1,
@@ -76,19 +81,19 @@ def stages(arm):
             "acord_floor": 0.0,
         },
         "record6": {
-            "writers": ["own_l", "own_m", "own_h", "own_i", "own_ap", "own_an"],
+            "writers": PRONOUN_SIX,
             "arms": {"shipped": [runs / "stage1"], arm: [runs / "stage1_noi"]},
             "need": 0.3,
             "acord_floor": 0.0,
         },
         "stage2p": {
-            "writers": ["own_ah", "own_ai", "own_aj"],
+            "writers": RESERVE,
             "arms": {"shipped": [runs / "stage2"], arm: [runs / "stage2"]},
             "need": 0.0,
             "acord_floor": -0.1,
         },
         "null": {
-            "writers": ["own_ab", "own_ac", "own_ad", "own_ae", "own_af", "own_ag"],
+            "writers": USED_SIX,
             "arms": {
                 "shipped": [HERE / "soft_coverage" / "runs" / "stage1"],
                 arm: [HERE / "null_noise" / "runs" / "stage1"],
@@ -96,7 +101,7 @@ def stages(arm):
             "need": 0.3,
         },
         "stage2": {
-            "writers": ["own_ah", "own_ai", "own_aj"],
+            "writers": RESERVE,
             "arms": {"shipped": [runs / "stage2"], arm: [runs / "stage2"]},
             "need": 0.0,
         },
