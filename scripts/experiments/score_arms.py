@@ -12,7 +12,6 @@
     score_arms.py ARM stage1p  stage 1 of "The requester's pronouns": both arms in
                                scripts/experiments/ARM/runs/stage1 on the six read writers with the
                                most pronouns (+0.3 on them, ACORD -0.1 at most)
-    score_arms.py ARM stage2p  its stage 2: own_ah–own_aj, both arms (level, ACORD -0.1 at most)
     score_arms.py ARM new3     its second configuration (without "i"): both arms in
                                scripts/experiments/ARM/runs/new on own_aq–own_as (+0.3 on them,
                                ACORD equal)
@@ -49,12 +48,13 @@ RESERVE = ["own_ah", "own_ai", "own_aj"]
 def stages(arm):
     runs = HERE / arm / "runs"
 
-    def reading_fix(writers):
+    def paired(writers, folder, need, acord_floor=-0.3):
+        """Both arms' reports in one folder of ARM's runs."""
         return {
             "writers": writers,
-            "arms": {"shipped": [runs / "fresh"], arm: [runs / "fresh"]},
-            "need": -0.1,
-            "acord_floor": -0.1,
+            "arms": {"shipped": [runs / folder], arm: [runs / folder]},
+            "need": need,
+            "acord_floor": acord_floor,
         }
 
     return {
@@ -63,34 +63,14 @@ def stages(arm):
             "arms": {"shipped": [MONOTONE / "stage1", MONOTONE / "reserve"], arm: [runs / "stage1"]},
             "need": 0.3,
         },
-        "stage1b": {
-            "writers": USED_SIX,
-            "arms": {"shipped": [runs / "stage1"], arm: [runs / "stage1"]},
-            "need": 0.3,
-        },
-        "stage1p": {
-            "writers": PRONOUN_SIX,
-            "arms": {"shipped": [runs / "stage1"], arm: [runs / "stage1"]},
-            "need": 0.3,
-            "acord_floor": -0.1,
-        },
-        "new3": {
-            "writers": ["own_aq", "own_ar", "own_as"],
-            "arms": {"shipped": [runs / "new"], arm: [runs / "new"]},
-            "need": 0.3,
-            "acord_floor": 0.0,
-        },
+        "stage1b": paired(USED_SIX, "stage1", 0.3),
+        "stage1p": paired(PRONOUN_SIX, "stage1", 0.3, acord_floor=-0.1),
+        "new3": paired(["own_aq", "own_ar", "own_as"], "new", 0.3, acord_floor=0.0),
         "record6": {
             "writers": PRONOUN_SIX,
             "arms": {"shipped": [runs / "stage1"], arm: [runs / "stage1_noi"]},
             "need": 0.3,
             "acord_floor": 0.0,
-        },
-        "stage2p": {
-            "writers": RESERVE,
-            "arms": {"shipped": [runs / "stage2"], arm: [runs / "stage2"]},
-            "need": 0.0,
-            "acord_floor": -0.1,
         },
         "null": {
             "writers": USED_SIX,
@@ -100,15 +80,11 @@ def stages(arm):
             },
             "need": 0.3,
         },
-        "stage2": {
-            "writers": RESERVE,
-            "arms": {"shipped": [runs / "stage2"], arm: [runs / "stage2"]},
-            "need": 0.0,
-        },
+        "stage2": paired(RESERVE, "stage2", 0.0),
         # A reading fix on three writers written for it, non-inferiority: "fresh" for "A second
         # trigger inside an excluded phrase", "fresh2" for "Carve-out participles".
-        "fresh": reading_fix(["own_ak", "own_al", "own_am"]),
-        "fresh2": reading_fix(["own_an", "own_ao", "own_ap"]),
+        "fresh": paired(["own_ak", "own_al", "own_am"], "fresh", -0.1, acord_floor=-0.1),
+        "fresh2": paired(["own_an", "own_ao", "own_ap"], "fresh", -0.1, acord_floor=-0.1),
     }
 
 
@@ -128,7 +104,7 @@ def by_wording(arm, dirs, seed):
 
 def main():
     if len(sys.argv) != 3:
-        sys.exit("usage: score_arms.py ARM stage1|stage1b|stage1p|new3|record6|null|stage2|stage2p|fresh|fresh2")
+        sys.exit(f"usage: score_arms.py ARM {'|'.join(stages('ARM'))}")
     arm = sys.argv[1]
     stage = stages(arm)[sys.argv[2]]
     writers = stage["writers"]
