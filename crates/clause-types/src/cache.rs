@@ -32,6 +32,16 @@ pub fn default_classifier_cache() -> PathBuf {
     precedent_paths::state_path("cache/clause-classifier")
 }
 
+/// The clause classifiers' cache beside `typer_cache` (its sibling `clause-classifier`), so that
+/// a typer cache moved elsewhere takes the classifiers with it; beside the default typer cache
+/// this is [`default_classifier_cache`].
+pub fn classifier_cache_beside(typer_cache: &Path) -> PathBuf {
+    typer_cache.parent().map_or_else(
+        || PathBuf::from("clause-classifier"),
+        |p| p.join("clause-classifier"),
+    )
+}
+
 /// Finds the CUAD folder: `PRECEDENT_CUAD_DIR`, else `shared/data/cuad` beside the working
 /// directory, the executable, or any of their ancestors (the layout of this project's
 /// checkouts; [`precedent_paths::search_roots`]).

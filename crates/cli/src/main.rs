@@ -120,7 +120,7 @@ struct BenchArgs {
     #[command(flatten)]
     stages: StageArgs,
     /// Clauses retrieved per query.
-    #[arg(short, default_value_t = 100)]
+    #[arg(short, default_value_t = 100, value_parser = at_least_one)]
     k: usize,
     #[arg(long, default_value_t = 5)]
     repeat: usize,
@@ -251,6 +251,16 @@ impl StageArgs {
     }
 }
 
+/// A count that must be 1 or more: `-k 0` would answer "no clause matches", which reads as a
+/// finding about the library rather than a mistyped option.
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be 1 or more".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn parse_weights(s: &str) -> Result<(f32, f32), String> {
     let parts: Vec<&str> = s.split(',').collect();
     let parse = |p: &str| {
@@ -274,7 +284,7 @@ struct SearchArgs {
     /// The query, e.g. "liability cap is based on purchase price".
     query: String,
     /// Number of clauses to show.
-    #[arg(short, default_value_t = 10)]
+    #[arg(short, default_value_t = 10, value_parser = at_least_one)]
     k: usize,
     /// Retrieval pipeline (bm25, dense, hybrid, hybrid-norm, hybrid+types, learned); default:
     /// learned, with the ranker that fits the library; bm25 without vectors (docs/cli.md).

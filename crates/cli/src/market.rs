@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use precedent_engine::market::{market, MarketOptions};
 use precedent_engine::market_view::market_text;
@@ -30,16 +30,13 @@ pub struct MarketArgs {
 
 pub fn run(args: MarketArgs) -> Result<()> {
     let clause_type = crate::filters::checked_clause_type(&args.clause_type)?;
+    let options = MarketOptions::asking(args.formulations).map_err(anyhow::Error::msg)?;
     let library = Library::open(&args.index)?;
     let draft = args
         .draft
         .as_ref()
-        .map(|p| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display())))
+        .map(|p| precedent_contracts::read_draft(p).map(|draft| draft.text))
         .transpose()?;
-    let options = MarketOptions {
-        formulations: args.formulations.max(1),
-        ..MarketOptions::default()
-    };
     let market = market(&library, clause_type, draft.as_deref(), &options)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&market)?);

@@ -5,15 +5,18 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use precedent_clause_types::cache::{default_cache, default_classifier_cache};
+use precedent_clause_types::cache::{classifier_cache_beside, default_cache};
 use precedent_engine::documents::{
-    contract_text, tos_text, DocumentKind, ReviewOutputs, Reviewed, Reviewer,
+    contract_text, tos_text, DocumentKind, ReviewOutputs, Reviewed, Reviewer, TosDocumentReview,
 };
 use precedent_engine::review::{checklist_rows, to_csv};
 use precedent_engine::review_table::{contract_files, matrix_header, matrix_row};
 use precedent_engine::ClauseModels;
 
 use crate::eval_unfair_tos::UnfairArgs;
+
+/// The confidence a contract's text output shows findings from when `--threshold` is not given.
+const CONTRACT_THRESHOLD: f32 = 0.5;
 
 /// Where the clause typer and the single-clause classifier its second stage reads come from
 /// (shared by review, serve, ingest and eval-legalbench).
@@ -35,9 +38,10 @@ pub struct TyperArgs {
     /// default the cached model trained from --cuad, trained now (about a minute) if missing.
     #[arg(long)]
     pub classifier: Option<PathBuf>,
-    /// Cache directory for trained clause classifiers (default: beside the typer cache).
-    #[arg(long, default_value_os_t = default_classifier_cache())]
-    pub classifier_cache: PathBuf,
+    /// Cache directory for trained clause classifiers (default: `clause-classifier` beside the
+    /// typer cache).
+    #[arg(long)]
+    pub classifier_cache: Option<PathBuf>,
 }
 
 impl TyperArgs {
@@ -48,8 +52,15 @@ impl TyperArgs {
             self.cuad.clone(),
             self.typer_cache.clone(),
             self.classifier.clone(),
-            self.classifier_cache.clone(),
+            self.classifier_cache(),
         )
+    }
+
+    /// The clause classifiers' cache: as given, else beside the typer cache.
+    pub fn classifier_cache(&self) -> PathBuf {
+        self.classifier_cache
+            .clone()
+            .unwrap_or_else(|| classifier_cache_beside(&self.typer_cache))
     }
 }
 
@@ -78,9 +89,11 @@ pub struct ReviewArgs {
     /// Candidates per category in the JSON, most confident first (0 = every candidate).
     #[arg(long, default_value_t = 20)]
     pub top: usize,
-    /// Text output: show findings at or above this confidence.
-    #[arg(long, default_value_t = 0.5)]
-    pub threshold: f32,
+    /// Text output: show findings at or above this confidence. Contracts: 0.5 unless given.
+    /// Terms of service: every type the model flags (its per-type thresholds, fitted for F1,
+    /// flag some at 0.3) unless given.
+    #[arg(long)]
+    pub threshold: Option<f32>,
     /// Word features only: skip embedding the contract's sentences with MiniLM (several times
     /// faster; about 1 point lower precision at 80% recall in CUAD's cross-validation).
     #[arg(long)]
@@ -135,6 +148,12 @@ pub fn run(args: ReviewArgs) -> Result<()> {
             Reviewed::Tos(review) => {
                 if args.json {
                     println!("{}", serde_json::to_string(&review)?);
+                } else if let Some(threshold) = args.threshold {
+                    let shown = TosDocumentReview {
+                        review: review.review.at_confidence(threshold),
+                        ..review
+                    };
+                    print!("{}", tos_text(&shown));
                 } else {
                     print!("{}", tos_text(&review));
                 }
@@ -160,7 +179,10 @@ pub fn run(args: ReviewArgs) -> Result<()> {
         } else if args.json {
             println!("{}", serde_json::to_string(&review)?);
         } else {
-            print!("{}", contract_text(&review, args.threshold));
+            print!(
+                "{}",
+                contract_text(&review, args.threshold.unwrap_or(CONTRACT_THRESHOLD))
+            );
         }
     }
     if failed > 0 {

@@ -77,7 +77,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     // not the review typer's second-stage classifier: a query ranks as from the command line.
     let clause_types = precedent_engine::lazy_clause_type_reader(
         args.typer.cuad.clone(),
-        args.typer.classifier_cache.clone(),
+        args.typer.classifier_cache(),
     );
     if args.preload {
         let lazy = clause_types.clone();

@@ -178,6 +178,50 @@ fn evaluates_validation_and_reviews_terms_of_service() {
         "{text}"
     );
     assert!(text.contains("sentence "), "{text}");
+    // --threshold keeps, in the text, the flags of that confidence or more: as many sentences
+    // as the JSON has with such a type, and no weaker type shown.
+    let bar = 0.6;
+    let surer = flagged
+        .iter()
+        .filter(|f| {
+            f["types"]
+                .as_array()
+                .expect("types")
+                .iter()
+                .any(|t| t["confidence"].as_f64().expect("confidence") >= bar)
+        })
+        .count();
+    let out = precedent(&[
+        "review",
+        "--kind",
+        "tos",
+        "--unfair-cache",
+        s(&cache),
+        "--unfair-data",
+        s(&support::unfair_data()),
+        "--fit-on",
+        "train",
+        "--threshold",
+        "0.6",
+        s(&support::terms_of_service()),
+    ]);
+    let barred = ok(&out);
+    let lines: Vec<&str> = barred
+        .lines()
+        .filter(|l| l.trim_start().starts_with("sentence "))
+        .collect();
+    assert_eq!(lines.len(), surer, "{barred}");
+    for line in lines {
+        let types = line.split("] ").nth(1).expect("types after the span");
+        for shown in types.split("; ") {
+            let confidence: f64 = shown
+                .rsplit(' ')
+                .next()
+                .and_then(|c| c.parse().ok())
+                .unwrap_or_else(|| panic!("no confidence in {shown:?}"));
+            assert!(confidence >= bar, "{line}");
+        }
+    }
     // The arbitration sentence says why, in its own words.
     let why = text
         .lines()
@@ -191,6 +235,7 @@ fn bad_csvs_are_named_with_their_line() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let cases = [
         ("empty.csv", "", "empty file"),
+        ("header.csv", "text,labels\n", "a header and no rows"),
         (
             "columns.csv",
             "sentence,labels\n\"a .\",[]\n",
@@ -220,4 +265,19 @@ fn bad_csvs_are_named_with_their_line() {
             "{name}: {stderr}"
         );
     }
+    // A file that is not there is said to be unreadable, not malformed.
+    let missing = tmp.path().join("missing.csv");
+    let out = precedent(&[
+        "eval-unfair-tos",
+        "--test",
+        s(&missing),
+        "--unfair-cache",
+        s(&tmp.path().join("cache")),
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("missing.csv: cannot read") && !stderr.contains("malformed"),
+        "{stderr}"
+    );
 }

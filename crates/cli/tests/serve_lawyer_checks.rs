@@ -226,6 +226,31 @@ fn a_query_of_only_punctuation_is_refused_by_the_cli_and_the_api() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(stderr.contains("the query has no words"), "{stderr}");
+    // Nor is a page of no clause, or a pipeline nobody built: each refused with what to type.
+    let out = precedent(&["search", "--index", s(&lib), "-k", "0", "insurance"], p);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("must be 1 or more"), "{stderr}");
+    let out = precedent(
+        &[
+            "search",
+            "--index",
+            s(&lib),
+            "--pipeline",
+            "foo",
+            "insurance",
+        ],
+        p,
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unknown pipeline \"foo\"")
+            && stderr.contains("learned")
+            && stderr.contains("hybrid+types")
+            && stderr.contains("learned+judge"),
+        "{stderr}"
+    );
 
     let key = create_key(&lib, "read");
     let server = Server::start(&[s(&lib).to_owned()], p);
@@ -233,7 +258,7 @@ fn a_query_of_only_punctuation_is_refused_by_the_cli_and_the_api() {
     assert!(
         problem["detail"]
             .as_str()
-            .is_some_and(|d| d.contains("the query has no words")),
+            .is_some_and(|d| d.contains("query has no words")),
         "{problem}"
     );
     let problem = call(
@@ -247,6 +272,20 @@ fn a_query_of_only_punctuation_is_refused_by_the_cli_and_the_api() {
         problem["detail"]
             .as_str()
             .is_some_and(|d| d.contains("has no words")),
+        "{problem}"
+    );
+    // Nor is "!!!" a clause to type: refused before any classifier loads.
+    let problem = call(
+        "POST",
+        &server.url("/v1/classify"),
+        Some(&key),
+        Some(&json!({"texts": ["!!!"]})),
+    )
+    .assert_problem(400);
+    assert!(
+        problem["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("texts[0] has no words")),
         "{problem}"
     );
     // A query with words still answers, punctuation and all.

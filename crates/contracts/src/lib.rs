@@ -12,7 +12,7 @@ pub mod xref;
 
 pub use meta::ContractMeta;
 pub use read::{
-    ocr_available, read_bytes, read_file, read_path, read_path_with, Document, Format, ReadError,
-    ReadOptions,
+    ocr_available, read_bytes, read_draft, read_file, read_path, read_path_with, Document, Format,
+    ReadError, ReadOptions,
 };
 pub use segment::{segment, segment_text, Clause};

@@ -118,11 +118,7 @@ pub fn read_side(
             })
         }
         (None, Some(path)) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            if text.trim().is_empty() {
-                bail!("{}: the file is empty", path.display());
-            }
+            let text = precedent_contracts::read_draft(path)?.text;
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())

@@ -169,6 +169,14 @@ pub struct IndexPlan<'a> {
 pub fn index_corpus(plan: &IndexPlan<'_>, report: &dyn Report) -> Result<String> {
     let started = std::time::Instant::now();
     let docs = precedent_formats::read_corpus(plan.corpus)?;
+    // An empty corpus would replace a library with an empty one (or add nothing): most likely
+    // the wrong file, and the library it would replace is kept.
+    if docs.is_empty() {
+        anyhow::bail!(
+            "{}: no clauses in the corpus (expected one JSON object per line with \"_id\" and \"text\"); nothing was indexed",
+            plan.corpus.display()
+        );
+    }
     let seconds = || started.elapsed().as_secs_f64();
     if plan.add {
         let (before, after) = add_to_library(plan.index, &docs, plan.cache, report)?;
@@ -408,5 +416,13 @@ mod tests {
         let added = index_corpus(&plan, &crate::Silent).expect("add");
         assert!(added.starts_with("added 1 clauses to "), "{added}");
         assert!(added.contains("(2 → 3)"), "{added}");
+
+        // An empty corpus is refused, and the library it would have replaced still opens.
+        std::fs::write(&corpus, "").expect("write");
+        plan.add = false;
+        let refused = index_corpus(&plan, &crate::Silent).expect_err("empty corpus");
+        assert!(refused.to_string().contains("no clauses"), "{refused:#}");
+        let kept = precedent_library::Library::open(&index).expect("the library is kept");
+        assert_eq!(kept.len(), 3);
     }
 }

@@ -29,6 +29,26 @@ pub struct MarketOptions {
     pub seed: u64,
 }
 
+/// Formulations a caller may ask for at most: past a dozen, clusters of a type's few dozen
+/// clauses split wordings that mean the same.
+pub const MAX_FORMULATIONS: usize = 12;
+
+impl MarketOptions {
+    /// The options for `formulations` asked by a caller, refused outside `1..=`[`MAX_FORMULATIONS`]
+    /// with the message both faces show.
+    pub fn asking(formulations: usize) -> Result<MarketOptions, String> {
+        if !(1..=MAX_FORMULATIONS).contains(&formulations) {
+            return Err(format!(
+                "formulations must be 1..={MAX_FORMULATIONS}, got {formulations}"
+            ));
+        }
+        Ok(MarketOptions {
+            formulations,
+            ..MarketOptions::default()
+        })
+    }
+}
+
 impl Default for MarketOptions {
     fn default() -> Self {
         MarketOptions {

@@ -159,6 +159,14 @@ pub fn build_command_pipeline(
     library: Arc<Library>,
     options: &PipelineOptions<'_>,
 ) -> Result<BuiltPipeline> {
+    // Checked before any model loads, and against every name a command takes: the retrieval
+    // crate's own error would list only its four base pipelines.
+    if judge_backend(name).is_none() && !crate::is_known(name) {
+        anyhow::bail!(
+            "unknown pipeline {name:?}; known pipelines: {}",
+            command_pipelines().join(", ")
+        );
+    }
     let models = pipeline_models(
         name,
         command_needs_embedder(name),

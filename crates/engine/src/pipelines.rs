@@ -79,6 +79,13 @@ impl PipelineContext {
 
 /// Builds the pipeline `name` (see the module's grammar) from `context`.
 pub fn build(name: &str, context: &PipelineContext) -> Result<Pipeline, EngineError> {
+    if !is_known(name) {
+        return Err(precedent_rank::RankError::UnknownPipeline {
+            name: name.to_owned(),
+            known: known_pipelines().join(", "),
+        }
+        .into());
+    }
     let library = context.library.clone();
     let plain = PipelineModels {
         embedder: context.embedder.clone(),

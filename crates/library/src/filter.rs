@@ -39,6 +39,30 @@ pub struct Filter {
 #[error("{0:?} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD")]
 pub struct BadDate(pub String);
 
+/// A filter that cannot match what its caller means: a malformed date, a confidence outside
+/// 0..=1 (none would pass above 1, all below 0), or a date range that ends before it starts.
+/// Refused up front, so that a typo is an error and not "no clause passes the filters".
+#[derive(Debug, thiserror::Error)]
+pub enum BadFilter {
+    #[error(transparent)]
+    Date(#[from] BadDate),
+    #[error("min_type_confidence {0} is not between 0 and 1")]
+    Confidence(f32),
+    #[error("the date range ends ({to}) before it starts ({from})")]
+    EmptyRange { from: String, to: String },
+}
+
+/// The first and last day a partial date `YYYY[-MM[-DD]]` covers, as `YYYY-MM-DD` strings
+/// (which order as the dates do); the last day of a month is taken as 31, which orders the
+/// same against any real date.
+fn date_bounds(s: &str) -> (String, String) {
+    match s.len() {
+        4 => (format!("{s}-01-01"), format!("{s}-12-31")),
+        7 => (format!("{s}-01"), format!("{s}-31")),
+        _ => (s.to_owned(), s.to_owned()),
+    }
+}
+
 fn check_partial_date(s: &str) -> Result<(), BadDate> {
     let parts: Vec<&str> = s.split('-').collect();
     let widths = [4, 2, 2];
@@ -68,9 +92,22 @@ fn contains_ci(haystack: &str, needle: &str) -> bool {
 
 impl Filter {
     /// Rejects malformed date bounds up front, so a typo is an error and not an empty result.
-    pub fn validate(&self) -> Result<(), BadDate> {
+    pub fn validate(&self) -> Result<(), BadFilter> {
         for bound in [&self.date_from, &self.date_to].into_iter().flatten() {
             check_partial_date(bound)?;
+        }
+        if let Some(c) = self.min_type_confidence {
+            if !(0.0..=1.0).contains(&c) {
+                return Err(BadFilter::Confidence(c));
+            }
+        }
+        if let (Some(from), Some(to)) = (&self.date_from, &self.date_to) {
+            if date_bounds(from).0 > date_bounds(to).1 {
+                return Err(BadFilter::EmptyRange {
+                    from: from.clone(),
+                    to: to.clone(),
+                });
+            }
         }
         Ok(())
     }
@@ -267,6 +304,33 @@ mod tests {
         let f = Filter {
             date_from: Some("2018-02".into()),
             date_to: Some("2020".into()),
+            ..Filter::default()
+        };
+        assert!(f.validate().is_ok());
+    }
+
+    #[test]
+    fn ranges_that_end_before_they_start_and_confidences_outside_0_1_are_refused() {
+        let range = |from: &str, to: &str| Filter {
+            date_from: Some(from.into()),
+            date_to: Some(to.into()),
+            ..Filter::default()
+        };
+        assert!(range("2019", "2018").validate().is_err());
+        assert!(range("2018-07", "2018-06-30").validate().is_err());
+        // A range inside one year, and a year that holds the other bound, are fine.
+        assert!(range("2018", "2018").validate().is_ok());
+        assert!(range("2018-06", "2018").validate().is_ok());
+        assert!(range("2018-06-30", "2018-06").validate().is_ok());
+        for bad in [-0.1, 1.5, 5.0] {
+            let f = Filter {
+                min_type_confidence: Some(bad),
+                ..Filter::default()
+            };
+            assert!(f.validate().is_err(), "{bad}");
+        }
+        let f = Filter {
+            min_type_confidence: Some(0.7),
             ..Filter::default()
         };
         assert!(f.validate().is_ok());

@@ -36,7 +36,7 @@ use precedent_text::AnalyzerConfig;
 use serde::{Deserialize, Serialize};
 
 pub use duplicates::{duplicate_key, fetch_for_folding, CopyFolder, Placement};
-pub use filter::{BadDate, Filter};
+pub use filter::{BadDate, BadFilter, Filter};
 pub use lexical::LexicalIndex;
 pub use lock::WriteLock;
 pub use precedent_vectors::{IndexKind, Neighbor, VectorError, VectorIndex};

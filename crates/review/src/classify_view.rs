@@ -128,6 +128,17 @@ pub fn clauses_to_classify(
             i + 1
         );
     }
+    // Punctuation alone would still get types (the classifier reads any text), and a type
+    // given to "!!!" reads as a finding.
+    if let Some(i) = out
+        .iter()
+        .position(|t| !t.chars().any(char::is_alphanumeric))
+    {
+        anyhow::bail!(
+            "clause {} has no words (only punctuation or symbols): give the clause's text",
+            i + 1
+        );
+    }
     Ok(out)
 }
 

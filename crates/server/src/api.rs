@@ -67,7 +67,7 @@ pub struct SearchRequest {
     #[serde(default)]
     pub library: Option<String>,
     /// bm25, dense, hybrid, hybrid-norm, hybrid+types or learned (every pipeline of `precedent
-    /// search`). By default the library's: learned with vectors (the ACORD ranker on the ACORD
+    /// search` but the CLI-only LLM judges). By default the library's: learned with vectors (the ACORD ranker on the ACORD
     /// corpus, the contracts ranker on libraries of ingested contracts; with a ranker named at
     /// start, learned only where it fits, else hybrid+types), else bm25. The response's
     /// `pipeline` names the stages that answered (e.g. "hybrid+learned").
@@ -275,6 +275,13 @@ fn check_k(k: usize) -> Result<usize, Problem> {
 pub(crate) fn check_text(what: &str, text: &str) -> Result<(), Problem> {
     if text.trim().is_empty() {
         return Err(Problem::bad_request(format!("{what} is empty")));
+    }
+    // Punctuation alone ("?!") is no clause and no query: a classifier would still type it
+    // and a rating would be stored under it, answers that read as findings.
+    if !precedent_rank::has_words(text) {
+        return Err(Problem::bad_request(format!(
+            "{what} has no words (only punctuation or symbols)"
+        )));
     }
     let chars = text.chars().count();
     if chars > MAX_QUERY_CHARS {

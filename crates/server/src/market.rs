@@ -20,9 +20,6 @@ use crate::keys::Role;
 use crate::problem::Problem;
 use crate::AppState;
 
-/// Formulations a request may ask for at most.
-const MAX_FORMULATIONS: usize = 12;
-
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MarketRequest {
@@ -59,19 +56,15 @@ pub async fn market_view(
     if let Some(draft) = &request.draft {
         check_text("draft", draft)?;
     }
-    let formulations = request.formulations.unwrap_or(5);
-    if !(1..=MAX_FORMULATIONS).contains(&formulations) {
-        return Err(Problem::bad_request(format!(
-            "formulations must be 1..={MAX_FORMULATIONS}"
-        )));
-    }
+    let options = MarketOptions::asking(
+        request
+            .formulations
+            .unwrap_or(MarketOptions::default().formulations),
+    )
+    .map_err(Problem::bad_request)?;
     let library = service.library.clone();
     let draft = request.draft.clone();
     let found = run_blocking(&state, move || {
-        let options = MarketOptions {
-            formulations,
-            ..MarketOptions::default()
-        };
         market(&library, clause_type, draft.as_deref(), &options)
             .map_err(|e| Problem::internal(e.to_string()))
     })

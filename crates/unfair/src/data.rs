@@ -25,6 +25,8 @@ pub enum DataError {
     },
     #[error("{file}: empty file (expected a header `text,labels` and rows)")]
     Empty { file: String },
+    #[error("{file}: a header and no rows (expected one sentence per line after `text,labels`)")]
+    NoRows { file: String },
     #[error("{file}, line 1: no `{column}` column in the header (found: {found})")]
     MissingColumn {
         file: String,
@@ -140,7 +142,7 @@ pub fn read_csv_with(path: &Path, labelled: bool) -> Result<Vec<Example>, DataEr
         });
     }
     if examples.is_empty() {
-        return Err(DataError::Empty { file });
+        return Err(DataError::NoRows { file });
     }
     Ok(examples)
 }
@@ -153,11 +155,11 @@ pub fn read_csv(path: &Path) -> Result<Vec<Example>, DataError> {
 /// Whether a CSV's header has a `labels` column (so `eval-unfair-tos` can score it).
 pub fn has_labels_column(path: &Path) -> Result<bool, DataError> {
     let file = path.display().to_string();
-    let mut reader = csv::Reader::from_path(path).map_err(|e| DataError::Csv {
+    let opened = std::fs::File::open(path).map_err(|source| DataError::Io {
         file: file.clone(),
-        line: 1,
-        message: e.to_string(),
+        source,
     })?;
+    let mut reader = csv::Reader::from_reader(opened);
     let headers = reader.headers().map_err(|e| DataError::Csv {
         file,
         line: 1,
@@ -188,6 +190,21 @@ mod tests {
             "{message}"
         );
         message
+    }
+
+    #[test]
+    fn a_missing_file_is_a_read_error_not_a_malformed_csv() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let missing = dir.path().join("missing.csv");
+        for message in [
+            has_labels_column(&missing)
+                .expect_err("missing file")
+                .to_string(),
+            read_csv(&missing).expect_err("missing file").to_string(),
+        ] {
+            assert!(message.contains("missing.csv: cannot read"), "{message}");
+            assert!(!message.contains("malformed"), "{message}");
+        }
     }
 
     #[test]
@@ -225,7 +242,7 @@ mod tests {
     fn empty_file_is_an_error() {
         assert!(error("").contains("empty file"));
         assert!(error("  \n").contains("empty file"));
-        assert!(error("text,labels\n").contains("empty file"));
+        assert!(error("text,labels\n").contains("a header and no rows"));
     }
 
     #[test]

@@ -166,6 +166,33 @@ pub fn read_path_with(path: &Path, options: &ReadOptions) -> Result<Document, Re
     read_bytes(path, format, &bytes)
 }
 
+/// Reads a draft a lawyer hands over (a clause to compare, a draft to place in the market):
+/// any format [`read_path`] reads, and a file with no such extension as plain text, with the
+/// same encodings (UTF-8, UTF-16 with a BOM, else Windows-1252) and the same checks.
+///
+/// Why not `read_to_string`: drafts saved from Word on Windows are Windows-1252, and `review`
+/// and `ingest` already read them; a comparison of the same file must not refuse it.
+pub fn read_draft(path: &Path) -> Result<Document, ReadError> {
+    if Format::from_path(path).is_some() {
+        return read_path(path);
+    }
+    let io = |source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let limit = ReadOptions::default().max_bytes;
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    if size > limit {
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            size,
+            limit,
+        });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    read_bytes(path, Format::Txt, &bytes)
+}
+
 /// A contract file's format and bytes, for callers that need the bytes too (ingest fingerprints
 /// them); [`read_bytes`] then reads the contract. Refuses unsupported and oversized files.
 pub fn read_file(path: &Path, options: &ReadOptions) -> Result<(Format, Vec<u8>), ReadError> {
@@ -242,4 +269,32 @@ pub(crate) fn tidy_rendered(text: &str) -> String {
         out.push('\n');
     }
     out.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_draft_saved_as_windows_1252_reads_with_or_without_an_extension() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // "Licensee’s liability shall not exceed €100." as Word on Windows saves it.
+        let mut bytes = b"Licensee".to_vec();
+        bytes.push(0x92);
+        bytes.extend_from_slice(b"s liability shall not exceed ");
+        bytes.push(0x80);
+        bytes.extend_from_slice(b"100.");
+        for name in ["draft.txt", "draft"] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &bytes).expect("write");
+            let draft = read_draft(&path).expect("a Windows-1252 draft reads");
+            assert_eq!(
+                draft.text,
+                "Licensee\u{2019}s liability shall not exceed \u{20ac}100."
+            );
+        }
+        let empty = dir.path().join("empty");
+        std::fs::write(&empty, "  \n").expect("write");
+        assert!(matches!(read_draft(&empty), Err(ReadError::Empty { .. })));
+    }
 }
