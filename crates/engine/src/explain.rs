@@ -129,6 +129,9 @@ pub struct QueryTerms {
     weights: HashMap<String, (f32, usize)>,
     /// Bit set over [`CATEGORIES`].
     asked_types: u64,
+    /// What the query asks clauses not to say ([`precedent_text::exclusions`]): the phrase as
+    /// the query writes it, and its surface forms as analysed terms.
+    excluded: Vec<(String, Vec<Vec<String>>)>,
 }
 
 impl QueryTerms {
@@ -136,18 +139,50 @@ impl QueryTerms {
     /// (at least those it names, [`named_in_query`]).
     pub fn new(context: &ExplainContext<'_>, query: &str, asked_types: u64) -> Self {
         let mut weights = HashMap::new();
+        let mut occurrences: HashMap<String, usize> = HashMap::new();
         for (order, term) in context
             .analyzer
             .query_term_texts(query)
             .into_iter()
             .enumerate()
         {
+            *occurrences.entry(term.clone()).or_default() += 1;
             let idf = (context.idf)(&term);
             weights.entry(term).or_insert((idf, order));
+        }
+        // Words of what the request excludes, and of the words that exclude it, are no search
+        // words ("AND NOT \"gross negligence\"" must not make "negligence" a reason a clause
+        // matched), unless the request also says them elsewhere ("liability" in "cap on
+        // liability not including liability for fraud").
+        let mut excluded = Vec::new();
+        let mut said_in_exclusions: HashMap<String, usize> = HashMap::new();
+        for exclusion in precedent_text::exclusions(query) {
+            let spoken = [exclusion.phrase.as_str(), exclusion.trigger.unwrap_or("")];
+            for term in spoken
+                .iter()
+                .flat_map(|words| context.analyzer.query_term_texts(words))
+            {
+                *said_in_exclusions.entry(term).or_default() += 1;
+            }
+            let forms: Vec<Vec<String>> = exclusion
+                .surface_forms
+                .iter()
+                .map(|form| context.analyzer.query_term_texts(form))
+                .filter(|terms| !terms.is_empty())
+                .collect();
+            if !exclusion.phrase.is_empty() && !forms.is_empty() {
+                excluded.push((exclusion.phrase, forms));
+            }
+        }
+        for (term, times) in said_in_exclusions {
+            if occurrences.get(&term).is_some_and(|&all| all <= times) {
+                weights.remove(&term);
+            }
         }
         QueryTerms {
             weights,
             asked_types,
+            excluded,
         }
     }
 }
@@ -169,7 +204,11 @@ pub fn explain(
     let mut found: Vec<(usize, &str, (f32, usize))> = Vec::new();
     let mut seen: HashMap<&str, ()> = HashMap::new();
     let mut byte_hits: Vec<(usize, f32, &str)> = Vec::new();
+    let mut clause_terms: Vec<String> = Vec::new();
     context.analyzer.for_each_term(text, |t| {
+        if !query.excluded.is_empty() {
+            clause_terms.push(t.text.clone());
+        }
         if let Some((key, &w)) = query.weights.get_key_value(t.text.as_str()) {
             byte_hits.push((t.start, w.0, key.as_str()));
             if seen.insert(key.as_str(), ()).is_none() {
@@ -195,6 +234,18 @@ pub fn explain(
         ));
     } else if !query.weights.is_empty() {
         reasons.push("matched by meaning: none of the search words appears in it".to_owned());
+    }
+    for (phrase, forms) in &query.excluded {
+        let says_it = forms.iter().any(|form| {
+            clause_terms
+                .windows(form.len())
+                .any(|w| w.iter().zip(form).all(|(a, b)| a == b))
+        });
+        reasons.push(if says_it {
+            format!("mentions {phrase}, which the request excludes")
+        } else {
+            format!("does not mention {phrase}, as asked")
+        });
     }
     if let Some(reason) = rating_reason(context, clause_id) {
         reasons.push(reason);
@@ -383,6 +434,51 @@ mod tests {
             "{:?}",
             why.reasons
         );
+    }
+
+    #[test]
+    fn words_a_request_excludes_are_no_reason_a_clause_matched() {
+        let analyzer = Analyzer::new(AnalyzerConfig::default());
+        let idf = |_: &str| 2.0;
+        let context = context_with(&analyzer, &idf);
+        // How the search-syntax reader writes `indemnif* /s cap AND NOT "gross negligence"`.
+        let request = "indemnify indemnification cap not including gross negligence";
+        let query = QueryTerms::new(&context, request, 0);
+        let says_it = "The Supplier shall indemnify the Buyer, and its liability is capped,                        save for gross negligence.";
+        let why = explain(&context, &query, "c#1", says_it, &serde_json::json!({}));
+        let mentions = why
+            .reasons
+            .iter()
+            .find(|r| r.starts_with("mentions indemnify"))
+            .unwrap_or_else(|| panic!("{:?}", why.reasons));
+        assert!(
+            !mentions.contains("negligence") && !mentions.contains("including"),
+            "{mentions}"
+        );
+        assert!(mentions.ends_with("of the 3 search words)"), "{mentions}");
+        assert!(
+            why.reasons
+                .contains(&"mentions gross negligence, which the request excludes".to_owned()),
+            "{:?}",
+            why.reasons
+        );
+        let clean = "The Supplier shall indemnify the Buyer; its liability is capped at the fees.";
+        let why = explain(&context, &query, "c#2", clean, &serde_json::json!({}));
+        assert!(
+            why.reasons
+                .contains(&"does not mention gross negligence, as asked".to_owned()),
+            "{:?}",
+            why.reasons
+        );
+        // A word the request also asks for outside the exclusion stays a search word.
+        let both = QueryTerms::new(
+            &context,
+            "indemnity not including fraud and a separate cap for fraud claims",
+            0,
+        );
+        assert_eq!(both.excluded.len(), 1, "the reader reads one exclusion");
+        assert!(both.weights.keys().any(|t| t.starts_with("fraud")));
+        assert!(!both.weights.keys().any(|t| t.starts_with("includ")));
     }
 
     #[test]

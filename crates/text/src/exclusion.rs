@@ -23,6 +23,9 @@ pub struct Exclusion {
     /// How clauses write the excluded thing: a clause containing any of these (as a phrase of
     /// analysed terms) has what the query excludes.
     pub surface_forms: Vec<String>,
+    /// The words that introduced the exclusion ("not including", "without"); `None` for one
+    /// implied by a word. An explanation does not count them as words the request searches for.
+    pub trigger: Option<&'static str>,
 }
 
 /// Phrases after which the rest of the query names what must be absent.
@@ -212,6 +215,7 @@ pub fn exclusions(query: &str) -> Vec<Exclusion> {
         out.push(Exclusion {
             phrase: String::new(),
             surface_forms: CARVEOUT_FORMS.iter().map(|s| s.to_string()).collect(),
+            trigger: None,
         });
     }
     let mut i = 0;
@@ -284,6 +288,7 @@ pub fn exclusions(query: &str) -> Vec<Exclusion> {
             out.push(Exclusion {
                 phrase,
                 surface_forms,
+                trigger: Some(*trigger),
             });
         }
     }
