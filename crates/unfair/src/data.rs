@@ -18,11 +18,10 @@ pub struct Example {
 /// so a user can open the file at the bad row.
 #[derive(Debug, thiserror::Error)]
 pub enum DataError {
-    #[error("{file}: cannot read: {source}")]
-    Io {
-        file: String,
-        source: std::io::Error,
-    },
+    /// The I/O error is part of the message, not a `source`: an error chain printed with its
+    /// causes would otherwise say it twice.
+    #[error("{file}: cannot read: {error}")]
+    Io { file: String, error: std::io::Error },
     #[error("{file}: empty file (expected a header `text,labels` and rows)")]
     Empty { file: String },
     #[error("{file}: a header and no rows (expected one sentence per line after `text,labels`)")]
@@ -76,9 +75,9 @@ pub fn parse_labels(cell: &str) -> Result<LabelSet, String> {
 /// sentences to classify); present, it is still checked.
 pub fn read_csv_with(path: &Path, labelled: bool) -> Result<Vec<Example>, DataError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| DataError::Io {
+    let bytes = std::fs::read(path).map_err(|error| DataError::Io {
         file: file.clone(),
-        source,
+        error,
     })?;
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(DataError::Empty { file });
@@ -155,9 +154,9 @@ pub fn read_csv(path: &Path) -> Result<Vec<Example>, DataError> {
 /// Whether a CSV's header has a `labels` column (so `eval-unfair-tos` can score it).
 pub fn has_labels_column(path: &Path) -> Result<bool, DataError> {
     let file = path.display().to_string();
-    let opened = std::fs::File::open(path).map_err(|source| DataError::Io {
+    let opened = std::fs::File::open(path).map_err(|error| DataError::Io {
         file: file.clone(),
-        source,
+        error,
     })?;
     let mut reader = csv::Reader::from_reader(opened);
     let headers = reader.headers().map_err(|e| DataError::Csv {
