@@ -160,19 +160,25 @@ fn evaluates_validation_and_reviews_terms_of_service() {
         }
     }
     // The text output: a checklist, then the flagged sentences with position and confidence.
-    let out = precedent(&[
-        "review",
-        "--kind",
-        "tos",
-        "--unfair-cache",
-        s(&cache),
-        "--unfair-data",
-        s(&support::unfair_data()),
-        "--fit-on",
-        "train",
-        s(&support::terms_of_service()),
-    ]);
-    let text = ok(&out);
+    let review_text = |extra: &[&str]| {
+        let tos = support::terms_of_service();
+        let data = support::unfair_data();
+        let mut args = vec![
+            "review",
+            "--kind",
+            "tos",
+            "--unfair-cache",
+            s(&cache),
+            "--unfair-data",
+            s(&data),
+            "--fit-on",
+            "train",
+        ];
+        args.extend_from_slice(extra);
+        args.push(s(&tos));
+        ok(&precedent(&args))
+    };
+    let text = review_text(&[]);
     assert!(
         text.contains("terms of service") && text.contains("[x] Arbitration"),
         "{text}"
@@ -191,21 +197,7 @@ fn evaluates_validation_and_reviews_terms_of_service() {
                 .any(|t| t["confidence"].as_f64().expect("confidence") >= bar)
         })
         .count();
-    let out = precedent(&[
-        "review",
-        "--kind",
-        "tos",
-        "--unfair-cache",
-        s(&cache),
-        "--unfair-data",
-        s(&support::unfair_data()),
-        "--fit-on",
-        "train",
-        "--threshold",
-        "0.6",
-        s(&support::terms_of_service()),
-    ]);
-    let barred = ok(&out);
+    let barred = review_text(&["--threshold", "0.6"]);
     let lines: Vec<&str> = barred
         .lines()
         .filter(|l| l.trim_start().starts_with("sentence "))
