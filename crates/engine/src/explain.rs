@@ -152,8 +152,8 @@ impl QueryTerms {
         }
         // Words of what the request excludes, and of the words that exclude it, are no search
         // words ("AND NOT \"gross negligence\"" must not make "negligence" a reason a clause
-        // matched), unless the request also says them elsewhere ("liability" in "cap on
-        // liability not including liability for fraud").
+        // matched), unless the request also says them elsewhere ("fraud" in "indemnity not
+        // including fraud and a separate cap for fraud claims").
         let mut excluded = Vec::new();
         let mut said_in_exclusions: HashMap<String, usize> = HashMap::new();
         for exclusion in precedent_text::exclusions(query) {
@@ -444,7 +444,8 @@ mod tests {
         // How the search-syntax reader writes `indemnif* /s cap AND NOT "gross negligence"`.
         let request = "indemnify indemnification cap not including gross negligence";
         let query = QueryTerms::new(&context, request, 0);
-        let says_it = "The Supplier shall indemnify the Buyer, and its liability is capped,                        save for gross negligence.";
+        let says_it = "The Supplier shall indemnify the Buyer, and its liability is capped, \
+                       save for gross negligence.";
         let why = explain(&context, &query, "c#1", says_it, &serde_json::json!({}));
         let mentions = why
             .reasons

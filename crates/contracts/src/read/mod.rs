@@ -176,20 +176,7 @@ pub fn read_draft(path: &Path) -> Result<Document, ReadError> {
     if Format::from_path(path).is_some() {
         return read_path(path);
     }
-    let io = |source| ReadError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let limit = ReadOptions::default().max_bytes;
-    let size = std::fs::metadata(path).map_err(io)?.len();
-    if size > limit {
-        return Err(ReadError::TooLarge {
-            path: path.to_path_buf(),
-            size,
-            limit,
-        });
-    }
-    let bytes = std::fs::read(path).map_err(io)?;
+    let bytes = read_within(path, ReadOptions::default().max_bytes)?;
     read_bytes(path, Format::Txt, &bytes)
 }
 
@@ -199,21 +186,25 @@ pub fn read_file(path: &Path, options: &ReadOptions) -> Result<(Format, Vec<u8>)
     let format = Format::from_path(path).ok_or_else(|| ReadError::Unsupported {
         path: path.to_path_buf(),
     })?;
+    Ok((format, read_within(path, options.max_bytes)?))
+}
+
+/// A file's bytes, refused past `limit`; the size check comes before reading so that a huge
+/// file costs nothing.
+fn read_within(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     let io = |source| ReadError::Io {
         path: path.to_path_buf(),
         source,
     };
-    // The size check comes before reading so that a huge file costs nothing.
     let size = std::fs::metadata(path).map_err(io)?.len();
-    if size > options.max_bytes {
+    if size > limit {
         return Err(ReadError::TooLarge {
             path: path.to_path_buf(),
             size,
-            limit: options.max_bytes,
+            limit,
         });
     }
-    let bytes = std::fs::read(path).map_err(io)?;
-    Ok((format, bytes))
+    std::fs::read(path).map_err(io)
 }
 
 /// Reads a contract already in memory; `path` is only used to name it.
