@@ -89,9 +89,12 @@ static LAW: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
+/// A company name with its legal form. Its words may wrap onto the next line, but never across
+/// a blank line: a title above the preamble ("CONSULTING AGREEMENT", then a blank line, then
+/// "Acme Biotech, Inc.") is no part of the name.
 static PARTY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"((?:[A-Z0-9][\w&'’.\-]*,?\s+){0,6}?[A-Z0-9][\w&'’.\-]*,?\s+",
+        r"((?:[A-Z0-9][\w&'’.\-]*,?(?:[ \t]+\n?|\n)[ \t]*){0,6}?[A-Z0-9][\w&'’.\-]*,?(?:[ \t]+\n?|\n)[ \t]*",
         r"(?:(?i:inc\.?|incorporated|corp\.?|corporation|llc|l\.l\.c\.|ltd\.?|limited|l\.p\.|lp|llp|",
         r"company|co\.|gmbh|s\.a\.|plc|n\.v\.|b\.v\.|s\.p\.a\.|pty\.?\s+ltd\.?|trust|bank|university|s\.r\.l\.)",
         // Two- and three-letter forms only in capitals: "as", "sa" and "ag" are words too
@@ -380,18 +383,26 @@ fn preamble(head: &str) -> &str {
     &head[..end]
 }
 
+/// The parties named in `preamble`: read from its first "between", "among", "by and" or
+/// "parties" on, which skips a title and cover lines; when nothing is found from there, from
+/// its start, since some preambles name the parties first and say none of those words
+/// ("Acme, Inc. (\"Acme\") and Beta B.V. (\"Consultant\") agree to ...").
 fn find_parties(preamble: &str) -> Vec<String> {
-    let lower = preamble.to_lowercase();
-    let from = ["between", "among", "by and", "parties"]
-        .iter()
-        .filter_map(|w| lower.find(w))
-        .min()
-        .unwrap_or(0);
-    let mut from = from.min(preamble.len());
-    while !preamble.is_char_boundary(from) {
-        from -= 1;
+    // Whole words: "by and" inside "represented by Andrea van Elsas" is no "by and between".
+    static PARTIES_FROM: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:between|among|by\s+and|parties)\b").expect("valid regex")
+    });
+    let from = PARTIES_FROM.find(preamble).map_or(0, |m| m.start());
+    let found = parties_in(&preamble[from..]);
+    if found.is_empty() && from > 0 {
+        return parties_in(preamble);
     }
-    let window = &preamble[from..];
+    found
+}
+
+/// The parties named in `window` ([`find_parties`]): company names with a legal form, and the
+/// entities (or, failing those, the terms) that defined terms stand for.
+fn parties_in(window: &str) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     let push = |name: &str, names: &mut Vec<String>| {
         let name = collapse(name.trim().trim_end_matches(',').trim());
@@ -967,6 +978,20 @@ mod tests {
                 "Astellas",
                 "FibroGen"
             ]
+        );
+    }
+
+    #[test]
+    fn a_name_starting_with_and_is_no_by_and_between() {
+        // No "between": the parties open the preamble, a signatory's first name begins with
+        // "And", and the first "parties" comes after the names.
+        let meta = extract(
+            "CONSULTING AGREEMENT\n\nAcme Biotech, Inc., with a place of business at 1 Main Street, Berkeley, CA 94710 (\"Acme\") and NOVA B.V having an address at Kade 16, Leiden, represented by Andrea Jansen, (\"Consultant\") agree to all terms and conditions of this Consulting Agreement.\n\n1. Services. The parties shall meet monthly.",
+        );
+        assert!(
+            meta.parties.iter().any(|p| p == "Acme Biotech, Inc."),
+            "{:?}",
+            meta.parties
         );
     }
 
