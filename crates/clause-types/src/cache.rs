@@ -227,3 +227,20 @@ fn cached<M>(
     save(&model)?;
     Ok(model)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_classifier_cache_sits_beside_the_typer_cache() {
+        assert_eq!(
+            classifier_cache_beside(Path::new(".precedent/cache/typer")),
+            Path::new(".precedent/cache/clause-classifier")
+        );
+        assert_eq!(
+            classifier_cache_beside(Path::new("/tmp/audit/typer-cache")),
+            Path::new("/tmp/audit/clause-classifier")
+        );
+    }
+}

@@ -555,6 +555,20 @@ mod tests {
         }
     }
 
+    #[test]
+    fn formulations_asked_outside_one_to_twelve_are_refused() {
+        for bad in [0, MAX_FORMULATIONS + 1, 50] {
+            let refused = MarketOptions::asking(bad).expect_err("out of bounds");
+            assert!(refused.contains("formulations must be 1..=12"), "{refused}");
+        }
+        for good in [1, 5, MAX_FORMULATIONS] {
+            assert_eq!(
+                MarketOptions::asking(good).expect("in bounds").formulations,
+                good
+            );
+        }
+    }
+
     /// Two wordings of a liability cap across contracts (a fees-paid cap, mutual, with a
     /// carve-out; a fixed-sum cap, one-sided), and a clause of another type that must stay out.
     #[test]
