@@ -589,6 +589,12 @@ fn eval_legalbench_with_the_clause_classifier() {
     ]);
     let mean = legalbench_mean(&out, &json_out, 38);
     assert!(mean > 0.7, "{mean}");
+    // The few-shot rows' mean says what it is (the development run's, below, needs no note).
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("note: 38 of 38 tasks were scored on train.tsv"),
+        "{stdout}"
+    );
 
     // `--dev-cuad` on 40 contracts in 2 folds, with further arguments.
     let dev_cuad = |extra: &[&str]| {
@@ -616,6 +622,7 @@ fn eval_legalbench_with_the_clause_classifier() {
     assert!(stderr.contains("with MiniLM"), "{stderr}");
     // And the held-out spans as `classify` lists them: the top type is mostly the annotated one.
     let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("note:"), "{stdout}");
     let top: f64 = stdout
         .split("top type right ")
         .nth(1)
