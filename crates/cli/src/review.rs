@@ -7,16 +7,14 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use precedent_clause_types::cache::{classifier_cache_beside, default_cache};
 use precedent_engine::documents::{
-    contract_text, tos_text, DocumentKind, ReviewOutputs, Reviewed, Reviewer, TosDocumentReview,
+    contract_text, tos_text, DocumentKind, ReviewOutputs, Reviewed, Reviewer,
+    CONTRACT_TEXT_THRESHOLD,
 };
 use precedent_engine::review::{checklist_rows, to_csv};
 use precedent_engine::review_table::{contract_files, matrix_header, matrix_row};
 use precedent_engine::ClauseModels;
 
 use crate::eval_unfair_tos::UnfairArgs;
-
-/// The confidence a contract's text output shows findings from when `--threshold` is not given.
-const CONTRACT_THRESHOLD: f32 = 0.5;
 
 /// Where the clause typer and the single-clause classifier its second stage reads come from
 /// (shared by review, serve, ingest and eval-legalbench).
@@ -148,14 +146,8 @@ pub fn run(args: ReviewArgs) -> Result<()> {
             Reviewed::Tos(review) => {
                 if args.json {
                     println!("{}", serde_json::to_string(&review)?);
-                } else if let Some(threshold) = args.threshold {
-                    let shown = TosDocumentReview {
-                        review: review.review.at_confidence(threshold),
-                        ..review
-                    };
-                    print!("{}", tos_text(&shown));
                 } else {
-                    print!("{}", tos_text(&review));
+                    print!("{}", tos_text(&review, args.threshold));
                 }
                 continue;
             }
@@ -181,7 +173,7 @@ pub fn run(args: ReviewArgs) -> Result<()> {
         } else {
             print!(
                 "{}",
-                contract_text(&review, args.threshold.unwrap_or(CONTRACT_THRESHOLD))
+                contract_text(&review, args.threshold.unwrap_or(CONTRACT_TEXT_THRESHOLD))
             );
         }
     }

@@ -239,17 +239,20 @@ fn bad_csvs_are_named_with_their_line() {
             "line 3",
         ),
     ];
+    // The CSV is read before any model is trained or loaded, so this fails fast.
+    let eval_on = |path: &std::path::Path| {
+        precedent(&[
+            "eval-unfair-tos",
+            "--test",
+            s(path),
+            "--unfair-cache",
+            s(&tmp.path().join("cache")),
+        ])
+    };
     for (name, content, needle) in cases {
         let path = tmp.path().join(name);
         std::fs::write(&path, content).expect("write");
-        // The CSV is read before any model is trained or loaded, so this fails fast.
-        let out = precedent(&[
-            "eval-unfair-tos",
-            "--test",
-            s(&path),
-            "--unfair-cache",
-            s(&tmp.path().join("cache")),
-        ]);
+        let out = eval_on(&path);
         assert!(!out.status.success());
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
@@ -258,14 +261,7 @@ fn bad_csvs_are_named_with_their_line() {
         );
     }
     // A file that is not there is said to be unreadable, not malformed.
-    let missing = tmp.path().join("missing.csv");
-    let out = precedent(&[
-        "eval-unfair-tos",
-        "--test",
-        s(&missing),
-        "--unfair-cache",
-        s(&tmp.path().join("cache")),
-    ]);
+    let out = eval_on(&tmp.path().join("missing.csv"));
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -271,10 +271,9 @@ pub struct LegalbenchPlan<'a> {
 pub fn eval_legalbench(plan: &LegalbenchPlan<'_>) -> Result<(BTreeMap<String, f64>, String)> {
     let tasks = precedent_cuad::legalbench::tasks(plan.dir)?;
     let mut out = String::new();
-    let mut few_shot = 0;
-    let scores = match plan.dev_cuad {
-        Some(cuad) => dev_command(plan, cuad, &tasks, &mut out)?,
-        None => rows_command(plan, &tasks, &mut out, &mut few_shot)?,
+    let (scores, few_shot) = match plan.dev_cuad {
+        Some(cuad) => (dev_command(plan, cuad, &tasks, &mut out)?, 0),
+        None => rows_command(plan, &tasks, &mut out)?,
     };
     let mean = scores.values().sum::<f64>() / scores.len().max(1) as f64;
     let _ = writeln!(out, "{:<45} {:5.1}", "mean", 100.0 * mean);
@@ -297,13 +296,13 @@ pub fn scores_json(scores: &BTreeMap<String, f64>) -> serde_json::Value {
     serde_json::json!({ "tasks": scores, "mean": mean })
 }
 
-/// Balanced accuracy per task on the folders' rows ([`score_rows`]).
+/// Balanced accuracy per task on the folders' rows ([`score_rows`]), and how many tasks were
+/// scored on their few-shot `train.tsv`.
 fn rows_command(
     plan: &LegalbenchPlan<'_>,
     tasks: &[Task],
     out: &mut String,
-    few_shot: &mut usize,
-) -> Result<BTreeMap<String, f64>> {
+) -> Result<(BTreeMap<String, f64>, usize)> {
     let scorer = if plan.model == LegalbenchModel::Typer {
         Scorer::Typer(Box::new(plan.models.load_first_stage()?))
     } else {
@@ -316,6 +315,8 @@ fn rows_command(
         override_thresholds(&mut thresholds, &read_thresholds(path)?);
     }
     let mut scores = BTreeMap::new();
+    // Tasks scored on LegalBench's few-shot examples (`train.tsv`), which the mean must say.
+    let mut few_shot = 0;
     for outcome in score_rows(&scorer, &thresholds, tasks, plan.split)? {
         match outcome {
             TaskOutcome::Scored {
@@ -330,14 +331,14 @@ fn rows_command(
                     100.0 * ba
                 );
                 if file_name == "train.tsv" {
-                    *few_shot += 1;
+                    few_shot += 1;
                 }
                 scores.insert(name, ba);
             }
             TaskOutcome::Skipped { file } => eprintln!("{}: no rows, skipped", file.display()),
         }
     }
-    Ok(scores)
+    Ok((scores, few_shot))
 }
 
 /// Development balanced accuracy per task by contract-level cross-validation on `cuad`

@@ -37,11 +37,9 @@ pub enum RankError {
     Stage { stage: String, message: String },
 }
 
-/// Whether a query has a word to search for: a letter or a digit in any script. The check
-/// every pipeline makes ([`RankError::NoWords`]), and the CLI and the API with it.
-pub fn has_words(query: &str) -> bool {
-    query.chars().any(char::is_alphanumeric)
-}
+/// Whether a query has a word to search for ([`precedent_text::has_words`]): the check every
+/// pipeline makes ([`RankError::NoWords`]), and the CLI and the API with it.
+pub use precedent_text::has_words;
 
 /// What one stage said about a hit: used by `search --explain` to show who found what.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -130,10 +130,7 @@ pub fn clauses_to_classify(
     }
     // Punctuation alone would still get types (the classifier reads any text), and a type
     // given to "!!!" reads as a finding.
-    if let Some(i) = out
-        .iter()
-        .position(|t| !t.chars().any(char::is_alphanumeric))
-    {
+    if let Some(i) = out.iter().position(|t| !precedent_text::has_words(t)) {
         anyhow::bail!(
             "clause {} has no words (only punctuation or symbols): give the clause's text",
             i + 1

@@ -230,6 +230,9 @@ pub fn describe(meta: &ContractMeta) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(" · "))
 }
 
+/// The confidence from which [`contract_text`] shows a finding when the reader names none.
+pub const CONTRACT_TEXT_THRESHOLD: f32 = 0.5;
+
 /// A contract review as `precedent review` prints it: the contract, what it says about itself,
 /// then per category the findings [`shown_findings`] keeps, each with its confidence, section,
 /// span and excerpt.
@@ -270,15 +273,24 @@ pub fn contract_text(review: &ContractReview, threshold: f32) -> String {
 }
 
 /// The text output of a terms-of-service review: the checklist of the eight types, then each
-/// flagged sentence with its types, confidence, sentence number and character span.
-pub fn tos_text(review: &TosDocumentReview) -> String {
+/// flagged sentence with its types, confidence, sentence number and character span. With
+/// `min_confidence`, only the flags of that confidence or more ([`TosReview::at_confidence`]);
+/// without, every type the model flags.
+pub fn tos_text(review: &TosDocumentReview, min_confidence: Option<f32>) -> String {
     let mut out = String::new();
     let ocr = if review.ocr {
         " (text recognised by OCR)"
     } else {
         ""
     };
-    let r = &review.review;
+    let kept;
+    let r = match min_confidence {
+        Some(bar) => {
+            kept = review.review.at_confidence(bar);
+            &kept
+        }
+        None => &review.review,
+    };
     let _ = writeln!(
         out,
         "{}{ocr}: terms of service, {} of {} sentences flagged as potentially unfair",

@@ -67,10 +67,11 @@ pub struct SearchRequest {
     #[serde(default)]
     pub library: Option<String>,
     /// bm25, dense, hybrid, hybrid-norm, hybrid+types or learned (every pipeline of `precedent
-    /// search` but the CLI-only LLM judges). By default the library's: learned with vectors (the ACORD ranker on the ACORD
-    /// corpus, the contracts ranker on libraries of ingested contracts; with a ranker named at
-    /// start, learned only where it fits, else hybrid+types), else bm25. The response's
-    /// `pipeline` names the stages that answered (e.g. "hybrid+learned").
+    /// search` but the CLI-only LLM judges). By default the library's: learned with vectors
+    /// (the ACORD ranker on the ACORD corpus, the contracts ranker on libraries of ingested
+    /// contracts; with a ranker named at start, learned only where it fits, else
+    /// hybrid+types), else bm25. The response's `pipeline` names the stages that answered
+    /// (e.g. "hybrid+learned").
     #[serde(default)]
     pub pipeline: Option<String>,
     /// Rerank the top candidates with the server's cross-encoder (needs --rerank-model).

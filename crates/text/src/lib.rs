@@ -193,6 +193,13 @@ pub(crate) fn count_phrases(words: &[String], phrases: &[&str]) -> usize {
     phrases.iter().map(|p| count_phrase(words, p)).sum()
 }
 
+/// Whether a text has a word: a letter or a digit in any script. A query, a clause or a
+/// rating's request of punctuation alone ("?!", "!!!") has nothing to search for or classify,
+/// and any answer to it would read as a finding.
+pub fn has_words(text: &str) -> bool {
+    text.chars().any(char::is_alphanumeric)
+}
+
 /// Character offset of every byte offset of `text` (and of its end): byte spans from Rust's
 /// string APIs become the character spans that JSON consumers (the page, Python) index by.
 pub fn char_offsets(text: &str) -> Vec<usize> {

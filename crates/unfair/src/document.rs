@@ -161,7 +161,7 @@ fn long_enough(normalised: &str) -> bool {
     let tokens = normalised.split_whitespace();
     let words = tokens
         .clone()
-        .filter(|t| t.chars().any(char::is_alphanumeric))
+        .filter(|t| precedent_text::has_words(t))
         .count();
     tokens.count() >= MIN_TOKENS && words >= MIN_WORDS
 }
