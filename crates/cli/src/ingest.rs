@@ -51,6 +51,7 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
             max_bytes: args.max_file_mb.saturating_mul(1024 * 1024),
         },
         cache: &args.vectors.cache,
+        wants_vectors: !args.vectors.no_vectors,
     };
     let load_typer = || args.typer.models().load();
     let new_vectors = || args.vectors.new_vectors();

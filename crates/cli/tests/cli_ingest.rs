@@ -255,6 +255,133 @@ fn ingest_reports_bad_files_keeps_the_rest_and_resumes() {
     assert!(!search("franchise fee", &["--party", "roanoke gas"]).is_empty());
 }
 
+/// A contract is the file at its path: a file of an indexed contract's name in another folder
+/// (two deal folders that each hold `agreement.txt`) is another contract with an id of its own,
+/// never a new version that replaces the first; the same bytes at another path are not ingested
+/// twice.
+#[test]
+fn a_file_of_the_same_name_elsewhere_is_another_contract() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let (acme, beta, moved) = (
+        work.path().join("acme"),
+        work.path().join("beta"),
+        work.path().join("moved"),
+    );
+    for dir in [&acme, &beta, &moved] {
+        std::fs::create_dir_all(dir).expect("mkdir");
+    }
+    let cuad = Path::new(CUAD);
+    let co_branding = "2ThemartComInc_19990826_10-12G_EX-10.10_6700288_EX-10.10_Co-Branding Agreement_ Agency Agreement.txt";
+    let services = "ABILITYINC_06_15_2020-EX-4.25-SERVICES AGREEMENT.txt";
+    std::fs::copy(cuad.join(co_branding), acme.join("agreement.txt")).expect("copy");
+    std::fs::copy(cuad.join(services), beta.join("agreement.txt")).expect("copy");
+    std::fs::copy(cuad.join(co_branding), moved.join("co-branding.txt")).expect("copy");
+
+    let lib = work.path().join("lib");
+    let report_path = work.path().join("report.jsonl");
+    let ingest_with = |folder: &Path, vectors: bool| {
+        let mut args = vec![
+            "ingest",
+            folder.to_str().expect("utf-8 path"),
+            "--index",
+            lib.to_str().expect("utf-8 path"),
+            "--no-types",
+            "--report",
+            report_path.to_str().expect("utf-8 path"),
+        ];
+        if !vectors {
+            args.push("--no-vectors");
+        }
+        let out = precedent(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        (report(&report_path), stderr)
+    };
+    let ingest = |folder: &Path| ingest_with(folder, false).0;
+    let first = ingest(&acme);
+    let acme_clauses = status_of(&first, "agreement.txt")["clauses"]
+        .as_u64()
+        .unwrap_or(0);
+    assert_eq!(status_of(&first, "agreement.txt")["contract"], "agreement");
+
+    // Without --no-vectors into a library built without vectors: said, and BM25 only.
+    let (second, stderr) = ingest_with(&beta, true);
+    assert!(stderr.contains("was built without vectors"), "{stderr}");
+    let beta_report = status_of(&second, "agreement.txt");
+    assert_eq!(beta_report["status"], "ingested", "{beta_report}");
+    assert_eq!(beta_report["contract"], "agreement~2", "{beta_report}");
+    let beta_clauses = beta_report["clauses"].as_u64().unwrap_or(0);
+
+    // Both contracts are in the library, each under its own id.
+    let lib_s = lib.to_str().expect("utf-8 path");
+    let contracts_of = |query: &str| {
+        let out = precedent(&["search", "--index", lib_s, "--json", "-k", "50", query]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        json["hits"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|h| h["metadata"]["contract"].as_str().map(str::to_owned))
+            .collect::<std::collections::HashSet<String>>()
+    };
+    assert!(contracts_of("co-branding agreement").contains("agreement"));
+    // `--json` cites each hit as the text output does: the section with its parents.
+    let out = precedent(&[
+        "search",
+        "--index",
+        lib_s,
+        "--json",
+        "-k",
+        "10",
+        "termination",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let hits = json["hits"].as_array().cloned().unwrap_or_default();
+    assert!(!hits.is_empty());
+    for h in &hits {
+        let cited = h["citation"].as_str().unwrap_or_default();
+        if let Some(section) = h["metadata"]["section"].as_str() {
+            assert!(
+                cited.contains("§ ") && cited.contains(section),
+                "{cited}: {h}"
+            );
+        }
+    }
+    assert!(contracts_of("services agreement").contains("agreement~2"));
+
+    // Each folder again: nothing changes; the co-branding contract's bytes in another folder
+    // under another name are recognised as the contract already ingested.
+    assert_eq!(
+        status_of(&ingest(&acme), "agreement.txt")["status"],
+        "already-indexed"
+    );
+    assert_eq!(
+        status_of(&ingest(&beta), "agreement.txt")["status"],
+        "already-indexed"
+    );
+    let copy = ingest(&moved);
+    let copy = status_of(&copy, "co-branding.txt");
+    assert_eq!(copy["status"], "already-indexed", "{copy}");
+    assert_eq!(copy["contract"], "agreement", "{copy}");
+    let why = copy["reason"].as_str().unwrap_or_default();
+    assert!(why.contains("same bytes") && why.contains("acme"), "{why}");
+
+    let out = precedent(&["remove", "--index", lib_s, "agreement~2"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("removed {beta_clauses} clauses")),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("→ {acme_clauses})")), "{stderr}");
+}
+
 /// Ingest runs the CUAD clause typer on every clause: `search --type "Governing Law"` returns
 /// only clauses typed so, and finds each contract's annotated governing-law clause.
 #[test]

@@ -168,10 +168,17 @@ impl std::fmt::Display for ClauseTypeError {
                     .collect();
                 write!(f, " The clause types are: {}", names.join(", "))
             }
-            ClauseTypeError::NotAClauseType { category } => write!(
-                f,
-                "{category:?} names a contract's parties or title, not a kind of clause, so it is not stored on clauses; filter by party instead"
-            ),
+            ClauseTypeError::NotAClauseType { category } => {
+                let instead = if *category == "Parties" {
+                    "filter by party instead"
+                } else {
+                    "filter by document type instead"
+                };
+                write!(
+                    f,
+                    "{category:?} names a contract's parties or title, not a kind of clause, so it is not stored on clauses; {instead}"
+                )
+            }
         }
     }
 }

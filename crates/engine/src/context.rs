@@ -3,10 +3,12 @@
 use crate::hits::{contract_file_name, ClauseContext};
 
 /// The text around chars `start..end` of the contract at `source_path`, `chars` characters on
-/// each side. `None` when the clause carries no source span, the file is gone, or the span no
-/// longer fits the file (the contract changed since it was ingested).
+/// each side. `None` when the clause carries no source span, the file is gone, or the contract
+/// changed since it was ingested (its fingerprint differs from `fingerprint`, or the span no
+/// longer fits): showing other words as the clause would mislead.
 pub fn clause_context(
     source_path: Option<&str>,
+    fingerprint: Option<&str>,
     start: Option<usize>,
     end: Option<usize>,
     chars: usize,
@@ -15,7 +17,13 @@ pub fn clause_context(
     if start >= end {
         return None;
     }
-    let text = contract_text(std::path::Path::new(path))?;
+    let text = match crate::ingest::ingested_text(std::path::Path::new(path), fingerprint) {
+        Ok(text) => text,
+        Err(e) => {
+            tracing::warn!("context of a clause unavailable: {e:#}");
+            return None;
+        }
+    };
     let chars_of: Vec<char> = text.chars().collect();
     if end > chars_of.len() {
         return None;
@@ -31,19 +39,6 @@ pub fn clause_context(
         start,
         end,
     })
-}
-
-/// The contract's text as ingestion saw it: clause offsets are char offsets into
-/// `precedent_contracts::Document::text` (newlines normalised, HTML/PDF/DOCX converted), so the
-/// file is read by the same reader, never as raw bytes.
-fn contract_text(path: &std::path::Path) -> Option<String> {
-    match precedent_contracts::read_path(path) {
-        Ok(document) => Some(document.text),
-        Err(e) => {
-            tracing::warn!("context of a clause unavailable: {e}");
-            None
-        }
-    }
 }
 
 #[cfg(test)]
@@ -62,8 +57,14 @@ mod tests {
         let clauses = precedent_contracts::segment(&document);
         assert!(clauses.len() > 10, "{} clauses", clauses.len());
         let clause = &clauses[clauses.len() / 2];
-        let context = clause_context(Some(CONTRACT), Some(clause.start), Some(clause.end), 200)
-            .expect("context");
+        let context = clause_context(
+            Some(CONTRACT),
+            None,
+            Some(clause.start),
+            Some(clause.end),
+            200,
+        )
+        .expect("context");
         let chars: Vec<char> = document.text.chars().collect();
         let expected: String = chars[clause.start..clause.end].iter().collect();
         assert_eq!(context.clause, expected);
@@ -73,10 +74,27 @@ mod tests {
     }
 
     #[test]
+    fn no_context_once_the_contract_changed_since_it_was_ingested() {
+        let bytes = std::fs::read(CONTRACT).expect("read");
+        let ingested = crate::ingest::fingerprint(&bytes);
+        assert!(clause_context(Some(CONTRACT), Some(&ingested), Some(10), Some(50), 10).is_some());
+        // The file's bytes are not those ingested: the span would point at other words.
+        let other = crate::ingest::fingerprint(b"another version");
+        assert!(clause_context(Some(CONTRACT), Some(&other), Some(10), Some(50), 10).is_none());
+    }
+
+    #[test]
     fn no_context_without_a_usable_source() {
-        assert!(clause_context(None, Some(0), Some(5), 10).is_none());
-        assert!(clause_context(Some(CONTRACT), Some(5), Some(5), 10).is_none());
-        assert!(clause_context(Some(CONTRACT), Some(0), Some(usize::MAX), 10).is_none());
-        assert!(clause_context(Some("/nonexistent/contract.txt"), Some(0), Some(5), 10).is_none());
+        assert!(clause_context(None, None, Some(0), Some(5), 10).is_none());
+        assert!(clause_context(Some(CONTRACT), None, Some(5), Some(5), 10).is_none());
+        assert!(clause_context(Some(CONTRACT), None, Some(0), Some(usize::MAX), 10).is_none());
+        assert!(clause_context(
+            Some("/nonexistent/contract.txt"),
+            None,
+            Some(0),
+            Some(5),
+            10
+        )
+        .is_none());
     }
 }

@@ -34,6 +34,9 @@ pub struct ClauseMeta {
     pub contract: Option<String>,
     #[serde(default)]
     pub source_path: Option<String>,
+    /// The source file's fingerprint when it was ingested: the context view checks it.
+    #[serde(default)]
+    pub source_fingerprint: Option<String>,
     #[serde(default)]
     pub document_type: Option<String>,
     #[serde(default)]

@@ -3,10 +3,10 @@
 //! one library generation) and reports per file; the pieces that decide what a contract becomes
 //! are here.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
 use precedent_clause_types::type_thresholds::STORED_TYPE_THRESHOLD;
 use precedent_clause_types::{ClauseTyper, N_CATEGORIES};
 use precedent_contracts::library_docs::{clause_docs, set_clause_types, IngestedContract};
@@ -29,26 +29,50 @@ pub fn fingerprint(bytes: &[u8]) -> String {
 /// Every file under a folder ([`precedent_review::review_table::walk`]).
 pub use precedent_review::review_table::walk;
 
-/// Contract ids: the file stem, with `~2`, `~3`… for later files with the same stem (the
-/// order is the sorted path order, so a resumed run assigns the same ids).
-pub fn contract_ids(files: &[PathBuf]) -> Vec<String> {
-    let mut used: HashMap<String, usize> = HashMap::new();
-    files
-        .iter()
-        .map(|p| {
-            let stem = p
-                .file_stem()
-                .map(|s| s.to_string_lossy().trim().replace('#', "_"))
-                .unwrap_or_default();
-            let n = used.entry(stem.clone()).or_default();
-            *n += 1;
-            if *n == 1 {
-                stem
-            } else {
-                format!("{stem}~{n}")
-            }
-        })
-        .collect()
+/// The id a new contract file takes: its file stem, or with `~2`, `~3`… when a contract
+/// already in the library, or another file of this run, has that id (`taken`, which the id
+/// joins). Files are visited in sorted path order, so a run over a fresh library names them
+/// alike every time; a contract already indexed keeps the id it was given.
+pub fn new_contract_id(path: &Path, taken: &mut HashSet<String>) -> String {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().trim().replace('#', "_"))
+        .unwrap_or_default();
+    let id = if taken.contains(&stem) {
+        (2..)
+            .map(|n| format!("{stem}~{n}"))
+            .find(|candidate| !taken.contains(candidate))
+            .unwrap_or_default()
+    } else {
+        stem
+    };
+    taken.insert(id.clone());
+    id
+}
+
+/// The path a contract is known by: the file's canonical absolute path, so that the same file
+/// reached from another working directory, or through a link, is the same contract, and the
+/// context view can reopen it from anywhere. The path as given when it cannot be resolved.
+pub fn source_path(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+}
+
+/// The text of an ingested contract as ingest read it (clause spans are char offsets into it),
+/// or an error when the file cannot be read or, given the fingerprint ingest recorded, its bytes
+/// changed since: the spans would then point at other words.
+pub fn ingested_text(path: &Path, fingerprint: Option<&str>) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    if let Some(expected) = fingerprint {
+        if self::fingerprint(&bytes) != expected {
+            bail!(
+                "{} changed since it was ingested; its spans no longer fit",
+                path.display()
+            );
+        }
+    }
+    let format = precedent_contracts::Format::from_path(path)
+        .with_context(|| format!("{}: not a contract format", path.display()))?;
+    Ok(read_bytes(path, format, &bytes)?.text)
 }
 
 /// A contract ready to commit: one library document per clause.
@@ -72,7 +96,7 @@ pub fn prepare(
         return Err(format!("{}: no clauses found", path.display()));
     }
     let meta = meta::extract(&document.text);
-    let source_path = path.display().to_string();
+    let source_path = source_path(path).display().to_string();
     let contract = IngestedContract {
         contract,
         source_path: &source_path,

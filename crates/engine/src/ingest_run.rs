@@ -3,8 +3,10 @@
 //!
 //! Files are read, segmented and described (metadata) in parallel, then committed to the
 //! library in batches, each batch one new library generation. That makes ingest resumable: a
-//! second run skips the contracts already in the library (by contract id) and continues, and an
-//! interrupted run loses at most the batch in flight, never what was committed before. A
+//! second run skips the contracts already in the library (a contract is the file at its path;
+//! the same bytes at another path are skipped too) and continues, and an interrupted run loses
+//! at most the batch in flight, never what was committed before. A file of an indexed
+//! contract's name in another folder is another contract, with an id of its own. A
 //! contract whose file changed since it was indexed (its bytes' fingerprint differs) is read
 //! again and its clauses replaced in the same commit. A file that cannot be read is reported
 //! with its reason and the rest of the folder goes on (a changed contract that no longer reads
@@ -25,7 +27,7 @@ use precedent_library::{BuildOptions, Library};
 use precedent_rank::EmbedSettings;
 use rayon::prelude::*;
 
-use crate::ingest::{contract_ids, prepare, walk, Prepared};
+use crate::ingest::{new_contract_id, prepare, source_path, walk, Prepared};
 use crate::library_setup::{embed_docs, fingerprint_file, library_settings};
 use crate::Report;
 
@@ -54,6 +56,10 @@ pub struct IngestPlan<'a> {
     pub read: ReadOptions,
     /// Embedding cache directory.
     pub cache: &'a Path,
+    /// Whether the caller asked for vectors (no `--no-vectors`). A library that exists keeps
+    /// its own way: the new contracts are embedded as its clauses were, or not at all, and a
+    /// request the other way is said, not silently dropped.
+    pub wants_vectors: bool,
 }
 
 /// What an ingest did: a report per file, and the library's clause count before and after.
@@ -113,7 +119,6 @@ pub fn ingest_folder(
     }
     let options = &plan.read;
     let files = walk(plan.dir)?;
-    let ids = contract_ids(&files);
     // One writer per library for the whole run: a second ingest (or index) into the same
     // library is refused at once, and the contracts this run finds already indexed stay so.
     let _lock = Library::lock(plan.index)?;
@@ -123,18 +128,32 @@ pub fn ingest_folder(
         None
     };
     let indexed = match library.as_ref() {
-        Some(lib) => indexed_fingerprints(lib)?,
-        None => HashMap::new(),
+        Some(lib) => IndexedContracts::of(lib)?,
+        None => IndexedContracts::default(),
     };
     let settings = match library.as_ref() {
         Some(lib) => lib.vectors_info().map(library_settings).transpose()?,
         None => new_vectors()?,
     };
+    if library.is_some() && settings.is_some() != plan.wants_vectors {
+        report.warn(&if plan.wants_vectors {
+            format!(
+                "note: {} was built without vectors (--no-vectors): the new contracts are indexed for BM25 only, as its clauses are; rebuild it to embed every clause",
+                plan.index.display()
+            )
+        } else {
+            format!(
+                "note: {} embeds its clauses: the new contracts are embedded as they were, --no-vectors applies to new libraries only",
+                plan.index.display()
+            )
+        });
+    }
 
     let mut reports: Vec<FileReport> = Vec::new();
     // (file, contract id, whether it replaces a contract already in the library)
     let mut todo: Vec<(PathBuf, String, bool)> = Vec::new();
-    for (path, id) in files.into_iter().zip(ids) {
+    let mut taken: HashSet<String> = indexed.by_id.keys().cloned().collect();
+    for path in files {
         let shown = path.display().to_string();
         if Format::from_path(&path).is_none() {
             reports.push(FileReport {
@@ -144,20 +163,35 @@ pub fn ingest_folder(
                 clauses: 0,
                 reason: Some("not a contract file type (.txt, .htm, .html, .pdf, .docx)".into()),
             });
-        } else if let Some(stored) = indexed.get(&id) {
-            if changed_since_indexed(&path, stored.as_deref(), options.max_bytes) {
-                todo.push((path, id, true));
-                continue;
+            continue;
+        }
+        match indexed.find(&path) {
+            Known::Same { id, fingerprint } => {
+                if changed_since_indexed(&path, fingerprint.as_deref(), options.max_bytes) {
+                    todo.push((path, id, true));
+                } else {
+                    reports.push(FileReport {
+                        path: shown,
+                        contract: Some(id),
+                        status: "already-indexed",
+                        clauses: 0,
+                        reason: None,
+                    });
+                }
             }
-            reports.push(FileReport {
+            Known::Copy { id, source } => reports.push(FileReport {
                 path: shown,
                 contract: Some(id),
                 status: "already-indexed",
                 clauses: 0,
-                reason: None,
-            });
-        } else {
-            todo.push((path, id, false));
+                reason: Some(format!(
+                    "the same bytes as the contract ingested from {source}"
+                )),
+            }),
+            Known::New => {
+                let id = new_contract_id(&path, &mut taken);
+                todo.push((path, id, false));
+            }
         }
     }
     let before = library.as_ref().map_or(0, Library::len);
@@ -243,23 +277,86 @@ pub fn ingest_folder(
     })
 }
 
-/// Each indexed contract's file fingerprint, as ingest recorded it (`None` for libraries ingested
-/// before fingerprints were recorded: those contracts are never taken for changed).
-fn indexed_fingerprints(library: &Library) -> Result<HashMap<String, Option<String>>> {
-    let store = library.store();
-    let mut out: HashMap<String, Option<String>> = HashMap::new();
-    for (row, id) in store.ids().iter().enumerate() {
-        let contract = contract_of(id);
-        if out.contains_key(contract) {
-            continue;
+/// What the library already holds of each contract: its fingerprint and the file it was read
+/// from, as ingest recorded them.
+#[derive(Default)]
+struct IndexedContracts {
+    /// Contract id → (fingerprint, source path); `None`s for libraries ingested before these
+    /// were recorded.
+    by_id: HashMap<String, (Option<String>, Option<String>)>,
+    /// Resolved source path → contract id.
+    by_source: HashMap<PathBuf, String>,
+    /// Fingerprint → (contract id, source path as recorded).
+    by_fingerprint: HashMap<String, (String, String)>,
+}
+
+/// Whether a file is a contract the library holds.
+enum Known {
+    /// The file a contract was ingested from (or, for a library that recorded no source paths,
+    /// the contract of the same id).
+    Same {
+        id: String,
+        fingerprint: Option<String>,
+    },
+    /// Another path to the very bytes of a contract already ingested (a moved or copied folder,
+    /// or the library built from another working directory).
+    Copy { id: String, source: String },
+    /// A contract the library does not hold, even when another file of the same name is in it.
+    New,
+}
+
+impl IndexedContracts {
+    fn of(library: &Library) -> Result<Self> {
+        let store = library.store();
+        let mut out = IndexedContracts::default();
+        for (row, id) in store.ids().iter().enumerate() {
+            let contract = contract_of(id);
+            if out.by_id.contains_key(contract) {
+                continue;
+            }
+            let clause = store.clause(row as u32)?;
+            let text = |key: &str| clause.metadata[key].as_str().map(str::to_owned);
+            let (fingerprint, source) = (text("source_fingerprint"), text("source_path"));
+            if let Some(source) = &source {
+                out.by_source
+                    .insert(source_path(Path::new(source)), contract.to_owned());
+                if let Some(fingerprint) = &fingerprint {
+                    out.by_fingerprint
+                        .insert(fingerprint.clone(), (contract.to_owned(), source.clone()));
+                }
+            }
+            out.by_id.insert(contract.to_owned(), (fingerprint, source));
         }
-        let clause = store.clause(row as u32)?;
-        let fingerprint = clause.metadata["source_fingerprint"]
-            .as_str()
-            .map(str::to_owned);
-        out.insert(contract.to_owned(), fingerprint);
+        Ok(out)
     }
-    Ok(out)
+
+    /// A contract is the file at its path: a file of the same name elsewhere is another
+    /// contract (two deal folders that each hold `nda.pdf`), never a new version of this one.
+    fn find(&self, path: &Path) -> Known {
+        let same = |id: &String| Known::Same {
+            id: id.clone(),
+            fingerprint: self.by_id.get(id).and_then(|(f, _)| f.clone()),
+        };
+        if let Some(id) = self.by_source.get(&source_path(path)) {
+            return same(id);
+        }
+        if let Some((id, source)) = fingerprint_file(path)
+            .ok()
+            .and_then(|f| self.by_fingerprint.get(&f))
+        {
+            return Known::Copy {
+                id: id.clone(),
+                source: source.clone(),
+            };
+        }
+        // A library from before source paths were recorded knows its contracts by id only.
+        let mut probe: HashSet<String> = HashSet::new();
+        let id = new_contract_id(path, &mut probe);
+        match self.by_id.get(&id) {
+            Some((_, None)) => same(&id),
+            _ => Known::New,
+        }
+    }
 }
 
 /// Whether the file's bytes differ from those indexed. A file that cannot be read, or has grown

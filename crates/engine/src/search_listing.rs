@@ -15,7 +15,10 @@ use precedent_text::spelling::Correction;
 use serde::Serialize;
 
 use crate::explain::Explainer;
-use crate::hits::{highlight_spans, own_text_and_references, Explanation, ReferencedSection, Span};
+use crate::hits::{
+    citation, highlight_spans, own_text_and_references, ClauseMeta, Explanation, ReferencedSection,
+    Span,
+};
 use crate::pipeline_choice::{load_model, BuiltPipeline};
 use crate::search::PageHit;
 use crate::EngineError;
@@ -27,6 +30,10 @@ pub struct ListedHit {
     pub id: String,
     pub score: f32,
     pub title: Option<String>,
+    /// How the clause is cited, as the text output and the API cite it ("Distributor
+    /// Agreement, Acme Corp, 2019, § 1.01(x) Territory"): the section with its parents, which
+    /// `metadata.section` alone ("(x)") is not.
+    pub citation: String,
     /// The clause's own text: what is copied and cited.
     pub text: String,
     /// The sections it refers to, attached by ingest for search: context, listed apart.
@@ -70,8 +77,11 @@ pub fn list_hits(
             });
         }
         let (own, references) = own_text_and_references(&clause.text, &clause.metadata);
+        let meta = ClauseMeta::from_value(&clause.metadata);
+        let cited = citation(&clause.id, clause.title.as_deref(), &clause.metadata, &meta).text;
         listed.push(ListedHit {
             rank: i + 1,
+            citation: cited,
             text: own.to_owned(),
             id: clause.id,
             score: hit.score,

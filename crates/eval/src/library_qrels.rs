@@ -146,14 +146,5 @@ pub fn map_to_library(
 /// A contract's text as ingest read it, refused when the file changed since (its spans would
 /// no longer fit).
 fn contract_text(path: &str, fingerprint: Option<&str>) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {path}"))?;
-    if let Some(expected) = fingerprint {
-        if precedent_engine::ingest::fingerprint(&bytes) != expected {
-            bail!("{path} changed since it was ingested; its spans no longer fit");
-        }
-    }
-    let path = Path::new(path);
-    let format = precedent_contracts::Format::from_path(path)
-        .with_context(|| format!("{}: not a contract format", path.display()))?;
-    Ok(precedent_contracts::read_bytes(path, format, &bytes)?.text)
+    precedent_engine::ingest::ingested_text(Path::new(path), fingerprint)
 }

@@ -486,6 +486,7 @@ pub async fn clause(
         let (view, meta) = clause_view(&svc, row)?;
         let context = precedent_engine::context::clause_context(
             meta.source_path.as_deref(),
+            meta.source_fingerprint.as_deref(),
             meta.start,
             meta.end,
             context_chars,

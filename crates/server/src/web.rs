@@ -43,3 +43,28 @@ pub fn routes() -> Router<AppState> {
             get(|| async { asset("text/css; charset=utf-8", STYLE_CSS) }),
         )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::APP_JS;
+
+    /// The page offers as clause-type filters exactly the CUAD types a search filters on, named
+    /// as the server names them.
+    #[test]
+    fn the_pages_clause_types_are_the_servers() {
+        let start = APP_JS
+            .find("const CUAD_TYPES = [")
+            .expect("CUAD_TYPES in app.js");
+        let end = start + APP_JS[start..].find("];").expect("end of CUAD_TYPES");
+        let page: Vec<&str> = APP_JS[start..end].split('"').skip(1).step_by(2).collect();
+        let mut server: Vec<&str> = precedent_cuad::CATEGORIES
+            .iter()
+            .copied()
+            .filter(|c| precedent_cuad::is_clause_type(c))
+            .collect();
+        server.sort_unstable();
+        let mut sorted = page.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, server);
+    }
+}

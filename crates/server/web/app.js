@@ -2,16 +2,19 @@
 // into the page with textContent (never innerHTML), since clause text is untrusted input.
 "use strict";
 
+// The CUAD clause types a search can filter on, named as the server names them (CUAD's own
+// names, crates/cuad/src/categories.rs); "Document Name" and "Parties" describe a contract, not
+// a clause, so they are filters of their own (document type, party), not clause types.
 const CUAD_TYPES = [
   "Affiliate License-Licensee", "Affiliate License-Licensor", "Agreement Date", "Anti-Assignment",
-  "Audit Rights", "Cap On Liability", "Change Of Control", "Competitive Restriction Exception",
-  "Covenant Not To Sue", "Document Name", "Effective Date", "Exclusivity", "Expiration Date",
-  "Governing Law", "Insurance", "Ip Ownership Assignment", "Irrevocable Or Perpetual License",
-  "Joint Ip Ownership", "License Grant", "Liquidated Damages", "Minimum Commitment",
-  "Most Favored Nation", "No-Solicit Of Customers", "No-Solicit Of Employees", "Non-Compete",
-  "Non-Disparagement", "Non-Transferable License", "Notice Period To Terminate Renewal", "Parties",
+  "Audit Rights", "Cap on Liability", "Change of Control", "Competitive Restriction Exception",
+  "Covenant Not to Sue", "Effective Date", "Exclusivity", "Expiration Date",
+  "Governing Law", "Insurance", "IP Ownership Assignment", "Irrevocable or Perpetual License",
+  "Joint IP Ownership", "License Grant", "Liquidated Damages", "Minimum Commitment",
+  "Most Favored Nation", "No-Solicit of Customers", "No-Solicit of Employees", "Non-Compete",
+  "Non-Disparagement", "Non-Transferable License", "Notice Period to Terminate Renewal",
   "Post-Termination Services", "Price Restrictions", "Renewal Term", "Revenue/Profit Sharing",
-  "Rofr/Rofo/Rofn", "Source Code Escrow", "Termination For Convenience",
+  "Rofr/Rofo/Rofn", "Source Code Escrow", "Termination for Convenience",
   "Third Party Beneficiary", "Uncapped Liability", "Unlimited/All-You-Can-Eat-License",
   "Volume Restriction", "Warranty Duration",
 ];
