@@ -243,12 +243,88 @@ pub fn section_reference(path: &[String], number: Option<&str>) -> Option<String
             .filter(|s| !s.is_empty())
             .map(str::to_string);
     }
-    Some(reference)
+    // An exhibit's item 1 is not the agreement's section 1: say whose it is.
+    let attachment = path[..first_number.unwrap_or(0)]
+        .iter()
+        .find_map(|part| attachment_name(part));
+    Some(match attachment {
+        Some(name) => format!("{reference} of {name}"),
+        None => reference,
+    })
+}
+
+/// "Exhibit B" for a path part that opens an attachment to the agreement ("EXHIBIT B",
+/// "Schedule 2 - Fees", "ANNEX A: SERVICE LEVELS"): the kind, capitalised, and its label.
+fn attachment_name(part: &str) -> Option<String> {
+    const KINDS: [&str; 6] = [
+        "exhibit",
+        "schedule",
+        "annex",
+        "appendix",
+        "attachment",
+        "addendum",
+    ];
+    let mut words = part.split_whitespace();
+    let kind = words.next()?.to_lowercase();
+    let kind = KINDS.iter().find(|k| **k == kind)?;
+    // A label: a number, a letter (with digits: "A1"), or a roman numeral; "Schedule of Fees"
+    // names no attachment label.
+    let label = words
+        .next()
+        .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()))
+        .filter(|w| {
+            let mut chars = w.chars();
+            let first = chars.next();
+            let digits = w.chars().all(|c| c.is_ascii_digit());
+            let lettered =
+                first.is_some_and(|c| c.is_ascii_alphabetic()) && chars.all(|c| c.is_ascii_digit());
+            let roman = w.len() <= 4 && w.chars().all(|c| matches!(c, 'I' | 'V' | 'X'));
+            !w.is_empty() && (digits || lettered || roman)
+        })?;
+    let mut name = kind[..1].to_uppercase();
+    name.push_str(&kind[1..]);
+    Some(format!("{name} {label}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_attachments_items_are_cited_with_the_attachment() {
+        let path = |parts: &[&str]| parts.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            section_reference(&path(&["EXHIBIT B", "1"]), Some("1")).as_deref(),
+            Some("1 of Exhibit B")
+        );
+        assert_eq!(
+            section_reference(
+                &path(&["Schedule 2 - Fees", "2", "2.1", "(a)"]),
+                Some("(a)")
+            )
+            .as_deref(),
+            Some("2.1(a) of Schedule 2")
+        );
+        // The agreement's own sections, and a heading that only mentions an exhibit, stay as
+        // they were.
+        assert_eq!(
+            section_reference(&path(&["ARTICLE IX", "9", "9.1"]), Some("9.1")).as_deref(),
+            Some("9.1")
+        );
+        assert_eq!(
+            section_reference(&path(&["Exhibits and Schedules", "3"]), Some("3")).as_deref(),
+            Some("3")
+        );
+        assert_eq!(
+            section_reference(&path(&["SCHEDULE OF FEES", "3"]), Some("3")).as_deref(),
+            Some("3")
+        );
+        let metadata = json!({"title": "Promotion Agreement", "path": ["EXHIBIT B", "1"], "section": "1", "heading": "Performance Standards"});
+        assert_eq!(
+            citation(&metadata).as_deref(),
+            Some("Promotion Agreement, § 1 of Exhibit B Performance Standards")
+        );
+    }
 
     #[test]
     fn referenced_sections_come_apart_from_the_clause_own_text() {
