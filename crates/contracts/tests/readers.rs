@@ -48,6 +48,51 @@ fn edgar_html_becomes_paragraphs_and_segments_like_text() {
     assert!(!clauses[1].text.ends_with('2'));
 }
 
+/// An exhibit as EDGAR serves it inside a filing: the SGML header's values (type, sequence,
+/// file name, description) are the filing's, not the contract's, and must not open its text or
+/// become its title.
+#[test]
+fn edgar_sgml_header_values_are_not_contract_text() {
+    let html = br#"<HTML><HEAD><TITLE>EX-10.13</TITLE></HEAD><BODY>
+<DOCUMENT><TYPE>EX-10.13<SEQUENCE>3<FILENAME>0001.txt<DESCRIPTION>PROMOTION AGREEMENT</DESCRIPTION>
+<P ALIGN="CENTER"><B>PROMOTION AGREEMENT</B></P>
+<P>This Promotion Agreement is dated as of January 26, 1998 between CNET, Inc. and Cyberian Outpost, Inc.</P>
+<P>1. Promotions. CNET will provide links.</P>
+</BODY></HTML>"#;
+    let lines = b"<DOCUMENT>
+<TYPE>EX-10.2
+<SEQUENCE>2
+<FILENAME>ex10-2.htm
+<DESCRIPTION>SUPPLY AGREEMENT
+<TEXT>
+<html><body><p>SUPPLY AGREEMENT</p><p>1. Supply. Seller sells.</p></body></html>
+</TEXT>
+</DOCUMENT>";
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, bytes, title) in [
+        (
+            "cyberian.htm",
+            &html[..],
+            "PROMOTION AGREEMENT
+
+This Promotion Agreement",
+        ),
+        (
+            "supply.htm",
+            &lines[..],
+            "SUPPLY AGREEMENT
+
+1. Supply.",
+        ),
+    ] {
+        let doc = read_path(&write(dir.path(), name, bytes)).expect("readable");
+        assert!(doc.text.starts_with(title), "{name}: {:?}", doc.text);
+        for value in ["EX-10", "0001.txt", "ex10-2.htm"] {
+            assert!(!doc.text.contains(value), "{name}: {:?}", doc.text);
+        }
+    }
+}
+
 #[test]
 fn text_in_legacy_encodings_is_decoded() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -1,5 +1,8 @@
 //! HTML (EDGAR exhibits): block elements become paragraphs, table cells are separated by spaces,
-//! `<pre>` keeps its layout, scripts/styles/head are dropped. Page numbers and repeated
+//! `<pre>` keeps its layout, scripts/styles/head are dropped, and so are the values of the SGML
+//! header EDGAR wraps each exhibit in (`<TYPE>EX-10.13`, `<SEQUENCE>3`, `<FILENAME>0001.txt`,
+//! `<DESCRIPTION>`): they name the filing's parts, and read as text they would open the contract
+//! ("EX-10.1330001.txtPROMOTION AGREEMENT" became its title). Page numbers and repeated
 //! headers that EDGAR filings carry as ordinary paragraphs are left to segmentation, which
 //! recognises them as noise in every format.
 
@@ -63,7 +66,13 @@ struct Renderer {
     hidden: usize,
     /// Inside `<pre>`: whitespace is layout.
     pre: usize,
+    /// Just after an EDGAR header tag: the next text is its value, not content.
+    header_value: bool,
 }
+
+/// EDGAR's SGML header tags, which hold one value each and are seldom closed (so their element
+/// spans the document: only the text right after the tag is the value).
+const EDGAR_HEADER: &[&str] = &["type", "sequence", "filename", "description"];
 
 const HIDDEN: &[&str] = &["script", "style", "head", "title", "noscript", "template"];
 const BLOCKS: &[&str] = &[
@@ -95,6 +104,7 @@ const BLOCKS: &[&str] = &[
 
 impl Renderer {
     fn open(&mut self, name: &str) {
+        self.header_value = EDGAR_HEADER.contains(&name);
         if HIDDEN.contains(&name) {
             self.hidden += 1;
         } else if name == "pre" {
@@ -110,6 +120,7 @@ impl Renderer {
     }
 
     fn close(&mut self, name: &str) {
+        self.header_value = false;
         if HIDDEN.contains(&name) {
             self.hidden = self.hidden.saturating_sub(1);
         } else if name == "pre" {
@@ -129,7 +140,7 @@ impl Renderer {
     }
 
     fn text(&mut self, text: &str) {
-        if self.hidden > 0 {
+        if std::mem::take(&mut self.header_value) || self.hidden > 0 {
             return;
         }
         if self.pre > 0 {
