@@ -106,10 +106,11 @@ static PARTY: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// What a capitalised run swallows before a party's name: "AND DRAGON SYSTEMS, INC.", "BY AND
 /// BETWEEN ASTELLAS PHARMA INC.", "Exhibit 10.6 Goosehead Insurance Agency, LLC", "April 7, 2020
-/// BANK OF AMERICA CORPORATION".
+/// BANK OF AMERICA CORPORATION", "WHEREAS, Movado Group, Inc.", the end of the sentence before
+/// ("Agreement, Cisco Systems, Inc.").
 static PARTY_LEAD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)^(?:(?:and|by\s+and\s+between|between|among|by)\s+|exhibit\s+[\w.\-]+\s+|(?:dated\s+)?(?:\d{{1,2}}\s+)?{MONTH_RE}\s+(?:\d{{1,2}},?\s+)?\d{{4}}\.?\s+)+"
+        r"(?i)^(?:(?:and|by\s+and\s+between|between|among|by)\s+|whereas,?\s+|agreement[,.]\s+|exhibit\s+[\w.\-]+\s+|(?:dated\s+)?(?:\d{{1,2}}\s+)?{MONTH_RE}\s+(?:\d{{1,2}},?\s+)?\d{{4}}\.?\s+)+"
     ))
     .expect("valid regex")
 });
@@ -410,7 +411,8 @@ fn parties_in(window: &str) -> Vec<String> {
         let lowered = name.to_lowercase();
         let generic = NOT_PARTIES.contains(&lowered.as_str())
             || lowered.starts_with("the ")
-            || name.chars().filter(|c| c.is_alphabetic()).count() < 2;
+            || name.chars().filter(|c| c.is_alphabetic()).count() < 2
+            || !reads_as_a_name(&name);
         if !generic && !names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
             names.push(name);
         }
@@ -446,6 +448,36 @@ fn parties_in(window: &str) -> Vec<String> {
     }
     names.truncate(8);
     names
+}
+
+/// Whether a capitalised run the preamble reader took for a party reads as the name of one. A
+/// party is never a section or article ("Section 4.01 The Company", a table of contents'
+/// "OPERATING PROCEDURES 6 ARTICLE 6 GRAVITY BANK") or a date ("DATED AS" of one), and a name
+/// without a legal form never ends in a word that makes it a date, a thing or a document:
+/// "Amendment Effective Date", "Effective Time", "Territory", "PVSS Products", "Split Dollar
+/// Agreement". A name that ends in a legal form ("Lyle Fermentation Products Ltd.") is a name.
+fn reads_as_a_name(name: &str) -> bool {
+    static SECTION: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:section|article)\s+(?:\d|[ivx]+\b)").expect("valid regex")
+    });
+    // "DATED AS" (of a date) and "EFFECTIVE AS" end in "AS", which is also a legal form.
+    static DATED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)\b(?:dated|effective\s+as)\b").expect("valid regex"));
+    if SECTION.is_match(name) || DATED.is_match(name) {
+        return false;
+    }
+    let last = name
+        .split_whitespace()
+        .last()
+        .unwrap_or("")
+        .trim_end_matches(['.', ',', ';', ':'])
+        .to_lowercase();
+    let has_legal_form = PARTY.is_match(name);
+    has_legal_form
+        || !matches!(
+            last.as_str(),
+            "as" | "of" | "date" | "time" | "territory" | "products" | "product" | "agreement"
+        )
 }
 
 /// Company names with a legal form ("NETGEAR, Inc.") in `text`, leaving out what a party is ("a
@@ -978,6 +1010,45 @@ mod tests {
                 "Astellas",
                 "FibroGen"
             ]
+        );
+    }
+
+    #[test]
+    fn sections_dates_and_defined_things_are_no_parties() {
+        for junk in [
+            "DATED AS",
+            "EFFECTIVE AS",
+            "Section 3.2 Limited",
+            "OPERATING PROCEDURES 6 ARTICLE 6 GRAVITY BANK",
+            "Amendment Effective Date",
+            "Effective Time",
+            "Territory",
+            "PVSS Products",
+            "Split Dollar Agreement",
+        ] {
+            assert!(!reads_as_a_name(junk), "{junk}");
+        }
+        for name in [
+            "LYLE FERMENTATION PRODUCTS LTD.",
+            "Reynolds Consumer Products LLC",
+            "Norsk Hydro AS",
+            "Ingram Micro",
+            "Bank of America Corporation",
+        ] {
+            assert!(reads_as_a_name(name), "{name}");
+        }
+        let meta = extract(
+            "SERVICES OUTSOURCING AGREEMENT\n\nBetween\n\nCCA INDUSTRIES, INC. (\"Company\")\n\nAnd\n\nEMERSON HEALTHCARE, LLC (\"Contractor\")\n\nDATED AS OF January 20, 2014",
+        );
+        assert!(
+            !meta.parties.iter().any(|p| p.contains("DATED")),
+            "{:?}",
+            meta.parties
+        );
+        assert!(
+            meta.parties.iter().any(|p| p == "EMERSON HEALTHCARE, LLC"),
+            "{:?}",
+            meta.parties
         );
     }
 

@@ -59,15 +59,7 @@ fn edgar_sgml_header_values_are_not_contract_text() {
 <P>This Promotion Agreement is dated as of January 26, 1998 between CNET, Inc. and Cyberian Outpost, Inc.</P>
 <P>1. Promotions. CNET will provide links.</P>
 </BODY></HTML>"#;
-    let lines = b"<DOCUMENT>
-<TYPE>EX-10.2
-<SEQUENCE>2
-<FILENAME>ex10-2.htm
-<DESCRIPTION>SUPPLY AGREEMENT
-<TEXT>
-<html><body><p>SUPPLY AGREEMENT</p><p>1. Supply. Seller sells.</p></body></html>
-</TEXT>
-</DOCUMENT>";
+    let lines = b"<DOCUMENT>\n<TYPE>EX-10.2\n<SEQUENCE>2\n<FILENAME>ex10-2.htm\n<DESCRIPTION>SUPPLY AGREEMENT\n<TEXT>\n<html><body><p>SUPPLY AGREEMENT</p><p>1. Supply. Seller sells.</p></body></html>\n</TEXT>\n</DOCUMENT>";
     let dir = tempfile::tempdir().expect("tempdir");
     for (name, bytes, title) in [
         (
