@@ -89,12 +89,13 @@ static LAW: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
-/// A company name with its legal form. Its words may wrap onto the next line, but never across
-/// a blank line: a title above the preamble ("CONSULTING AGREEMENT", then a blank line, then
+/// A company name with its legal form; a word may open with one lower-case letter before a
+/// capital ("iMine Corporation", "eBay Inc."). Its words may wrap onto the next line, but never
+/// across a blank line: a title above the preamble ("CONSULTING AGREEMENT", then a blank line, then
 /// "Acme Biotech, Inc.") is no part of the name.
 static PARTY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"((?:[A-Z0-9][\w&'’.\-]*,?(?:[ \t]+\n?|\n)[ \t]*){0,6}?[A-Z0-9][\w&'’.\-]*,?(?:[ \t]+\n?|\n)[ \t]*",
+        r"((?:(?:[A-Z0-9]|[a-z][A-Z])[\w&'’.\-]*,?(?:[ \t]+\n?|\n)[ \t]*){0,6}?(?:[A-Z0-9]|[a-z][A-Z])[\w&'’.\-]*,?(?:[ \t]+\n?|\n)[ \t]*",
         r"(?:(?i:inc\.?|incorporated|corp\.?|corporation|llc|l\.l\.c\.|ltd\.?|limited|l\.p\.|lp|llp|",
         r"company|co\.|gmbh|s\.a\.|plc|n\.v\.|b\.v\.|s\.p\.a\.|pty\.?\s+ltd\.?|trust|bank|university|s\.r\.l\.)",
         // Two- and three-letter forms only in capitals: "as", "sa" and "ag" are words too
@@ -1047,6 +1048,14 @@ mod tests {
         );
         assert!(
             meta.parties.iter().any(|p| p == "EMERSON HEALTHCARE, LLC"),
+            "{:?}",
+            meta.parties
+        );
+        let meta = extract(
+            "DISTRIBUTION AGREEMENT\n\nThis Agreement is made between iMine Corporation, a Nevada corporation (\"JRVS\"), and SUNWAI Technology Co., Ltd. (\"Distributor\").",
+        );
+        assert!(
+            meta.parties.iter().any(|p| p == "iMine Corporation"),
             "{:?}",
             meta.parties
         );
