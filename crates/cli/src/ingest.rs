@@ -28,7 +28,7 @@ pub struct IngestArgs {
     #[arg(long, default_value_t = 32)]
     max_file_mb: u64,
     /// Also write the per-file report as JSON lines (`path`, `contract`, `status`, `clauses`,
-    /// `reason`).
+    /// `reason`), rewritten after every committed batch.
     #[arg(long)]
     report: Option<PathBuf>,
     /// Do not run the CUAD clause typer: clauses get no `clause_types`, so `--type` filters
@@ -52,16 +52,13 @@ pub fn run(args: IngestArgs, bars: &Bars) -> Result<()> {
         },
         cache: &args.vectors.cache,
         wants_vectors: !args.vectors.no_vectors,
+        report_to: args.report.as_deref(),
     };
     let load_typer = || args.typer.models().load();
     let new_vectors = || args.vectors.new_vectors();
     let typer: Option<&dyn Fn() -> Result<ClauseTyper>> =
         (!args.no_types).then_some(&load_typer as &dyn Fn() -> Result<ClauseTyper>);
     let outcome = ingest_folder(&plan, typer, &new_vectors, bars)?;
-    if let Some(path) = &args.report {
-        let lines = outcome.report_lines()?;
-        std::fs::write(path, lines).with_context(|| format!("writing {}", path.display()))?;
-    }
     let seconds = started.elapsed().as_secs_f64();
     eprintln!("{}", outcome.summary(&args.index, seconds));
     let failed = outcome.count("failed");

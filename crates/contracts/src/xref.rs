@@ -42,8 +42,46 @@ pub struct Reference {
 /// incorporate: attaching them would bury the clause under unrelated text.
 const MAX_ITEMS_PER_MENTION: usize = 2;
 
+/// The sentence of `text` around the byte range `start..end`: from the end of the previous
+/// sentence (a full stop, semicolon or line break) to the end of this one.
+fn sentence_around(text: &str, start: usize, end: usize) -> &str {
+    let is_end = |c: char| matches!(c, '.' | ';' | '\n');
+    // A full stop inside a section number ("Section 9.2") is no sentence end: look for one
+    // that a space or the text's end follows.
+    let from = text[..start]
+        .char_indices()
+        .rev()
+        .find(|&(i, c)| {
+            is_end(c)
+                && text[i + c.len_utf8()..]
+                    .chars()
+                    .next()
+                    .is_none_or(char::is_whitespace)
+        })
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let to = text[end..]
+        .char_indices()
+        .find(|&(i, c)| {
+            is_end(c)
+                && text[end + i + c.len_utf8()..]
+                    .chars()
+                    .next()
+                    .is_none_or(char::is_whitespace)
+        })
+        .map_or(text.len(), |(i, _)| end + i);
+    &text[from..to]
+}
+
+/// Whether a mention only says which sections outlive the agreement ("Sections 4.2 and 7 shall
+/// survive any termination"): like a long list, it enumerates rather than incorporates, and
+/// attaching the surviving sections would make the survival clause match what they say, so
+/// that it could outrank them.
+fn names_surviving_sections(sentence: &str) -> bool {
+    sentence.to_ascii_lowercase().contains("surviv")
+}
+
 /// The references a clause text makes ("Sections 9.1 and 9.2(a)" gives two). Mentions that
-/// list more than two sections are skipped.
+/// list more than two sections, and mentions in a sentence on what survives, are skipped.
 pub fn find_references(text: &str) -> Vec<Reference> {
     let mut out: Vec<Reference> = Vec::new();
     for c in REFERENCE.captures_iter(text) {
@@ -51,6 +89,9 @@ pub fn find_references(text: &str) -> Vec<Reference> {
             continue;
         };
         if ITEM.find_iter(items.as_str()).count() > MAX_ITEMS_PER_MENTION {
+            continue;
+        }
+        if names_surviving_sections(sentence_around(text, word.start(), items.end())) {
             continue;
         }
         let article = word.as_str().to_ascii_lowercase().starts_with("article");
@@ -190,6 +231,20 @@ mod tests {
         let numbers: Vec<&str> = refs.iter().map(|r| r.number.as_str()).collect();
         assert_eq!(numbers, ["9.1", "9.2(b)", "ARTICLE IV"]);
         assert_eq!(refs[1].target, ["9.2", "(b)"]);
+    }
+
+    #[test]
+    fn a_survival_sentence_enumerates_rather_than_incorporates() {
+        let text = "Sections 4.2 and 7 shall survive any expiration or termination of this \
+                    Agreement. The fees are as set forth in Section 3.1.";
+        let numbers: Vec<String> = find_references(text).into_iter().map(|r| r.number).collect();
+        assert_eq!(numbers, ["3.1"]);
+        let text = "The obligations under Section 9.2 survive termination; payment is due under \
+                    Section 5.";
+        let numbers: Vec<String> = find_references(text).into_iter().map(|r| r.number).collect();
+        assert_eq!(numbers, ["5"]);
+        // The section number's full stop does not end the sentence.
+        assert_eq!(sentence_around("See Section 9.2 here. Next.", 4, 15), "See Section 9.2 here");
     }
 
     #[test]

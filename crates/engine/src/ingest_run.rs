@@ -60,6 +60,10 @@ pub struct IngestPlan<'a> {
     /// its own way: the new contracts are embedded as its clauses were, or not at all, and a
     /// request the other way is said, not silently dropped.
     pub wants_vectors: bool,
+    /// Where the per-file report goes as JSON lines (`ingest --report`), if anywhere. It is
+    /// rewritten after every committed batch, so that a run killed midway still leaves the
+    /// report of what it committed (the files of the batch in flight are not in it).
+    pub report_to: Option<&'a Path>,
 }
 
 /// What an ingest did: a report per file, and the library's clause count before and after.
@@ -91,15 +95,20 @@ impl IngestOutcome {
         )
     }
 
-    /// The per-file reports as JSON lines (`ingest --report`).
-    pub fn report_lines(&self) -> serde_json::Result<String> {
-        let mut out = String::new();
-        for r in &self.reports {
-            out.push_str(&serde_json::to_string(r)?);
-            out.push('\n');
-        }
-        Ok(out)
+}
+
+/// The per-file reports as JSON lines (`ingest --report`), written whole or not at all.
+fn write_report(path: Option<&Path>, reports: &[FileReport]) -> Result<()> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let mut out = String::new();
+    for r in reports {
+        out.push_str(&serde_json::to_string(r)?);
+        out.push('\n');
     }
+    precedent_library::write_atomically(path, out.as_bytes())
+        .with_context(|| format!("writing the ingest report {}", path.display()))
 }
 
 /// Ingests `plan.dir` into `plan.index`. `load_typer` is called only when there is something
@@ -194,6 +203,7 @@ pub fn ingest_folder(
             }
         }
     }
+    write_report(plan.report_to, &reports)?;
     let before = library.as_ref().map_or(0, Library::len);
     // Loaded only when there is something to type (trained from CUAD the first time, ~90 s).
     let typer = match load_typer {
@@ -248,6 +258,7 @@ pub fn ingest_folder(
             }
         }
         if docs.is_empty() {
+            write_report(plan.report_to, &reports)?;
             continue;
         }
         let vectors = match &settings {
@@ -268,6 +279,7 @@ pub fn ingest_folder(
                 library = Some(built);
             }
         }
+        write_report(plan.report_to, &reports)?;
     }
     let after = library.as_ref().map_or(0, Library::len);
     Ok(IngestOutcome {
@@ -428,4 +440,84 @@ pub fn remove_ids(index: &Path, ids: &[String], report: &dyn Report) -> Result<R
         before,
         after: library.len(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Silent;
+    use precedent_library::Progress;
+
+    /// Says nothing, and crashes when the second batch starts: an ingest killed midway.
+    struct CrashOnSecondBatch;
+
+    impl Progress for CrashOnSecondBatch {
+        fn start(&self, stage: &str, _total: u64) {
+            assert!(!stage.starts_with("reading contracts 2/"), "killed");
+        }
+    }
+
+    impl Report for CrashOnSecondBatch {
+        fn warn(&self, _message: &str) {}
+        fn note(&self, _message: &str) {}
+    }
+
+    fn contract(name: &str) -> String {
+        format!(
+            "SUPPLY AGREEMENT\n\nThis Supply Agreement is made between {name} Inc. and Buyer LLC.\n\n\
+             1. Term. This Agreement runs for two years from the Effective Date.\n\n\
+             2. Termination. Either party may terminate this Agreement on thirty days' notice.\n\n\
+             3. Governing Law. This Agreement is governed by the laws of Delaware.\n"
+        )
+    }
+
+    #[test]
+    fn a_crash_midway_leaves_the_report_of_what_was_committed() -> Result<()> {
+        let dir = tempfile::tempdir()?;
+        let folder = dir.path().join("contracts");
+        std::fs::create_dir(&folder)?;
+        std::fs::write(folder.join("a_supply.txt"), contract("Acme"))?;
+        std::fs::write(folder.join("b_supply.txt"), contract("Bolt"))?;
+        std::fs::write(folder.join("notes.csv"), "not,a,contract\n")?;
+        let (index, report_path) = (dir.path().join("lib"), dir.path().join("report.jsonl"));
+        let plan = IngestPlan {
+            dir: &folder,
+            index: &index,
+            batch: 1,
+            read: ReadOptions::default(),
+            cache: &dir.path().join("cache"),
+            wants_vectors: false,
+            report_to: Some(&report_path),
+        };
+        let no_vectors = || Ok(None);
+        let crashed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ingest_folder(&plan, None, &no_vectors, &CrashOnSecondBatch)
+        }));
+        assert!(crashed.is_err(), "the second batch should have crashed");
+        let lines: Vec<serde_json::Value> = std::fs::read_to_string(&report_path)?
+            .lines()
+            .map(serde_json::from_str)
+            .collect::<serde_json::Result<_>>()?;
+        let statuses: Vec<(&str, &str)> = lines
+            .iter()
+            .map(|l| {
+                let path = l["path"].as_str().unwrap_or_default();
+                let file = path.rsplit('/').next().unwrap_or_default();
+                (file, l["status"].as_str().unwrap_or_default())
+            })
+            .collect();
+        assert_eq!(
+            statuses,
+            [("notes.csv", "skipped"), ("a_supply.txt", "ingested")]
+        );
+        assert!(Library::open(&index)?.len() > 0);
+
+        // The rerun resumes: the committed contract is already indexed, the other is ingested,
+        // and the report now covers every file.
+        ingest_folder(&plan, None, &no_vectors, &Silent)?;
+        let report = std::fs::read_to_string(&report_path)?;
+        assert_eq!(report.lines().count(), 3);
+        assert!(report.contains("already-indexed") && report.contains("b_supply"));
+        Ok(())
+    }
 }

@@ -63,7 +63,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<(String, bool), ReadErro
     }
     let text = strip_running_lines(&pages);
     Ok((
-        super::tidy_rendered(&HYPHENATED.replace_all(&text, "$1$2")),
+        super::tidy_rendered(&join_hyphenated(&text)),
         ocr,
     ))
 }
@@ -79,12 +79,37 @@ fn is_page_header(line: &str) -> bool {
     collapsed.chars().count() <= 100 && PAGE_SUFFIX.is_match(&collapsed)
 }
 
-/// A word hyphenated across a line break by the typesetter ("Sec-\ntion"): both sides are
-/// lowercase letters. Real compounds split at a line end ("non-\nexclusive") lose their hyphen
-/// too; for search that is the lesser evil.
+/// A word hyphenated across a line break ("Sec-\ntion", "lock-\nout"): the part before the
+/// break ends in a lowercase letter, the part after starts with one.
 static HYPHENATED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(\p{Ll})-\n[ \t]*(\p{Ll})").expect("valid regex")
+    regex::Regex::new(r"(\p{L}*\p{Ll})-\n[ \t]*(\p{Ll}\p{L}*)").expect("valid regex")
 });
+/// A hyphenated compound written within a line ("lock-out", "non-exclusive").
+static COMPOUND: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"\p{L}+(?:-\p{L}+)+").expect("valid regex")
+});
+
+/// Joins words the typesetter broke at a line end. A break is also where a real compound's
+/// own hyphen may fall ("lock-\nout"), and the two cannot be told apart from the break alone,
+/// so the document decides: a compound it also writes with its hyphen within a line keeps the
+/// hyphen; every other break is joined ("Sec-\ntion" becomes "Section"), since typesetters'
+/// breaks are the commoner kind.
+fn join_hyphenated(text: &str) -> String {
+    let compounds: std::collections::HashSet<String> = COMPOUND
+        .find_iter(text)
+        .map(|m| m.as_str().to_lowercase())
+        .collect();
+    HYPHENATED
+        .replace_all(text, |c: &regex::Captures<'_>| {
+            let (before, after) = (&c[1], &c[2]);
+            if compounds.contains(&format!("{before}-{after}").to_lowercase()) {
+                format!("{before}-{after}")
+            } else {
+                format!("{before}{after}")
+            }
+        })
+        .into_owned()
+}
 
 fn corrupt(path: &Path, reason: String) -> ReadError {
     ReadError::Corrupt {
@@ -153,4 +178,19 @@ fn strip_running_lines(pages: &[String]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join_hyphenated;
+
+    #[test]
+    fn a_line_end_hyphen_is_joined_unless_the_document_writes_the_compound() {
+        let text = "a lock-\nout of the premises; the Sec-\ntion applies. No lock-out shall occur.";
+        assert_eq!(
+            join_hyphenated(text),
+            "a lock-out of the premises; the Section applies. No lock-out shall occur."
+        );
+        assert_eq!(join_hyphenated("the Sec-\n  tion"), "the Section");
+    }
 }
