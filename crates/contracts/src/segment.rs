@@ -138,22 +138,28 @@ static INLINE_MARKER: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
-/// Lines at least this long are searched for section numbers inside them.
+/// Lines at least this long are searched for items set apart by a run of spaces.
 const INLINE_SPLIT_MIN_CHARS: usize = 200;
 
 /// Some filings lost their line breaks: a whole page is one line ("…agree as follows: 1.
-/// DEFINITIONS. 1.1 "Affiliate" means…"). Such lines are cut before each section number that
+/// DEFINITIONS. 1.1 "Affiliate" means…"). Lines are cut before each section number that
 /// follows the end of a sentence, so that sections still start paragraphs. Only decimal
 /// numbers, ARTICLE and Section are trusted inline; "(a)" inside a sentence is an enumeration.
+/// They are trusted in lines of any length, because the same flattened text reaches us
+/// wrapped too (a PDF made from it), and it must give the same clauses whatever the line
+/// width. Items set apart only by a run of spaces are cut in long lines alone: in a short
+/// line, a space run is layout.
 fn split_inline<'a>(text: &'a str, start: usize, lines: &mut Vec<Line<'a>>) {
     let mut cuts = Vec::new();
-    if text.len() >= INLINE_SPLIT_MIN_CHARS {
-        for c in INLINE_MARKER.captures_iter(text) {
-            if let Some(m) = c.get(1).or_else(|| c.get(2)) {
-                if parse_marker_text(&text[m.start()..]).is_some() {
-                    cuts.push(m.start());
-                }
-            }
+    let long = text.len() >= INLINE_SPLIT_MIN_CHARS;
+    for c in INLINE_MARKER.captures_iter(text) {
+        let m = match (c.get(1), c.get(2)) {
+            (Some(m), _) => m,
+            (None, Some(m)) if long => m,
+            _ => continue,
+        };
+        if parse_marker_text(&text[m.start()..]).is_some() {
+            cuts.push(m.start());
         }
     }
     let mut from = 0usize;
@@ -1086,6 +1092,33 @@ MISCELLANEOUS
         let last = &clauses[clauses.len() - 1];
         assert!(span(text, last).starts_with("1.2 \"ANDA"));
         assert!(span(text, last).ends_with("Agreement."));
+    }
+
+    #[test]
+    fn sections_inside_wrapped_lines_start_clauses_as_in_the_unwrapped_line() {
+        let flat = "EXCLUSIVE LICENSE AGREEMENT THIS AGREEMENT is entered into by Eton and Aucta, who hereby agree as follows: 1. DEFINITIONS. For the purposes of this Agreement: 1.1 \"Affiliates\" means any entity that controls a Party. 1.2 \"ANDA Litigation\" shall have the meaning ascribed in Section 7.5.2 of this Agreement.";
+        // The same text wrapped at about 70 characters, as a PDF made from it reads.
+        let mut wrapped = String::new();
+        let mut width = 0;
+        for word in flat.split(' ') {
+            if width + word.len() > 70 {
+                wrapped.push('\n');
+                width = 0;
+            } else if width > 0 {
+                wrapped.push(' ');
+                width += 1;
+            }
+            wrapped.push_str(word);
+            width += word.len();
+        }
+        let numbers = |text: &str| -> Vec<String> {
+            segment_text(text)
+                .iter()
+                .filter_map(|c| c.number.clone())
+                .collect()
+        };
+        assert_eq!(numbers(&wrapped), ["1", "1.1", "1.2"], "{wrapped}");
+        assert_eq!(numbers(&wrapped), numbers(flat));
     }
 
     #[test]
