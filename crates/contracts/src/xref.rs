@@ -237,14 +237,23 @@ mod tests {
     fn a_survival_sentence_enumerates_rather_than_incorporates() {
         let text = "Sections 4.2 and 7 shall survive any expiration or termination of this \
                     Agreement. The fees are as set forth in Section 3.1.";
-        let numbers: Vec<String> = find_references(text).into_iter().map(|r| r.number).collect();
+        let numbers: Vec<String> = find_references(text)
+            .into_iter()
+            .map(|r| r.number)
+            .collect();
         assert_eq!(numbers, ["3.1"]);
         let text = "The obligations under Section 9.2 survive termination; payment is due under \
                     Section 5.";
-        let numbers: Vec<String> = find_references(text).into_iter().map(|r| r.number).collect();
+        let numbers: Vec<String> = find_references(text)
+            .into_iter()
+            .map(|r| r.number)
+            .collect();
         assert_eq!(numbers, ["5"]);
         // The section number's full stop does not end the sentence.
-        assert_eq!(sentence_around("See Section 9.2 here. Next.", 4, 15), "See Section 9.2 here");
+        assert_eq!(
+            sentence_around("See Section 9.2 here. Next.", 4, 15),
+            "See Section 9.2 here"
+        );
     }
 
     #[test]

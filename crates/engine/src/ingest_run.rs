@@ -94,7 +94,6 @@ impl IngestOutcome {
             count("skipped"),
         )
     }
-
 }
 
 /// The per-file reports as JSON lines (`ingest --report`), written whole or not at all.

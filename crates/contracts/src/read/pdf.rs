@@ -62,10 +62,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<(String, bool), ReadErro
         }
     }
     let text = strip_running_lines(&pages);
-    Ok((
-        super::tidy_rendered(&join_hyphenated(&text)),
-        ocr,
-    ))
+    Ok((super::tidy_rendered(&join_hyphenated(&text)), ocr))
 }
 
 /// A header or footer that ends in its page number ("Gas Franchise Agreement   Page 2"),
@@ -85,9 +82,8 @@ static HYPHENATED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
     regex::Regex::new(r"(\p{L}*\p{Ll})-\n[ \t]*(\p{Ll}\p{L}*)").expect("valid regex")
 });
 /// A hyphenated compound written within a line ("lock-out", "non-exclusive").
-static COMPOUND: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"\p{L}+(?:-\p{L}+)+").expect("valid regex")
-});
+static COMPOUND: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"\p{L}+(?:-\p{L}+)+").expect("valid regex"));
 
 /// Joins words the typesetter broke at a line end. A break is also where a real compound's
 /// own hyphen may fall ("lock-\nout"), and the two cannot be told apart from the break alone,
