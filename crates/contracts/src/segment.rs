@@ -97,6 +97,8 @@ pub fn is_page_number(line: &str) -> bool {
 fn classify_lines(text: &str) -> Vec<Line<'_>> {
     let mut lines = Vec::new();
     let mut offset = 0usize;
+    // The last decimal section number seen, for run-in numbers (`split_inline`).
+    let mut last_section: Option<Vec<u32>> = None;
     for raw in text.split_inclusive('\n') {
         let raw_chars = raw.chars().count();
         let body = raw.trim_end_matches('\n');
@@ -112,7 +114,7 @@ fn classify_lines(text: &str) -> Vec<Line<'_>> {
             LineKind::Content
         };
         if kind == LineKind::Content {
-            split_inline(trimmed, start, &mut lines);
+            split_inline(trimmed, start, &mut last_section, &mut lines);
         } else {
             lines.push(Line {
                 start,
@@ -141,6 +143,29 @@ static INLINE_MARKER: LazyLock<Regex> = LazyLock::new(|| {
 /// Lines at least this long are searched for items set apart by a run of spaces.
 const INLINE_SPLIT_MIN_CHARS: usize = 200;
 
+/// A decimal section number with at least two parts inside a line, before a capital: a
+/// run-in section when it continues the numbering (`follows`).
+static RUN_IN_NUMBER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\s(\d{1,3}(?:\.\d{1,3})+)\.?\s+[A-Z]").expect("valid regex")
+});
+
+/// "9.03" → [9, 3]; `None` for anything but dot-separated numbers.
+fn section_components(number: &str) -> Option<Vec<u32>> {
+    number.split('.').map(|part| part.parse().ok()).collect()
+}
+
+/// Whether section `next` is the one after `previous` at its own depth or above: 9.2 → 9.3,
+/// 9.2.4 → 9.3; not 9.2 → 9.4, 9.2 → 10.1 or 9.2 → 9.2.1 (a subsection is not run in).
+fn follows(previous: &[u32], next: &[u32]) -> bool {
+    let Some((&last, prefix)) = next.split_last() else {
+        return false;
+    };
+    next.len() >= 2
+        && next.len() <= previous.len()
+        && previous[..prefix.len()] == *prefix
+        && previous[prefix.len()].checked_add(1) == Some(last)
+}
+
 /// Some filings lost their line breaks: a whole page is one line ("…agree as follows: 1.
 /// DEFINITIONS. 1.1 "Affiliate" means…"). Lines are cut before each section number that
 /// follows the end of a sentence, so that sections still start paragraphs. Only decimal
@@ -149,17 +174,65 @@ const INLINE_SPLIT_MIN_CHARS: usize = 200;
 /// wrapped too (a PDF made from it), and it must give the same clauses whatever the line
 /// width. Items set apart only by a run of spaces are cut in long lines alone: in a short
 /// line, a space run is layout.
-fn split_inline<'a>(text: &'a str, start: usize, lines: &mut Vec<Line<'a>>) {
-    let mut cuts = Vec::new();
+///
+/// A decimal number that follows no sentence end ("… Attention: President 9.03 Governing Law.
+/// This Agreement …", after an address) is cut only when it is the next number after the last
+/// section seen (`last_section`, carried from line to line): 9.02 then 9.03, or 9.2.1 then 9.3.
+fn split_inline<'a>(
+    text: &'a str,
+    start: usize,
+    last_section: &mut Option<Vec<u32>>,
+    lines: &mut Vec<Line<'a>>,
+) {
     let long = text.len() >= INLINE_SPLIT_MIN_CHARS;
+    // (byte offset, trusted)
+    let mut candidates: Vec<(usize, bool)> = vec![(0, true)];
     for c in INLINE_MARKER.captures_iter(text) {
         let m = match (c.get(1), c.get(2)) {
             (Some(m), _) => m,
             (None, Some(m)) if long => m,
             _ => continue,
         };
-        if parse_marker_text(&text[m.start()..]).is_some() {
-            cuts.push(m.start());
+        candidates.push((m.start(), true));
+    }
+    for c in RUN_IN_NUMBER.captures_iter(text) {
+        if let Some(m) = c.get(1) {
+            let before = text[..m.start()].split_whitespace().next_back().unwrap_or("");
+            let in_a_sentence = before.starts_with(char::is_lowercase)
+                || before.to_ascii_lowercase().starts_with("section")
+                || before.to_ascii_lowercase().starts_with("article");
+            if !in_a_sentence {
+                candidates.push((m.start(), false));
+            }
+        }
+    }
+    // A trusted reading of a position wins over a run-in one.
+    candidates.sort_unstable_by_key(|&(at, trusted)| (at, !trusted));
+    candidates.dedup_by_key(|&mut (at, _)| at);
+    let mut cuts = Vec::new();
+    for (at, trusted) in candidates {
+        let marker = parse_marker_text(&text[at..]);
+        let section = marker
+            .as_ref()
+            .filter(|m| m.kind == Kind::Decimal)
+            .and_then(|m| section_components(&m.number));
+        let take = if at == 0 {
+            false
+        } else if trusted {
+            marker.is_some()
+        } else {
+            match (last_section.as_deref(), section.as_deref()) {
+                (Some(previous), Some(next)) => follows(previous, next),
+                _ => false,
+            }
+        };
+        if take {
+            cuts.push(at);
+        }
+        if (at == 0 && marker.is_some()) || take {
+            if let Some(section) = section {
+                *last_section = Some(section);
+            }
         }
     }
     let mut from = 0usize;
@@ -1119,6 +1192,18 @@ MISCELLANEOUS
         };
         assert_eq!(numbers(&wrapped), ["1", "1.1", "1.2"], "{wrapped}");
         assert_eq!(numbers(&wrapped), numbers(flat));
+    }
+
+    #[test]
+    fn a_run_in_section_after_an_address_starts_a_clause_when_it_continues_the_numbering() {
+        let text = "9.01 Assignment. Neither party may assign this Agreement.\n\n9.02 Notices. Notices go to: Acme Inc., 1 Main Street, New York, NY 10001, Attention: President 9.03 Governing Law. This Agreement is governed by New York law. The parties refer to Sections 9.02 and 9.04 Survival for more.\n";
+        let clauses = segment_text(text);
+        let numbers: Vec<_> = clauses.iter().filter_map(|c| c.number.clone()).collect();
+        assert_eq!(numbers, ["9.01", "9.02", "9.03"], "{clauses:#?}");
+        assert!(span(text, &clauses[2]).starts_with("9.03 Governing Law."));
+        assert!(follows(&[9, 2], &[9, 3]) && follows(&[9, 2, 4], &[9, 3]));
+        assert!(!follows(&[9, 2], &[9, 4]) && !follows(&[9, 2], &[10, 1]));
+        assert!(!follows(&[9, 2], &[9, 2, 1]) && !follows(&[9], &[9, 1]));
     }
 
     #[test]

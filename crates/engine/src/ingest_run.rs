@@ -509,7 +509,7 @@ mod tests {
             statuses,
             [("notes.csv", "skipped"), ("a_supply.txt", "ingested")]
         );
-        assert!(Library::open(&index)?.len() > 0);
+        assert!(!Library::open(&index)?.is_empty());
 
         // The rerun resumes: the committed contract is already indexed, the other is ingested,
         // and the report now covers every file.
