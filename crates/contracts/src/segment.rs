@@ -145,9 +145,8 @@ const INLINE_SPLIT_MIN_CHARS: usize = 200;
 
 /// A decimal section number with at least two parts inside a line, before a capital: a
 /// run-in section when it continues the numbering (`follows`).
-static RUN_IN_NUMBER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\s(\d{1,3}(?:\.\d{1,3})+)\.?\s+[A-Z]").expect("valid regex")
-});
+static RUN_IN_NUMBER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\s(\d{1,3}(?:\.\d{1,3})+)\.?\s+[A-Z]").expect("valid regex"));
 
 /// "9.03" → [9, 3]; `None` for anything but dot-separated numbers.
 fn section_components(number: &str) -> Option<Vec<u32>> {
@@ -197,7 +196,10 @@ fn split_inline<'a>(
     }
     for c in RUN_IN_NUMBER.captures_iter(text) {
         if let Some(m) = c.get(1) {
-            let before = text[..m.start()].split_whitespace().next_back().unwrap_or("");
+            let before = text[..m.start()]
+                .split_whitespace()
+                .next_back()
+                .unwrap_or("");
             let in_a_sentence = before.starts_with(char::is_lowercase)
                 || before.to_ascii_lowercase().starts_with("section")
                 || before.to_ascii_lowercase().starts_with("article");
