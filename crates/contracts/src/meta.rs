@@ -168,22 +168,56 @@ pub fn extract(text: &str) -> ContractMeta {
 
 /// The first short line near the top that names a kind of document ("LICENSE AGREEMENT"),
 /// skipping exhibit labels ("EXHIBIT 10.3").
+///
+/// A title that a wrapped line breaks in two ("… PUBLICLY DISCLOSED. SERVICES" then "AGREEMENT
+/// This Services Agreement …") starts with the all-caps words the line before ends in.
 fn find_title(head: &str) -> Option<String> {
-    head.lines()
+    let lines: Vec<&str> = head
+        .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .take(15)
-        .filter(|l| !EXHIBIT_LINE.is_match(l))
-        .find(|l| {
+        .collect();
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !EXHIBIT_LINE.is_match(l))
+        .find(|(_, l)| {
             let words = l.split_whitespace().count();
             words <= 14 && l.len() <= 120 && DOC_WORD.is_match(l) && !l.ends_with([',', ';'])
         })
-        .map(|l| {
-            let l = PAGE_OF.replace(l, "");
+        .map(|(i, l)| {
+            let run_on = i
+                .checked_sub(1)
+                .and_then(|before| lines.get(before))
+                .and_then(|before| title_start_wrapped_off(before));
+            let l = match run_on {
+                Some(start) => format!("{start} {l}"),
+                None => l.to_string(),
+            };
+            let l = PAGE_OF.replace(&l, "");
             let l = EXHIBIT_PREFIX.replace(&l, "");
             collapse(l.trim_end_matches(['.', ':', ' ', '-', '(']))
         })
         .filter(|l| DOC_WORD.is_match(l))
+}
+
+/// Lines at least this long are taken to be wrapped, not set apart.
+const WRAPPED_LINE_CHARS: usize = 60;
+/// One to six all-caps words at a line's end, after its last sentence end (or its start).
+static CAPS_RUN_AT_END: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:^|[.:;]\s+)((?:[A-Z][A-Z0-9&\-]*\s+){0,5}[A-Z][A-Z0-9&\-]*)$")
+        .expect("valid regex")
+});
+
+/// The all-caps words a wrapped line ends in, when they can be a title's start.
+fn title_start_wrapped_off(line: &str) -> Option<&str> {
+    if line.chars().count() < WRAPPED_LINE_CHARS || EXHIBIT_LINE.is_match(line) {
+        return None;
+    }
+    let run = CAPS_RUN_AT_END.captures(line)?.get(1)?.as_str();
+    // A whole all-caps line is a heading of its own, not a title's start.
+    (run.len() < line.len()).then_some(run)
 }
 
 static EXHIBIT_PREFIX: LazyLock<Regex> =
@@ -1073,6 +1107,18 @@ mod tests {
             "{:?}",
             meta.parties
         );
+    }
+
+    #[test]
+    fn a_title_a_wrapped_line_breaks_in_two_keeps_its_first_words() {
+        let meta = extract(
+            "EXHIBIT 4.25 INFORMATION IN THIS EXHIBIT IS CONFIDENTIAL AND WOULD LIKELY CAUSE HARM IF PUBLICLY DISCLOSED. SERVICES\nAGREEMENT This Services Agreement (this \"Agreement\") is entered into by and between Acme Ltd. and Bolt Inc.\n",
+        );
+        assert_eq!(meta.title.as_deref(), Some("SERVICES AGREEMENT"));
+        // A short line before the title is set apart, not wrapped: it stays out.
+        let meta =
+            extract("ACME CORP\nLICENSE AGREEMENT\nThis License Agreement is made by Acme Corp.\n");
+        assert_eq!(meta.title.as_deref(), Some("LICENSE AGREEMENT"));
     }
 
     #[test]
