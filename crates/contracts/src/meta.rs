@@ -501,18 +501,19 @@ fn reads_as_a_name(name: &str) -> bool {
     if SECTION.is_match(name) || DATED.is_match(name) {
         return false;
     }
+    if PARTY.is_match(name) {
+        return true;
+    }
     let last = name
         .split_whitespace()
         .last()
         .unwrap_or("")
         .trim_end_matches(['.', ',', ';', ':'])
         .to_lowercase();
-    let has_legal_form = PARTY.is_match(name);
-    has_legal_form
-        || !matches!(
-            last.as_str(),
-            "as" | "of" | "date" | "time" | "territory" | "products" | "product" | "agreement"
-        )
+    !matches!(
+        last.as_str(),
+        "as" | "of" | "date" | "time" | "territory" | "products" | "product" | "agreement"
+    )
 }
 
 /// Company names with a legal form ("NETGEAR, Inc.") in `text`, leaving out what a party is ("a

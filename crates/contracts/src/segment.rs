@@ -200,9 +200,10 @@ fn split_inline<'a>(
                 .split_whitespace()
                 .next_back()
                 .unwrap_or("");
+            let lowered = before.to_ascii_lowercase();
             let in_a_sentence = before.starts_with(char::is_lowercase)
-                || before.to_ascii_lowercase().starts_with("section")
-                || before.to_ascii_lowercase().starts_with("article");
+                || lowered.starts_with("section")
+                || lowered.starts_with("article");
             if !in_a_sentence {
                 candidates.push((m.start(), false));
             }
@@ -218,20 +219,19 @@ fn split_inline<'a>(
             .as_ref()
             .filter(|m| m.kind == Kind::Decimal)
             .and_then(|m| section_components(&m.number));
-        let take = if at == 0 {
-            false
-        } else if trusted {
-            marker.is_some()
-        } else {
-            match (last_section.as_deref(), section.as_deref()) {
-                (Some(previous), Some(next)) => follows(previous, next),
-                _ => false,
-            }
-        };
+        // The line's own start is never cut, but its number counts as seen.
+        let take = at > 0
+            && if trusted {
+                marker.is_some()
+            } else {
+                matches!((last_section.as_deref(), section.as_deref()),
+                    (Some(previous), Some(next)) if follows(previous, next))
+            };
         if take {
             cuts.push(at);
         }
-        if (at == 0 && marker.is_some()) || take {
+        if take || at == 0 {
+            // `section` is `Some` only for a decimal marker.
             if let Some(section) = section {
                 *last_section = Some(section);
             }
@@ -1158,12 +1158,19 @@ MISCELLANEOUS
         assert_eq!(clauses.len(), 1, "{clauses:#?}");
     }
 
+    /// The section numbers of the clauses, in order.
+    fn numbers(clauses: &[Clause]) -> Vec<String> {
+        clauses.iter().filter_map(|c| c.number.clone()).collect()
+    }
+
+    /// A filing that lost its line breaks: sections follow sentence ends inside one line.
+    const FLATTENED: &str = "EXCLUSIVE LICENSE AGREEMENT THIS AGREEMENT is entered into by Eton and Aucta, who hereby agree as follows: 1. DEFINITIONS. For the purposes of this Agreement: 1.1 \"Affiliates\" means any entity that controls a Party. 1.2 \"ANDA Litigation\" shall have the meaning ascribed in Section 7.5.2 of this Agreement.";
+
     #[test]
     fn sections_inside_a_flattened_line_still_start_clauses() {
-        let text = "EXCLUSIVE LICENSE AGREEMENT THIS AGREEMENT is entered into by Eton and Aucta, who hereby agree as follows: 1. DEFINITIONS. For the purposes of this Agreement: 1.1 \"Affiliates\" means any entity that controls a Party. 1.2 \"ANDA Litigation\" shall have the meaning ascribed in Section 7.5.2 of this Agreement.";
+        let text = FLATTENED;
         let clauses = segment_text(text);
-        let numbers: Vec<_> = clauses.iter().filter_map(|c| c.number.clone()).collect();
-        assert_eq!(numbers, ["1", "1.1", "1.2"]);
+        assert_eq!(numbers(&clauses), ["1", "1.1", "1.2"]);
         let last = &clauses[clauses.len() - 1];
         assert!(span(text, last).starts_with("1.2 \"ANDA"));
         assert!(span(text, last).ends_with("Agreement."));
@@ -1171,7 +1178,7 @@ MISCELLANEOUS
 
     #[test]
     fn sections_inside_wrapped_lines_start_clauses_as_in_the_unwrapped_line() {
-        let flat = "EXCLUSIVE LICENSE AGREEMENT THIS AGREEMENT is entered into by Eton and Aucta, who hereby agree as follows: 1. DEFINITIONS. For the purposes of this Agreement: 1.1 \"Affiliates\" means any entity that controls a Party. 1.2 \"ANDA Litigation\" shall have the meaning ascribed in Section 7.5.2 of this Agreement.";
+        let flat = FLATTENED;
         // The same text wrapped at about 70 characters, as a PDF made from it reads.
         let mut wrapped = String::new();
         let mut width = 0;
@@ -1186,22 +1193,16 @@ MISCELLANEOUS
             wrapped.push_str(word);
             width += word.len();
         }
-        let numbers = |text: &str| -> Vec<String> {
-            segment_text(text)
-                .iter()
-                .filter_map(|c| c.number.clone())
-                .collect()
-        };
-        assert_eq!(numbers(&wrapped), ["1", "1.1", "1.2"], "{wrapped}");
-        assert_eq!(numbers(&wrapped), numbers(flat));
+        let wrapped_numbers = numbers(&segment_text(&wrapped));
+        assert_eq!(wrapped_numbers, ["1", "1.1", "1.2"], "{wrapped}");
+        assert_eq!(wrapped_numbers, numbers(&segment_text(flat)));
     }
 
     #[test]
     fn a_run_in_section_after_an_address_starts_a_clause_when_it_continues_the_numbering() {
         let text = "9.01 Assignment. Neither party may assign this Agreement.\n\n9.02 Notices. Notices go to: Acme Inc., 1 Main Street, New York, NY 10001, Attention: President 9.03 Governing Law. This Agreement is governed by New York law. The parties refer to Sections 9.02 and 9.04 Survival for more.\n";
         let clauses = segment_text(text);
-        let numbers: Vec<_> = clauses.iter().filter_map(|c| c.number.clone()).collect();
-        assert_eq!(numbers, ["9.01", "9.02", "9.03"], "{clauses:#?}");
+        assert_eq!(numbers(&clauses), ["9.01", "9.02", "9.03"], "{clauses:#?}");
         assert!(span(text, &clauses[2]).starts_with("9.03 Governing Law."));
         assert!(follows(&[9, 2], &[9, 3]) && follows(&[9, 2, 4], &[9, 3]));
         assert!(!follows(&[9, 2], &[9, 4]) && !follows(&[9, 2], &[10, 1]));
@@ -1212,8 +1213,7 @@ MISCELLANEOUS
     fn items_set_apart_by_space_runs_in_a_flattened_line_start_clauses() {
         let text = "Cooperation Agreement between Party A and Party B, who reach the following agreement on the project:   I. Party A supports the project and will provide services to Party B.   II. Party B will build the power station within two years of signing.   III. Disputes go to arbitration.";
         let clauses = segment_text(text);
-        let numbers: Vec<_> = clauses.iter().filter_map(|c| c.number.clone()).collect();
-        assert_eq!(numbers, ["I", "II", "III"], "{clauses:#?}");
+        assert_eq!(numbers(&clauses), ["I", "II", "III"], "{clauses:#?}");
     }
 
     #[test]

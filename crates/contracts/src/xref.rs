@@ -45,30 +45,25 @@ const MAX_ITEMS_PER_MENTION: usize = 2;
 /// The sentence of `text` around the byte range `start..end`: from the end of the previous
 /// sentence (a full stop, semicolon or line break) to the end of this one.
 fn sentence_around(text: &str, start: usize, end: usize) -> &str {
-    let is_end = |c: char| matches!(c, '.' | ';' | '\n');
-    // A full stop inside a section number ("Section 9.2") is no sentence end: look for one
-    // that a space or the text's end follows.
+    // A full stop inside a section number ("Section 9.2") is no sentence end: one ends only
+    // where a space or the text's end follows.
+    let ends_at = |i: usize, c: char| {
+        matches!(c, '.' | ';' | '\n')
+            && text[i + c.len_utf8()..]
+                .chars()
+                .next()
+                .is_none_or(char::is_whitespace)
+    };
     let from = text[..start]
         .char_indices()
         .rev()
-        .find(|&(i, c)| {
-            is_end(c)
-                && text[i + c.len_utf8()..]
-                    .chars()
-                    .next()
-                    .is_none_or(char::is_whitespace)
-        })
+        .find(|&(i, c)| ends_at(i, c))
         .map_or(0, |(i, c)| i + c.len_utf8());
     let to = text[end..]
         .char_indices()
-        .find(|&(i, c)| {
-            is_end(c)
-                && text[end + i + c.len_utf8()..]
-                    .chars()
-                    .next()
-                    .is_none_or(char::is_whitespace)
-        })
-        .map_or(text.len(), |(i, _)| end + i);
+        .map(|(i, c)| (end + i, c))
+        .find(|&(i, c)| ends_at(i, c))
+        .map_or(text.len(), |(i, _)| i);
     &text[from..to]
 }
 

@@ -34,10 +34,7 @@ pub use precedent_review::review_table::walk;
 /// joins). Files are visited in sorted path order, so a run over a fresh library names them
 /// alike every time; a contract already indexed keeps the id it was given.
 pub fn new_contract_id(path: &Path, taken: &mut HashSet<String>) -> String {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().trim().replace('#', "_"))
-        .unwrap_or_default();
+    let stem = stem_id(path);
     let id = if taken.contains(&stem) {
         (2..)
             .map(|n| format!("{stem}~{n}"))
@@ -48,6 +45,14 @@ pub fn new_contract_id(path: &Path, taken: &mut HashSet<String>) -> String {
     };
     taken.insert(id.clone());
     id
+}
+
+/// A contract file's id before any clash is settled: its file stem, trimmed, without `#` (which
+/// separates a clause's number in its id).
+pub fn stem_id(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().trim().replace('#', "_"))
+        .unwrap_or_default()
 }
 
 /// The path a contract is known by: the file's canonical absolute path, so that the same file

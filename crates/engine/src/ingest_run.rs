@@ -27,7 +27,7 @@ use precedent_library::{BuildOptions, Library};
 use precedent_rank::EmbedSettings;
 use rayon::prelude::*;
 
-use crate::ingest::{new_contract_id, prepare, source_path, walk, Prepared};
+use crate::ingest::{new_contract_id, prepare, source_path, stem_id, walk, Prepared};
 use crate::library_setup::{embed_docs, fingerprint_file, library_settings};
 use crate::Report;
 
@@ -256,26 +256,29 @@ pub fn ingest_folder(
                 }
             }
         }
-        if docs.is_empty() {
-            write_report(plan.report_to, &reports)?;
-            continue;
-        }
-        let vectors = match &settings {
-            Some(s) => Some(embed_docs(&docs, s, plan.cache, report)?),
-            None => None,
-        };
-        match library.as_mut() {
-            Some(lib) if !replaced.is_empty() => lib.replace(
-                &|clause| replaced.contains(contract_of(clause)),
-                &docs,
-                vectors,
-                report,
-            )?,
-            Some(lib) => lib.add(&docs, vectors, report)?,
-            None => {
-                let built =
-                    Library::build(plan.index, &docs, &BuildOptions::default(), vectors, report)?;
-                library = Some(built);
+        if !docs.is_empty() {
+            let vectors = match &settings {
+                Some(s) => Some(embed_docs(&docs, s, plan.cache, report)?),
+                None => None,
+            };
+            match library.as_mut() {
+                Some(lib) if !replaced.is_empty() => lib.replace(
+                    &|clause| replaced.contains(contract_of(clause)),
+                    &docs,
+                    vectors,
+                    report,
+                )?,
+                Some(lib) => lib.add(&docs, vectors, report)?,
+                None => {
+                    let built = Library::build(
+                        plan.index,
+                        &docs,
+                        &BuildOptions::default(),
+                        vectors,
+                        report,
+                    )?;
+                    library = Some(built);
+                }
             }
         }
         write_report(plan.report_to, &reports)?;
@@ -351,18 +354,21 @@ impl IndexedContracts {
         if let Some(id) = self.by_source.get(&source_path(path)) {
             return same(id);
         }
-        if let Some((id, source)) = fingerprint_file(path)
-            .ok()
-            .and_then(|f| self.by_fingerprint.get(&f))
-        {
-            return Known::Copy {
-                id: id.clone(),
-                source: source.clone(),
-            };
+        // Reading the file to fingerprint it is worth it only when there is a print to match
+        // (not on a fresh library).
+        if !self.by_fingerprint.is_empty() {
+            if let Some((id, source)) = fingerprint_file(path)
+                .ok()
+                .and_then(|f| self.by_fingerprint.get(&f))
+            {
+                return Known::Copy {
+                    id: id.clone(),
+                    source: source.clone(),
+                };
+            }
         }
         // A library from before source paths were recorded knows its contracts by id only.
-        let mut probe: HashSet<String> = HashSet::new();
-        let id = new_contract_id(path, &mut probe);
+        let id = stem_id(path);
         match self.by_id.get(&id) {
             Some((_, None)) => same(&id),
             _ => Known::New,

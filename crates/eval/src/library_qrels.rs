@@ -124,7 +124,7 @@ pub fn map_to_library(
     let mut texts: Vec<String> = Vec::with_capacity(files.len());
     let mut unreadable = 0usize;
     for (path, fingerprint) in &files {
-        match contract_text(path, fingerprint.as_deref()) {
+        match precedent_engine::ingest::ingested_text(Path::new(path), fingerprint.as_deref()) {
             Ok(text) => texts.push(text),
             Err(e) => {
                 warn(&format!("warning: {e:#}; its clauses get no judgements"));
@@ -141,10 +141,4 @@ pub fn map_to_library(
         contracts: files.len(),
         unreadable,
     })
-}
-
-/// A contract's text as ingest read it, refused when the file changed since (its spans would
-/// no longer fit).
-fn contract_text(path: &str, fingerprint: Option<&str>) -> Result<String> {
-    precedent_engine::ingest::ingested_text(Path::new(path), fingerprint)
 }
