@@ -15,7 +15,7 @@ use serde::Serialize;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::categories::{category_index, CATEGORIES};
-use crate::place::{place, Placement};
+use crate::place::{cover, place_pieces, Placement};
 use crate::pylist::parse_string_list;
 
 #[derive(Debug, thiserror::Error)]
@@ -40,8 +40,13 @@ pub struct Annotation {
     pub category: usize,
     /// The span as written in `master_clauses.csv`.
     pub text: String,
-    /// Byte range in the contract text, if placed.
+    /// Byte range in the contract text, if placed: for a span of pieces joined by `<omitted>`,
+    /// from the first piece to the last.
     pub span: Option<Range<usize>>,
+    /// Each placed piece's byte range (one for a contiguous span; empty if unplaced). What a
+    /// position-bound use needs: the range of a span of pieces can cover most of the contract
+    /// (a date in the preamble joined to a sentence near the end).
+    pub pieces: Vec<Range<usize>>,
     pub placement: Placement,
 }
 
@@ -200,7 +205,9 @@ pub fn load(dir: &Path) -> Result<CuadDataset, CuadError> {
                 .map_err(|m| format_err(format!("column {:?}: {m}", CATEGORIES[category])))?;
             let mut from = 0;
             for span in spans {
-                let (range, placement) = place(&text, &span, from);
+                let (pieces, placement) = place_pieces(&text, &span, from);
+                let pieces = pieces.unwrap_or_default();
+                let range = cover(&pieces);
                 if let Some(r) = &range {
                     from = r.end;
                 }
@@ -216,6 +223,7 @@ pub fn load(dir: &Path) -> Result<CuadDataset, CuadError> {
                     category,
                     text: span,
                     span: range,
+                    pieces,
                     placement,
                 });
             }

@@ -30,8 +30,24 @@ pub const FUZZY_MIN_COVERAGE: f64 = 0.8;
 /// CUAD joins discontiguous pieces of one annotation with `<omitted>`; each piece is placed after
 /// the previous one and the result covers first to last piece, placed as well as its worst piece.
 pub fn place(text: &str, span: &str, from: usize) -> (Option<Range<usize>>, Placement) {
+    let (pieces, placement) = place_pieces(text, span, from);
+    (pieces.as_deref().and_then(cover), placement)
+}
+
+/// The range from the first piece's start to the furthest end (`None` for no pieces).
+pub fn cover(pieces: &[Range<usize>]) -> Option<Range<usize>> {
+    let start = pieces.iter().map(|r| r.start).min()?;
+    let end = pieces.iter().map(|r| r.end).max()?;
+    Some(start..end)
+}
+
+/// As [`place`], each piece's own range: one range for a contiguous span. Where an annotation
+/// lies matters piece by piece: "December 12, 2014<omitted>This Agreement is effective as of
+/// the date hereof" has one piece in the preamble and one near the end, and the range from
+/// first to last piece covers the whole contract, which no piece says anything about.
+pub fn place_pieces(text: &str, span: &str, from: usize) -> (Option<Vec<Range<usize>>>, Placement) {
     if span.contains(OMITTED) {
-        let mut covered: Option<Range<usize>> = None;
+        let mut pieces: Vec<Range<usize>> = Vec::new();
         let mut worst = Placement::Exact;
         let mut cursor = from;
         for piece in span.split(OMITTED).filter(|p| !p.trim().is_empty()) {
@@ -41,17 +57,19 @@ pub fn place(text: &str, span: &str, from: usize) -> (Option<Range<usize>>, Plac
             };
             worst = worst.max(placement);
             cursor = range.end;
-            covered = Some(match covered {
-                Some(c) => c.start.min(range.start)..c.end.max(range.end),
-                None => range,
-            });
+            pieces.push(range);
         }
-        return match covered {
-            Some(c) => (Some(c), worst),
-            None => (None, Placement::Unplaced),
+        // A piece found before the previous one (searched again from the start) keeps the
+        // pieces in text order.
+        pieces.sort_by_key(|r| (r.start, r.end));
+        return if pieces.is_empty() {
+            (None, Placement::Unplaced)
+        } else {
+            (Some(pieces), worst)
         };
     }
-    place_one(text, span, from)
+    let (range, placement) = place_one(text, span, from);
+    (range.map(|r| vec![r]), placement)
 }
 
 /// CUAD's separator between discontiguous pieces of one annotation.
@@ -240,5 +258,12 @@ mod tests {
         assert_eq!(place(text, "   ", 0).1, Placement::Unplaced);
         let (r, p) = place(text, "Preamble.<omitted>Other.", 0);
         assert_eq!((r, p), (Some(0..text.len()), Placement::Exact));
+        let (pieces, p) = place_pieces(text, "Preamble.<omitted>Other.", 0);
+        assert_eq!(p, Placement::Exact);
+        assert_eq!(
+            pieces,
+            Some(vec![0..9, text.len() - 6..text.len()]),
+            "each piece where it stands, not what lies between"
+        );
     }
 }

@@ -27,8 +27,8 @@ const CLAUSE_THRESHOLDS: [f32; 8] = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 /// Cross-validates the clause types `ingest` writes. Each held-out contract is segmented as
 /// ingest does and every clause scored as ingest scores it (by a typer that never saw the
 /// contract, its second stage nested as in the span evaluation); a clause truly has category X
-/// when a placed CUAD annotation of X overlaps it by at least half of the shorter of the two
-/// (the annotation lies in the clause, or the clause is part of a longer annotation). Pooled
+/// when a placed piece of a CUAD annotation of X overlaps it by at least half of the shorter of
+/// the two (the piece lies in the clause, or the clause is part of a longer piece). Pooled
 /// over (clause, category) pairs.
 pub fn clause_type_cv(
     data: &precedent_cuad::CuadDataset,
@@ -398,14 +398,18 @@ fn clause_scores_cv(
             );
             let chars = precedent_text::char_offsets(&c.text);
             let mut truth = vec![0u64; clauses.len()];
+            // By piece, not by the range from first to last piece: a date in the preamble
+            // joined by `<omitted>` to a sentence near the end would make every clause between
+            // them of the type (one Effective Date annotation marked 187 clauses of a contract).
             for a in &c.annotations {
-                let Some(span) = &a.span else { continue };
-                let (s, e) = (chars[span.start], chars[span.end]);
-                for (bits, clause) in truth.iter_mut().zip(clauses) {
-                    let overlap = e.min(clause.end).saturating_sub(s.max(clause.start));
-                    let shorter = (e - s).min(clause.end - clause.start).max(1);
-                    if overlap * 2 >= shorter {
-                        *bits |= 1 << a.category;
+                for piece in &a.pieces {
+                    let (s, e) = (chars[piece.start], chars[piece.end]);
+                    for (bits, clause) in truth.iter_mut().zip(clauses) {
+                        let overlap = e.min(clause.end).saturating_sub(s.max(clause.start));
+                        let shorter = (e - s).min(clause.end - clause.start).max(1);
+                        if overlap * 2 >= shorter {
+                            *bits |= 1 << a.category;
+                        }
                     }
                 }
             }
