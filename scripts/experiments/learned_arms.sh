@@ -42,6 +42,7 @@
 #             for the first configuration; "The requester's pronouns are not search words")
 #   glossary2  the shipped flags, run with the glossary's second round of plain-word triggers
 #             ("Plain words in the glossary, second round")
+#   glossary3  the same with its third round ("Plain words in the glossary, third round")
 #   null_noise_N  the shipped flags with PRECEDENT_EXPERIMENT_NOISE_SEED=N, run with
 #             null_noise/feature.patch applied (a 25th feature of seeded noise: "How far a 25th
 #             feature moves the figures when it carries nothing")
@@ -77,7 +78,7 @@ for seed in 42 1; do
       # the feature arms run the shipped flags: their change (a 25th feature, or the vote's
       # training rule, switched on by the arm's env_arm) is in the binary they are run with
       # (branch lexical-vote, or the arm's feature.patch applied)
-      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|sibling_contrast|exclusion_scan|exclusion_participles|soft_coverage|requester_pronouns|glossary2)
+      shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|sibling_contrast|exclusion_scan|exclusion_participles|soft_coverage|requester_pronouns|glossary2|glossary3)
         extra=() ;;
       vote_other_wordings) extra=() env_arm=(PRECEDENT_EXPERIMENT_VOTE_OTHER_WORDINGS=1) ;;
       null_noise_[0-9]*) extra=() env_arm=(PRECEDENT_EXPERIMENT_NOISE_SEED=${arm#null_noise_}) ;;

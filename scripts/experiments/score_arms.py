@@ -18,6 +18,8 @@
     score_arms.py ARM glossary2  "Plain words in the glossary, second round": both arms in
                                scripts/experiments/ARM/runs/new on own_at–own_av (+0.3 on them,
                                ACORD unchanged)
+    score_arms.py ARM glossary3  its third round: both arms in scripts/experiments/ARM/runs/new
+                               on own_aw–own_ay (+0.3 on them, ACORD unchanged)
     score_arms.py ARM record6  that configuration on stage 1's six writers, for the record: the
                                arm in runs/stage1_noi against stage 1's shipped arm
     score_arms.py null_noise_N null  a null feature's run (scripts/experiments/null_noise/runs/stage1)
@@ -71,6 +73,7 @@ def stages(arm):
         "new3": paired(["own_aq", "own_ar", "own_as"], "new", 0.3, acord_floor=0.0),
         # "Plain words in the glossary, second round": three writers written for it.
         "glossary2": paired(["own_at", "own_au", "own_av"], "new", 0.3, acord_floor=0.0),
+        "glossary3": paired(["own_aw", "own_ax", "own_ay"], "new", 0.3, acord_floor=0.0),
         "record6": {
             "writers": PRONOUN_SIX,
             "arms": {"shipped": [runs / "stage1"], arm: [runs / "stage1_noi"]},
