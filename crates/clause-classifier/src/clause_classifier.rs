@@ -1111,7 +1111,9 @@ pub struct HeldOutUnannotated {
 }
 
 /// Up to `per_contract` sentences of each contract (index into `contracts`) that overlap no
-/// placed annotation, spread evenly through the contract, of at least 8 words.
+/// placed annotation, spread evenly through the contract, of at least 8 words. An annotation of
+/// pieces covers its pieces only: what lies between a preamble date and a closing sentence
+/// joined by `<omitted>` is not annotated.
 pub fn unannotated_sentences(
     contracts: &[&CuadContract],
     per_contract: usize,
@@ -1121,7 +1123,7 @@ pub fn unannotated_sentences(
         let annotated: Vec<std::ops::Range<usize>> = contract
             .annotations
             .iter()
-            .filter_map(|a| a.span.clone())
+            .flat_map(|a| a.pieces.iter().cloned())
             .collect();
         let free: Vec<&str> = candidates(&contract.text)
             .into_iter()
