@@ -51,6 +51,10 @@ fn label_within(contract: &CuadContract, candidates: &[Candidate], by_position: 
             if !containment && (2 * n < gold_n || n > 2 * gold_n) {
                 continue;
             }
+            // The range from first to last piece, not each piece: a candidate between two
+            // pieces must also match the words of all of them joined, which it almost never
+            // does, and ACORD's clause classifier (whose negatives these labels choose) was
+            // fitted with this rule.
             let overlaps = || {
                 a.span
                     .as_ref()
