@@ -11,7 +11,9 @@ placed in its contract text tolerantly: verbatim first, else with whitespace run
 flexibly, else (pieces joined by "<omitted>", CUAD's discontiguous spans) from the first piece's
 start to the last piece's end, each piece placed in order. Unplaced spans are counted and left
 out of the share. A span is "inside" when one clause's [start, end) contains it after trimming
-surrounding whitespace and punctuation. Offsets are characters (Python str indices = Unicode
+surrounding whitespace and punctuation. A second line counts a span of pieces when each of its
+pieces lies inside some clause (a date in the preamble joined to a closing sentence can never
+lie inside one). Offsets are characters (Python str indices = Unicode
 scalars, as the Rust side reports).
 """
 import ast
@@ -51,20 +53,27 @@ def place_piece(text, piece, start):
     return (m.start(), m.end()) if m else None
 
 
-def place(text, span):
+def place_pieces(text, span):
+    """Each piece's (start, end), each placed after the one before; None if any is unplaced."""
     pieces = [p.strip() for p in span.split("<omitted>") if p.strip()]
     if not pieces:
         return None
-    first = place_piece(text, pieces[0], 0)
-    if first is None:
-        return None
-    start, end = first
-    for piece in pieces[1:]:
-        nxt = place_piece(text, piece, end)
-        if nxt is None:
+    out = []
+    end = 0
+    for piece in pieces:
+        at = place_piece(text, piece, end)
+        if at is None:
             return None
-        end = nxt[1]
-    return start, end
+        out.append(at)
+        end = at[1]
+    return out
+
+
+def place(text, span):
+    pieces = place_pieces(text, span)
+    if pieces is None:
+        return None
+    return pieces[0][0], pieces[-1][1]
 
 
 def trimmed(text, start, end):
@@ -84,7 +93,7 @@ def main():
         segmented[key(item["file"])] = item
     rows = list(csv.DictReader(open(f"{cuad}/master_clauses.csv", encoding="utf-8")))
     categories = [h for h in rows[0].keys() if h not in ("Filename",) and not h.endswith("-Answer")]
-    total = placed = inside = 0
+    total = placed = inside = pieces_inside = 0
     per_category = defaultdict(lambda: [0, 0])
     lengths = []
     for row in rows:
@@ -109,6 +118,12 @@ def main():
                 s, e = trimmed(text, *where)
                 ok = any(cs <= s and e <= ce for cs, ce in clauses)
                 inside += ok
+                # Each piece of a span of pieces in some clause (not necessarily the same one):
+                # a preamble date joined to a closing sentence cannot lie in one clause.
+                pieces_inside += all(
+                    any(cs <= ps and pe <= ce for cs, ce in clauses)
+                    for ps, pe in (trimmed(text, *p) for p in place_pieces(text, span))
+                )
                 per_category[category][0] += 1
                 per_category[category][1] += ok
     lengths.sort()
@@ -117,6 +132,8 @@ def main():
           f"clause length chars p50 {lengths[len(lengths) // 2]} p90 {lengths[len(lengths) * 9 // 10]}")
     print(f"spans {total}, placed {placed} ({100.0 * placed / total:.1f}%), "
           f"inside one clause {inside} = {100.0 * inside / placed:.1f}% of placed")
+    print(f"each piece of a span inside a clause: {pieces_inside} = "
+          f"{100.0 * pieces_inside / placed:.1f}% of placed")
     worst = sorted(per_category.items(), key=lambda kv: kv[1][1] / kv[1][0])[:8]
     for category, (n, ok) in worst:
         print(f"  lowest: {category:<40} {ok}/{n} = {100.0 * ok / n:.1f}%")
