@@ -24,16 +24,6 @@ pub enum Placement {
 /// Share of the span's words (as a multiset) a window must contain to count as a fuzzy placement.
 pub const FUZZY_MIN_COVERAGE: f64 = 0.8;
 
-/// Finds `span` in `text`, searching from byte `from` first (so repeated spans take successive
-/// occurrences), then from the start. Returns a byte range of `text`.
-///
-/// CUAD joins discontiguous pieces of one annotation with `<omitted>`; each piece is placed after
-/// the previous one and the result covers first to last piece, placed as well as its worst piece.
-pub fn place(text: &str, span: &str, from: usize) -> (Option<Range<usize>>, Placement) {
-    let (pieces, placement) = place_pieces(text, span, from);
-    (pieces.as_deref().and_then(cover), placement)
-}
-
 /// The range from the first piece's start to the furthest end (`None` for no pieces).
 pub fn cover(pieces: &[Range<usize>]) -> Option<Range<usize>> {
     let start = pieces.iter().map(|r| r.start).min()?;
@@ -41,8 +31,12 @@ pub fn cover(pieces: &[Range<usize>]) -> Option<Range<usize>> {
     Some(start..end)
 }
 
-/// As [`place`], each piece's own range: one range for a contiguous span. Where an annotation
-/// lies matters piece by piece: "December 12, 2014<omitted>This Agreement is effective as of
+/// Places a CUAD span in `text`, searching from byte `from` first (so repeated spans take
+/// successive occurrences), then from the start: each piece's byte range, one range for a
+/// contiguous span. CUAD joins discontiguous pieces of one annotation
+/// with `<omitted>`; each piece is placed after the previous one, and the span is placed as well
+/// as its worst piece ([`cover`] gives the range from first to last). Where an annotation lies
+/// matters piece by piece: "December 12, 2014<omitted>This Agreement is effective as of
 /// the date hereof" has one piece in the preamble and one near the end, and the range from
 /// first to last piece covers the whole contract, which no piece says anything about.
 pub fn place_pieces(text: &str, span: &str, from: usize) -> (Option<Vec<Range<usize>>>, Placement) {
@@ -212,6 +206,12 @@ fn place_words(text: &str, span: &str) -> Option<Range<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The range a span covers, first to last piece, and how well it was placed.
+    fn place(text: &str, span: &str, from: usize) -> (Option<Range<usize>>, Placement) {
+        let (pieces, placement) = place_pieces(text, span, from);
+        (pieces.as_deref().and_then(cover), placement)
+    }
 
     #[test]
     fn exact_then_successive_occurrences() {

@@ -401,15 +401,17 @@ fn clause_scores_cv(
             // By piece, not by the range from first to last piece: a date in the preamble
             // joined by `<omitted>` to a sentence near the end would make every clause between
             // them of the type (one Effective Date annotation marked 187 clauses of a contract).
-            for a in &c.annotations {
-                for piece in &a.pieces {
-                    let (s, e) = (chars[piece.start], chars[piece.end]);
-                    for (bits, clause) in truth.iter_mut().zip(clauses) {
-                        let overlap = e.min(clause.end).saturating_sub(s.max(clause.start));
-                        let shorter = (e - s).min(clause.end - clause.start).max(1);
-                        if overlap * 2 >= shorter {
-                            *bits |= 1 << a.category;
-                        }
+            let pieces = c
+                .annotations
+                .iter()
+                .flat_map(|a| a.pieces.iter().map(move |piece| (a.category, piece)));
+            for (category, piece) in pieces {
+                let (s, e) = (chars[piece.start], chars[piece.end]);
+                for (bits, clause) in truth.iter_mut().zip(clauses) {
+                    let overlap = e.min(clause.end).saturating_sub(s.max(clause.start));
+                    let shorter = (e - s).min(clause.end - clause.start).max(1);
+                    if overlap * 2 >= shorter {
+                        *bits |= 1 << category;
                     }
                 }
             }

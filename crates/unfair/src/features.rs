@@ -54,11 +54,19 @@ fn fnv(kind: u8, parts: &[&str]) -> u64 {
     h
 }
 
-/// Hashed n-grams of one block with their counts.
-fn count(hashes: impl Iterator<Item = u64>) -> HashMap<u64, u32> {
-    let mut counts = HashMap::new();
+/// Hashed n-grams of one block with their counts, in hash order. A fixed order, not a hash map's
+/// (which differs between maps and processes): the row's norm is a float sum over the block, and
+/// a sum in another order can differ in the last bit, which made a sentence's margins differ
+/// between a model and the same model reloaded.
+fn count(hashes: impl Iterator<Item = u64>) -> Vec<(u64, u32)> {
+    let mut hashes: Vec<u64> = hashes.collect();
+    hashes.sort_unstable();
+    let mut counts: Vec<(u64, u32)> = Vec::new();
     for h in hashes {
-        *counts.entry(h).or_insert(0) += 1;
+        match counts.last_mut() {
+            Some((last, n)) if *last == h => *n += 1,
+            _ => counts.push((h, 1)),
+        }
     }
     counts
 }
@@ -78,11 +86,11 @@ fn word_grams<'a>(
 }
 
 /// The two blocks of hashed n-gram counts of a normalised sentence: words, then characters.
-fn ngram_counts(text: &str, options: &FeatureOptions) -> [HashMap<u64, u32>; 2] {
+fn ngram_counts(text: &str, options: &FeatureOptions) -> [Vec<(u64, u32)>; 2] {
     let words: Vec<&str> = text.split_whitespace().collect();
     let word_counts = count(word_grams(&words, options.word_max_n).map(|(_, _, h)| h));
     let char_counts = match options.char_range {
-        None => HashMap::new(),
+        None => Vec::new(),
         Some((lo, hi)) => count(words.iter().flat_map(|w| {
             let padded: Vec<char> = std::iter::once(' ')
                 .chain(w.chars())
@@ -122,7 +130,7 @@ impl Vectorizer {
         let mut df: HashMap<u64, u32> = HashMap::new();
         for text in texts {
             for counts in ngram_counts(text, options) {
-                for h in counts.into_keys() {
+                for (h, _) in counts {
                     *df.entry(h).or_insert(0) += 1;
                 }
             }
@@ -184,10 +192,6 @@ impl Vectorizer {
                     Some((col, tf * self.idf[col as usize]))
                 })
                 .collect();
-            // In column order before summing: a hash map's order differs between maps (and
-            // processes), and a float sum in another order can differ in the last bit, which
-            // made a sentence's margins differ between a model and the same model reloaded.
-            block.sort_unstable_by_key(|&(c, _)| c);
             let norm = block.iter().map(|(_, v)| v * v).sum::<f32>().sqrt();
             if norm > 0.0 {
                 block.iter_mut().for_each(|(_, v)| *v /= norm);
