@@ -43,6 +43,10 @@
 #   glossary2  the shipped flags, run with the glossary's second round of plain-word triggers
 #             ("Plain words in the glossary, second round")
 #   glossary3  the same with its third round ("Plain words in the glossary, third round")
+#   served_unrated  --served-negatives 500 with PRECEDENT_EXPERIMENT_SERVED_UNRATED_ONLY=1, run
+#             with served_unrated/feature.patch applied: each training list also holds its first
+#             500 hybrid candidates that nobody judged for it and no remembered query rated, at
+#             label 0 ("Unrated is not relevant over the whole library")
 #   null_noise_N  the shipped flags with PRECEDENT_EXPERIMENT_NOISE_SEED=N, run with
 #             null_noise/feature.patch applied (a 25th feature of seeded noise: "How far a 25th
 #             feature moves the figures when it carries nothing")
@@ -81,6 +85,7 @@ for seed in 42 1; do
       shipped|lexical_vote|sentence_coverage|vote_cosine|vote_confidence|overlap_vote|specific_terms|sibling_contrast|exclusion_scan|exclusion_participles|soft_coverage|requester_pronouns|glossary2|glossary3)
         extra=() ;;
       vote_other_wordings) extra=() env_arm=(PRECEDENT_EXPERIMENT_VOTE_OTHER_WORDINGS=1) ;;
+      served_unrated) extra=(--served-negatives 500) env_arm=(PRECEDENT_EXPERIMENT_SERVED_UNRATED_ONLY=1) ;;
       null_noise_[0-9]*) extra=() env_arm=(PRECEDENT_EXPERIMENT_NOISE_SEED=${arm#null_noise_}) ;;
       boost) extra=(--learner boost) ;;
       monotone) extra=(--learner boost --monotone) ;;
