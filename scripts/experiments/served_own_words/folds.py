@@ -8,7 +8,7 @@ the commands that train each fold's ranker exactly as shipped on the other four 
 the held-out queries over the whole library (`eval --protocol full --run-out`), in every query
 file given. `score.py` reads the runs.
 
-    python3 folds.py OUT [--seed 42] QUERY_FILE...  > commands.sh
+    python3 folds.py OUT [--seed 42] [--train-args ARGS] QUERY_FILE...  > commands.sh
 """
 import argparse
 import csv
@@ -30,6 +30,7 @@ def main():
     ap.add_argument("queries", nargs="+")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--bin", default="target/release/precedent")
+    ap.add_argument("--train-args", default="", help="more `train` arguments, e.g. '--served-negatives 500'")
     args = ap.parse_args()
     header, rows = read_qrels(f"{ACORD}/qrels/train.tsv")
     rows += read_qrels(f"{ACORD}/qrels/valid.tsv")[1]
@@ -48,7 +49,7 @@ def main():
         print(
             f"{args.bin} train --corpus {ACORD}/corpus.jsonl {wordings} --qrels {args.out}/fold{k}_train.tsv"
             f" --without-rule inclusion --without-rule damages-waiver --cuad ../shared/data/cuad"
-            f" --out {args.out}/model{k} --quiet"
+            f" --out {args.out}/model{k} --quiet {args.train_args}".rstrip()
         )
         for qf in args.queries:
             name = os.path.basename(qf).removesuffix(".jsonl")

@@ -2,7 +2,10 @@
 """Blind-judge packets of what two (or more) systems serve first over the whole ACORD library
 for requests in writers' own words.
 
-    python3 make_packets.py OUT SYSTEM=RUN_DIR... 
+    python3 make_packets.py OUT [--judged ROUND_DIR] SYSTEM=RUN_DIR...
+
+With `--judged`, a packet holds only the clauses that ROUND_DIR's judgements lack (a later
+round adding a system judges only what is new).
 
 Each RUN_DIR holds `runK_queries_own_X.tsv` runs (`folds.py`'s commands, or the same with
 `--pipeline hybrid`). The requests: ACORD's 57 train + valid query ids sorted, shuffled with
@@ -37,7 +40,13 @@ def first_five(run_dir, writer):
 
 def main():
     out = Path(sys.argv[1])
-    systems = dict(arg.split("=", 1) for arg in sys.argv[2:])
+    args = sys.argv[2:]
+    judged = set()
+    if args and args[0] == "--judged":
+        for path in glob.glob(f"{args[1]}/judged_*.json"):
+            judged.update((j["query"], j["id"]) for j in json.load(open(path)))
+        args = args[2:]
+    systems = dict(arg.split("=", 1) for arg in args)
     out.mkdir(parents=True, exist_ok=True)
     texts = {}
     with open(f"{ACORD}/corpus.jsonl") as f:
@@ -60,7 +69,7 @@ def main():
             request = words[qid]
             key[request] = {s: served[s][qid] for s in systems}
             meta[request] = {"query_id": qid, "writer": writer}
-            union = sorted({c for s in systems for c in served[s][qid]})
+            union = sorted({c for s in systems for c in served[s][qid]} - {c for q, c in judged if q == request})
             rng.shuffle(union)
             packets[n % 3].append({"query": request, "clauses": [{"id": c, "text": texts[c]} for c in union]})
             n += 1
