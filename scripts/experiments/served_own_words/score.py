@@ -8,7 +8,8 @@ served for each held-out query:
   about the request's subject);
 - unrated@5: the share that no train or valid query rated at all (ACORD pooled every clause for
   some query, so these were pooled only for test queries);
-- judged NDCG@5: trec_eval's NDCG@5 with the request's own ratings, unjudged clauses counting 0.
+- judged NDCG@5: trec_eval's NDCG@5 with the request's own ratings as gains (ACORD's scores,
+  0..4 for 1..5 stars), unjudged clauses counting 0.
 
     python3 score.py DIR
 """
@@ -31,7 +32,7 @@ def main():
         for line in f:
             q = json.loads(line)
             category[q["_id"]] = q["metadata"]["category"]
-    ratings = defaultdict(dict)  # query -> clause -> stars
+    ratings = defaultdict(dict)  # query -> clause -> ACORD score (0..4 = 1..5 stars)
     for split in ("train", "valid"):
         with open(f"{ACORD}/qrels/{split}.tsv", newline="") as f:
             rows = list(csv.reader(f, delimiter="\t"))[1:]
@@ -40,7 +41,7 @@ def main():
     rated = {c for r in ratings.values() for c in r}
     topical = defaultdict(set)  # category -> clauses rated >= 2 by a query of it
     for q, r in ratings.items():
-        topical[category[q]].update(c for c, s in r.items() if s >= 2)
+        topical[category[q]].update(c for c, s in r.items() if s >= 1)
     runs = defaultdict(lambda: defaultdict(list))  # name -> query -> clauses in rank order
     for path in sorted(glob.glob(f"{out}/run*_*.tsv")):
         name = re.sub(r"^run\d+_", "", os.path.basename(path)).removesuffix(".tsv")
@@ -54,9 +55,9 @@ def main():
             first = [c for _, c in sorted(ranked)[:5]]
             tops.append(sum(c in topical[category[q]] for c in first) / 5)
             unr.append(sum(c not in rated for c in first) / 5)
-            gains = [max(ratings[q].get(c, 0) - 1, 0) for c in first]
+            gains = [ratings[q].get(c, 0) for c in first]
             dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
-            ideal = sorted((max(s - 1, 0) for s in ratings[q].values()), reverse=True)[:5]
+            ideal = sorted(ratings[q].values(), reverse=True)[:5]
             idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
             nd.append(dcg / idcg if idcg else 0.0)
         n = len(tops)
