@@ -2,7 +2,8 @@
 # Per fold of folds.py (DIR must hold its foldK_train.tsv / foldK_test.tsv): a bi-encoder tuned
 # on the fold's training ratings, the whole ACORD library embedded with it, and hybrid's served
 # runs for the held-out queries in each query file given ("A tuned dense retriever for what is
-# served", docs/experiments/ranking.md).
+# served", docs/experiments/ranking.md). `eval` is given the encoder too: without `--model` it
+# takes the library for one embedded by another model and rebuilds it with MiniLM.
 #   tuned_folds.sh DIR QUERY_FILE...
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -20,6 +21,7 @@ for k in 0 1 2 3 4; do
     name=$(basename "$qf" .jsonl)
     "$B" eval --corpus $D/corpus.jsonl --index "$DIR/library$k" --queries "$qf" \
       --qrels "$DIR/fold${k}_test.tsv" --protocol full --pipeline hybrid \
+      --model "$DIR/encoder$k" --cache "$DIR/cache" \
       --run-out "$DIR/run${k}_${name}.tsv" --quiet
   done
 done
