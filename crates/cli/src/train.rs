@@ -150,7 +150,8 @@ pub(crate) struct RatedArgs {
     vectors: VectorArgs,
 }
 
-pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
+pub fn run(mut args: TrainArgs, bars: &Bars) -> Result<()> {
+    args.rated.vectors = args.rated.vectors.reusing(args.rated.index.as_deref());
     if args.out.is_none() && args.cv.is_none() {
         bail!("nothing to do: give --out MODEL_DIR (train) and/or --cv K (cross-validate)");
     }
@@ -237,7 +238,7 @@ pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
             eprintln!("report written to {}", path.display());
         }
         if let (Some(dir), Some(qrels)) = (&args.cv_library, &args.cv_library_qrels) {
-            let embedder = ranker_cv::library_embedder(library, &args.rated.vectors.model)?;
+            let embedder = ranker_cv::library_embedder(library, args.rated.vectors.model())?;
             let on_library = ranker_cv::cross_validate_on_library(
                 library,
                 &data,
@@ -278,7 +279,8 @@ pub(crate) use ranker_cv::{read_all_qrels, read_wordings, RatedInputs};
 /// Reads the queries and ratings, opens (or builds) the library and embeds the queries
 /// ([`ranker_cv::load_rated`]).
 pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs> {
-    let vectors = || source.vectors.plan();
+    let resolved = source.vectors.clone().reusing(source.index.as_deref());
+    let vectors = || resolved.plan();
     let rated = ranker_cv::RatedSource {
         corpus: &source.corpus,
         queries: &source.queries,
@@ -287,8 +289,8 @@ pub(crate) fn load_rated(source: &RatedArgs, bars: &Bars) -> Result<RatedInputs>
         cuad: source.cuad.clone(),
         cuad_spans: source.cuad_spans,
         vectors: &vectors,
-        model: &source.vectors.model,
-        cache: &source.vectors.cache,
+        model: resolved.model(),
+        cache: &resolved.cache,
         spelling: !source.no_spelling,
     };
     ranker_cv::load_rated(&rated, bars)

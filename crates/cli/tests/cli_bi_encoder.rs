@@ -1,7 +1,8 @@
 //! `precedent train-bi-encoder` and `cv-bi-encoder` on ACORD's real ratings and wordings, with
 //! the tiny BERT fixture as the encoder so that they run in seconds: the folder written is a
-//! sentence-transformers model a library can be embedded with, `eval` refuses to score it on
-//! the queries it learnt from, and the cross-validation reports every wording.
+//! sentence-transformers model a library can be embedded with, `eval` reuses that library without
+//! `--model` and refuses to score it on the queries it learnt from, and the cross-validation
+//! reports every wording.
 
 use std::path::PathBuf;
 
@@ -82,6 +83,26 @@ fn fine_tune_embed_a_library_and_refusals() {
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+    // Scored again without `--model`, the library is reused with the model that embedded it,
+    // not taken for stale and rebuilt with the default encoder.
+    let current = std::fs::read_to_string(library.join("CURRENT")).expect("CURRENT");
+    let mut args = vec!["eval", "--corpus", s(&corpus), "--queries", s(&short)];
+    args.extend([
+        "--qrels",
+        s(&valid),
+        "--pipeline",
+        "dense",
+        "--index",
+        s(&library),
+    ]);
+    let out = precedent(&args, cwd);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("rebuilding"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(library.join("CURRENT")).expect("CURRENT"),
+        current
     );
     // ...and refused on train's, which it learnt from.
     let mut args = vec!["eval", "--corpus", s(&corpus), "--queries", s(&short)];
