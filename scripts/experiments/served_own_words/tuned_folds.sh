@@ -2,8 +2,8 @@
 # Per fold of folds.py (DIR must hold its foldK_train.tsv / foldK_test.tsv): a bi-encoder tuned
 # on the fold's training ratings, the whole ACORD library embedded with it, and hybrid's served
 # runs for the held-out queries in each query file given ("A tuned dense retriever for what is
-# served", docs/experiments/ranking.md). `eval` is given the encoder too: without `--model` it
-# takes the library for one embedded by another model and rebuilds it with MiniLM.
+# served", docs/experiments/ranking.md). `eval` is given the encoder too (builds before the
+# library's own model became the default rebuilt it with MiniLM without `--model`).
 #   tuned_folds.sh DIR QUERY_FILE...
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
