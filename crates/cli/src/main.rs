@@ -195,7 +195,6 @@ impl VectorArgs {
     fn reusing(mut self, index: Option<&std::path::Path>) -> Self {
         if self.model.is_none() {
             self.model = index
-                .filter(|dir| Library::exists(dir))
                 .and_then(|dir| Library::open(dir).ok())
                 .and_then(|library| library.vectors_info().map(|v| v.model_source.clone()));
         }

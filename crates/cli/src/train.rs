@@ -150,8 +150,7 @@ pub(crate) struct RatedArgs {
     vectors: VectorArgs,
 }
 
-pub fn run(mut args: TrainArgs, bars: &Bars) -> Result<()> {
-    args.rated.vectors = args.rated.vectors.reusing(args.rated.index.as_deref());
+pub fn run(args: TrainArgs, bars: &Bars) -> Result<()> {
     if args.out.is_none() && args.cv.is_none() {
         bail!("nothing to do: give --out MODEL_DIR (train) and/or --cv K (cross-validate)");
     }

@@ -12,15 +12,14 @@ import os
 import sys
 from collections import defaultdict
 
+from runs import read_run
+
 K = 60
 
 
 def read(path):
-    ranks = defaultdict(dict)
-    with open(path, newline="") as f:
-        for q, c, rank, _ in list(csv.reader(f, delimiter="\t"))[1:]:
-            ranks[q][c] = int(rank)
-    return ranks
+    """query id -> clause id -> rank."""
+    return {q: {c: r for r, c in ranked} for q, ranked in read_run(path).items()}
 
 
 def main():

@@ -17,14 +17,14 @@ is shuffled (seed 7) with no system named and split into three packets of 12 req
 return `[{"query": REQUEST_TEXT, "id": CLAUSE_ID, "stars": 1-5}, ...]`; `score.py` in
 `../served_judge/` reads the key and the judgements.
 """
-import csv
 import glob
 import json
 import random
 import sys
 from pathlib import Path
 
-ACORD = "../shared/data/acord"
+from runs import ACORD, read_run
+
 WRITERS = ("own_e", "own_at", "own_ax")
 PER_WRITER = 12
 
@@ -32,9 +32,7 @@ PER_WRITER = 12
 def first_five(run_dir, writer):
     ranked = {}
     for path in glob.glob(f"{run_dir}/run*_queries_{writer}.tsv"):
-        with open(path, newline="") as f:
-            for q, c, rank, _ in list(csv.reader(f, delimiter="\t"))[1:]:
-                ranked.setdefault(q, []).append((int(rank), c))
+        ranked.update(read_run(path))
     return {q: [c for _, c in sorted(r)[:5]] for q, r in ranked.items()}
 
 

@@ -13,7 +13,6 @@ served for each held-out query:
 
     python3 score.py DIR
 """
-import csv
 import glob
 import json
 import math
@@ -22,7 +21,7 @@ import re
 import sys
 from collections import defaultdict
 
-ACORD = "../shared/data/acord"
+from runs import ACORD, acord_ratings, read_run
 
 
 def main():
@@ -32,22 +31,15 @@ def main():
         for line in f:
             q = json.loads(line)
             category[q["_id"]] = q["metadata"]["category"]
-    ratings = defaultdict(dict)  # query -> clause -> ACORD score (0..4 = 1..5 stars)
-    for split in ("train", "valid"):
-        with open(f"{ACORD}/qrels/{split}.tsv", newline="") as f:
-            rows = list(csv.reader(f, delimiter="\t"))[1:]
-        for q, c, s in rows:
-            ratings[q][c] = int(s)
+    ratings = acord_ratings()
     rated = {c for r in ratings.values() for c in r}
     topical = defaultdict(set)  # category -> clauses rated >= 2 by a query of it
     for q, r in ratings.items():
         topical[category[q]].update(c for c, s in r.items() if s >= 1)
-    runs = defaultdict(lambda: defaultdict(list))  # name -> query -> clauses in rank order
+    runs = defaultdict(dict)  # name -> query -> [(rank, clause)]
     for path in sorted(glob.glob(f"{out}/run*_*.tsv")):
         name = re.sub(r"^run\d+_", "", os.path.basename(path)).removesuffix(".tsv")
-        with open(path, newline="") as f:
-            for q, c, rank, _ in list(csv.reader(f, delimiter="\t"))[1:]:
-                runs[name][q].append((int(rank), c))
+        runs[name].update(read_run(path))
     print(f"{'query file':<22} {'queries':>7} {'topical@5':>9} {'unrated@5':>9} {'NDCG@5':>7}")
     for name, per_query in runs.items():
         tops, unr, nd = [], [], []

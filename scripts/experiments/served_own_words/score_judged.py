@@ -7,7 +7,6 @@ prints it), per writer, and split by whether any train or valid query rated the 
 ROUND_DIR holds `key.json` and `requests.json` from `make_packets.py`; the judgements default
 to ROUND_DIR/judged_*.json (more files may be given, e.g. a later round's).
 """
-import csv
 import glob
 import json
 import subprocess
@@ -18,7 +17,7 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent / "served_judge"))
 from score import ndcg5  # noqa: E402
 
-ACORD = "../shared/data/acord"
+from runs import acord_ratings  # noqa: E402
 
 
 def main():
@@ -31,10 +30,7 @@ def main():
     for path in judged:
         for j in json.load(open(path)):
             stars.setdefault(j["query"], {})[j["id"]] = int(j["stars"])
-    rated = set()
-    for split in ("train", "valid"):
-        with open(f"{ACORD}/qrels/{split}.tsv", newline="") as f:
-            rated.update(row[1] for row in list(csv.reader(f, delimiter="\t"))[1:])
+    rated = {c for r in acord_ratings().values() for c in r}
     systems = sorted({s for lists in key.values() for s in lists})
     writers = sorted({m["writer"] for m in meta.values()})
     print(f"\n{'writer':<8} {'system':<16} {'mean stars':>10} {'>=4 stars':>9} {'NDCG@5':>7}")
