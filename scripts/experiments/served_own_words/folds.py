@@ -24,18 +24,39 @@ def read_qrels(path):
     return rows[0], rows[1:]
 
 
+MASK = (1 << 64) - 1
+
+
+def splitmix_shuffle(items, seed):
+    """`precedent_ml::SplitMix(seed).shuffle`: Fisher-Yates from the end, SplitMix64 draws."""
+    state = seed & MASK
+    for i in range(len(items) - 1, 0, -1):
+        state = (state + 0x9E3779B97F4A7C15) & MASK
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+        z ^= z >> 31
+        j = z % (i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("queries", nargs="+")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--bin", default="target/release/precedent")
+    ap.add_argument("--as-cv", action="store_true",
+                    help="the folds `train --cv 5 --seed SEED` draws (precedent_learn::cv::assign_folds)")
     ap.add_argument("--train-args", default="", help="more `train` arguments, e.g. '--served-negatives 500'")
     args = ap.parse_args()
     header, rows = read_qrels(f"{ACORD}/qrels/train.tsv")
     rows += read_qrels(f"{ACORD}/qrels/valid.tsv")[1]
-    ids = sorted({r[0] for r in rows})
-    random.Random(args.seed).shuffle(ids)
+    ids = sorted({r[0] for r in rows}, key=lambda q: q.encode("utf-8"))
+    if args.as_cv:
+        splitmix_shuffle(ids, args.seed)
+    else:
+        random.Random(args.seed).shuffle(ids)
     fold_of = {q: i % 5 for i, q in enumerate(ids)}
     os.makedirs(args.out, exist_ok=True)
     for k in range(5):
