@@ -14,9 +14,12 @@
 //! after the cosines are added, so no flagged clause climbs back.
 //!
 //! The weight is in the trees' score units and the cosine is absolute, so the stage does not
-//! depend on how many candidates there are: training and cross-validation rank every judged
-//! clause of a query, serving ranks the hybrid retriever's top N, and only the top three
-//! (which the two lists share) shape the exemplar.
+//! depend on how many candidates there are. The exemplar does depend on the list: the CV ranks
+//! every judged clause of a query, serving ranks the hybrid retriever's top N, and on ACORD the
+//! served top three are mostly clauses nobody judged for the query, so `train --cv` measures
+//! the stage on a list the product never sees. The pipeline over held-out fold models
+//! (`scripts/experiments/learned_depth/`) measures it as served: it still helps there
+//! (docs/experiments/ranking.md, "Feedback as served").
 //!
 //! Why it stays: 5-fold CV by query over three fold seeds raised NDCG@5, NDCG@10 and 4-star
 //! P@5 with it, while 5-star P@5 fell a little (figures in docs/experiments/ranking.md, "Feedback
@@ -94,9 +97,21 @@ pub fn final_scores(
     vectors: Option<&dyn VectorIndex>,
     marks: &Marks,
 ) -> Vec<f32> {
+    final_scores_demoting(raw, flagged, rows, vectors, marks, AGAINST_QUERY_DEMOTION)
+}
+
+/// [`final_scores`] with the demotion counted in `places` unflagged candidates of this list.
+pub fn final_scores_demoting(
+    raw: &[f32],
+    flagged: Option<&[bool]>,
+    rows: &[u32],
+    vectors: Option<&dyn VectorIndex>,
+    marks: &Marks,
+    places: usize,
+) -> Vec<f32> {
     let demoted = |mut scores: Vec<f32>| {
         if let Some(flagged) = flagged {
-            demote_against_query(&mut scores, flagged, AGAINST_QUERY_DEMOTION);
+            demote_against_query(&mut scores, flagged, places);
         }
         scores
     };
