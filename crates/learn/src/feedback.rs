@@ -222,4 +222,25 @@ mod tests {
         let scores = final_scores(&raw, Some(&flagged), &rows, Some(&vectors), &liked);
         assert!(scores[3] < scores[4], "{scores:?}");
     }
+
+    #[test]
+    fn the_demotion_counts_places_in_the_list_it_is_given() {
+        // The best of 100 candidates goes against the query: the CV's ten places leave it at
+        // rank 11, the served count at rank 76 (the same ten judged places in a list where few
+        // candidates are judged).
+        let raw: Vec<f32> = (0..100).map(|i| 100.0 - i as f32).collect();
+        let rows: Vec<u32> = (0..100).collect();
+        let mut flagged = vec![false; 100];
+        flagged[0] = true;
+        let rank_of_first = |places: usize| {
+            let scores =
+                final_scores_demoting(&raw, Some(&flagged), &rows, None, &Marks::default(), places);
+            scores.iter().filter(|&&s| s > scores[0]).count() + 1
+        };
+        assert_eq!(rank_of_first(AGAINST_QUERY_DEMOTION), 11);
+        assert_eq!(
+            rank_of_first(crate::features::SERVED_AGAINST_QUERY_DEMOTION),
+            76
+        );
+    }
 }

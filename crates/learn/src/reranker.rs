@@ -6,8 +6,10 @@ use precedent_library::Library;
 use precedent_models::Embedder;
 use precedent_rank::{rescore, Hit, RankError, Reranker};
 
-use crate::features::{library_vectors, FeatureExtractor, QueryInput};
-use crate::feedback::{final_scores, Marks};
+use crate::features::{
+    library_vectors, FeatureExtractor, QueryInput, SERVED_AGAINST_QUERY_DEMOTION,
+};
+use crate::feedback::{final_scores_demoting, Marks};
 use crate::model::LearnedModel;
 use crate::ClauseTypeReader;
 
@@ -75,12 +77,13 @@ impl Reranker for LearnedReranker {
             .map_err(|e| stage(e.to_string()))?;
         let vectors = library_vectors(self.extractor.library(), "the learned ranker needs them")
             .map_err(|e| stage(e.to_string()))?;
-        let scores = final_scores(
+        let scores = final_scores_demoting(
             &raw,
             flagged.as_deref(),
             &rows,
             Some(vectors),
             &Marks::default(),
+            SERVED_AGAINST_QUERY_DEMOTION,
         );
         Ok(rescore(candidates, scores, "learned"))
     }

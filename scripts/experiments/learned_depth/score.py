@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Scores the runs of run.sh: per depth, NDCG@5 / NDCG@10 / 4-star P@5 per wording over every
-fold's held-out queries (condensed protocol, pytrec_eval as scripts/score_run.py computes them),
-and the mean over wordings; then each depth against the first.
+"""Scores the runs of run.sh over every fold's held-out queries (condensed protocol; NDCG as
+pytrec_eval computes it, 4-star P@5 as scripts/score_run.py): per arm (ARM<depth>, e.g.
+depth500, depth4000, nofeedback500) and seed directory, NDCG@5 per wording, the mean over
+ACORD's three wordings (with NDCG@10 and 4★P@5) and over any writers' files; then each arm
+against `depth500` (the shipped pipeline), averaged over the seed directories given.
 
     python3 scripts/experiments/learned_depth/score.py OUT [OUT ...]   (one OUT per fold seed)
 """
@@ -14,7 +16,8 @@ import sys
 
 import pytrec_eval
 
-WORDINGS = ("queries", "queries_medium", "queries_long")
+ACORD = ("queries", "queries_medium", "queries_long")
+BASE = "depth500"
 
 
 def read_rows(path):
@@ -25,50 +28,73 @@ def read_rows(path):
             yield dict(zip(header, row))
 
 
-def score(out, depth, wording):
+def score(out, arm, wording):
+    """Mean NDCG@5, NDCG@10, 4★P@5 (percent) over the held-out queries of the five folds."""
     per_query = {}
     for k in range(5):
         qrels = collections.defaultdict(dict)
         for r in read_rows(f"{out}/fold{k}_test.tsv"):
             qrels[r["query-id"]][r["corpus-id"]] = int(r["score"])
         run = collections.defaultdict(dict)
-        for r in read_rows(f"{out}/depth{depth}_fold{k}_{wording}.tsv"):
+        for r in read_rows(f"{out}/{arm}_fold{k}_{wording}.tsv"):
             q, d = r["query-id"], r["corpus-id"]
             if q in qrels and d in qrels[q]:
                 run[q][d] = float(r["score"])
         trec = pytrec_eval.RelevanceEvaluator(dict(qrels), {"ndcg_cut.5,10"}).evaluate(dict(run))
         for q, judged in qrels.items():
             ranked = [d for d, _ in sorted(run[q].items(), key=lambda x: (x[1], x[0]), reverse=True)]
-            good = sum(1 for l in judged.values() if l >= 3)
+            good = sum(1 for label in judged.values() if label >= 3)  # qrels 0..4 = 1..5 stars
             p4 = None if good == 0 else sum(1 for d in ranked[:5] if judged.get(d, -1) >= 3) / min(5, good)
             m = trec.get(q, {})
             per_query[q] = (m.get("ndcg_cut_5", 0.0), m.get("ndcg_cut_10", 0.0), p4)
-    cols = list(zip(*per_query.values()))
-    return len(per_query), [100 * sum(v for v in c if v is not None) / len([v for v in c if v is not None]) for c in cols]
+    columns = list(zip(*per_query.values()))
+    means = []
+    for c in columns:
+        values = [v for v in c if v is not None]
+        means.append(100 * sum(values) / len(values))
+    return means
+
+
+def arms_and_wordings(out):
+    arms, wordings = set(), set()
+    for path in glob.glob(f"{out}/*_fold0_*.tsv"):
+        m = re.match(r"([a-z]+\d+)_fold0_(.+)\.tsv$", os.path.basename(path))
+        if m:
+            arms.add(m.group(1))
+            wordings.add(m.group(2))
+    return sorted(arms), sorted(wordings)
 
 
 def main():
     outs = sys.argv[1:]
-    depths = sorted({int(m.group(1)) for o in outs for p in glob.glob(f"{o}/depth*_fold0_queries.tsv")
-                     if (m := re.search(r"depth(\d+)_", os.path.basename(p)))})
     table = {}
     for out in outs:
-        for depth in depths:
-            rows = {w: score(out, depth, w) for w in WORDINGS}
-            table[(out, depth)] = rows
-    print(f"{'seed dir':<28} {'depth':>5} {'n':>3}  short  medium  long   mean@5  mean@10  mean4P@5")
-    for (out, depth), rows in table.items():
-        n = rows["queries"][0]
-        at5 = [rows[w][1][0] for w in WORDINGS]
-        print(f"{out:<28} {depth:>5} {n:>3}  {at5[0]:5.2f}  {at5[1]:6.2f}  {at5[2]:5.2f}  {sum(at5)/3:6.2f}"
-              f"  {sum(rows[w][1][1] for w in WORDINGS)/3:7.2f}  {sum(rows[w][1][2] for w in WORDINGS)/3:8.2f}")
-    if len(depths) > 1:
-        base = depths[0]
-        for depth in depths[1:]:
-            diffs = [[table[(o, depth)][w][1][0] - table[(o, base)][w][1][0] for w in WORDINGS] for o in outs]
-            per_w = [sum(d[i] for d in diffs) / len(outs) for i in range(3)]
-            print(f"depth {depth} against {base}, mean over {len(outs)} seed(s): NDCG@5 short {per_w[0]:+.2f}"
-                  f" medium {per_w[1]:+.2f} long {per_w[2]:+.2f} mean {sum(per_w)/3:+.2f}")
+        arms, wordings = arms_and_wordings(out)
+        writers = [w for w in wordings if w not in ACORD]
+        for arm in arms:
+            rows = {w: score(out, arm, w) for w in ACORD + tuple(writers)}
+            table[(out, arm)] = rows
+            acord = [rows[w] for w in ACORD]
+            line = (f"{out:<20} {arm:<16} short {acord[0][0]:5.2f} medium {acord[1][0]:5.2f}"
+                    f" long {acord[2][0]:5.2f}  mean@5 {sum(r[0] for r in acord) / 3:5.2f}"
+                    f"  @10 {sum(r[1] for r in acord) / 3:5.2f}  4★P@5 {sum(r[2] for r in acord) / 3:5.2f}")
+            if writers:
+                line += f"  writers({len(writers)}) {sum(rows[w][0] for w in writers) / len(writers):5.2f}"
+            print(line)
+    arms = sorted({a for _, a in table} - {BASE})
+    for arm in arms:
+        seeds = [o for o in outs if (o, arm) in table and (o, BASE) in table]
+        if not seeds:
+            continue
+        diff = {w: sum(table[(o, arm)][w][0] - table[(o, BASE)][w][0] for o in seeds) / len(seeds)
+                for w in table[(seeds[0], arm)]}
+        acord = [diff[w] for w in ACORD]
+        writers = [w for w in diff if w not in ACORD]
+        line = (f"{arm} against {BASE}, mean over {len(seeds)} seed(s), NDCG@5: short {acord[0]:+.2f}"
+                f" medium {acord[1]:+.2f} long {acord[2]:+.2f} mean {sum(acord) / 3:+.2f}")
+        if writers:
+            line += f"; writers {sum(diff[w] for w in writers) / len(writers):+.2f}"
+        print(line)
 
 
 if __name__ == "__main__":
