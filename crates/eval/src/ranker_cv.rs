@@ -346,6 +346,7 @@ pub fn cv_variants(plan: &CvPlan, without: &[String]) -> Vec<Variant> {
                 column: 5,
             },
             Variant::full(),
+            Variant::served(),
         ];
         if plan.rule_ablation {
             variants.extend(Variant::rule_ablation());

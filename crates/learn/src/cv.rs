@@ -21,12 +21,14 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::features::{
-    check_rule_names, combine_rule_flags, labelled_group, library_vectors, FeatureExtractor, Group,
-    FEATURE_NAMES, NUM_FEATURES, QUERY_RULES,
+    check_rule_names, combine_rule_flags, labelled_group, library_vectors, query_input,
+    FeatureExtractor, Group, FEATURE_NAMES, NUM_FEATURES, QUERY_RULES,
+    SERVED_AGAINST_QUERY_DEMOTION,
 };
-use crate::feedback::{final_scores, Marks};
+use crate::feedback::{final_scores, final_scores_demoting, Marks};
 use crate::memory::{RatedQuery, RatingMemory};
 use crate::model::{blank, Ranker, TrainOptions, TrainingData};
+use crate::reranker::LEARNED_TOP;
 use crate::LearnError;
 
 /// Named groups of features, for ablations ("what each feature buys").
@@ -86,6 +88,12 @@ pub enum Variant {
     /// simulated from the ratings ([`MarkPolicy`]), scored on the clauses the lawyer has not
     /// yet seen (residual collection: the first page leaves the ranking and the judgements).
     Marked { name: String, policy: MarkPolicy },
+    /// The full model as the pipeline serves it: over hybrid's first [`LEARNED_TOP`] clauses of
+    /// the library, not over the judged clauses alone, with the served demotion; judged clauses
+    /// past them follow in hybrid's order. Then condensed to the judged clauses as any variant.
+    /// The feedback exemplar and the demotion depend on the list they are given, so the other
+    /// variants measure a list the product never ranks.
+    Served { name: String },
 }
 
 /// How many clauses the simulated lawyer reads before marking: the first page a search shows
@@ -134,7 +142,8 @@ impl Variant {
             Variant::Learned { name, .. }
             | Variant::Feature { name, .. }
             | Variant::NestedRules { name }
-            | Variant::Marked { name, .. } => name,
+            | Variant::Marked { name, .. }
+            | Variant::Served { name } => name,
         }
     }
 
@@ -216,6 +225,13 @@ impl Variant {
             });
         }
         v
+    }
+
+    /// The full model ranked as served ([`Variant::Served`]).
+    pub fn served() -> Variant {
+        Variant::Served {
+            name: format!("learned as served (hybrid's first {LEARNED_TOP})"),
+        }
     }
 
     pub fn full() -> Variant {
@@ -338,6 +354,74 @@ struct OutOfFold {
 /// per rule, the held-out entries it fired on.
 type FoldOutput = (FoldScores, Vec<(&'static str, usize)>);
 
+/// One column set's raw tree scores in a fold: per held-out entry, of its judged clauses, and
+/// of its served list (empty unless the served variant uses these columns).
+type ColumnSetScores = (Vec<Vec<f32>>, Vec<Vec<f32>>);
+
+/// What the pipeline ranks for one held-out entry: hybrid's first [`LEARNED_TOP`] clauses of
+/// the library with their features and the query rules' flags, and the hybrid rank of every
+/// clause (those past the first [`LEARNED_TOP`] keep hybrid's order beneath them, as the
+/// pipeline leaves them).
+struct ServedList {
+    rows: Vec<u32>,
+    features: Vec<[f32; NUM_FEATURES]>,
+    flags: Option<Vec<bool>>,
+    hybrid_rank: HashMap<u32, usize>,
+}
+
+impl ServedList {
+    fn new(
+        extractor: &FeatureExtractor,
+        query: &RatedQuery,
+        embedding: &[f32],
+        options: &TrainOptions,
+    ) -> Result<ServedList, LearnError> {
+        let input = query_input(query, embedding);
+        let order = extractor.served_rows(&input, extractor.library().len())?;
+        let hybrid_rank = order.iter().enumerate().map(|(i, &r)| (r, i)).collect();
+        let rows: Vec<u32> = order.into_iter().take(LEARNED_TOP).collect();
+        let features = extractor.extract(&input, &rows)?;
+        let flags = extractor.against_query(&query.text, &rows, &options.without_rules)?;
+        Ok(ServedList {
+            rows,
+            features,
+            flags,
+            hybrid_rank,
+        })
+    }
+
+    /// Scores of the `judged` rows (in their order) that rank them as the pipeline does: the
+    /// served rows by the learned stage's final scores (feedback and the served demotion
+    /// included), every other judged row below them in hybrid's order.
+    fn judged_scores(
+        &self,
+        raw: &[f32],
+        judged: &[u32],
+        vectors: &dyn precedent_vectors::VectorIndex,
+    ) -> Vec<f32> {
+        let scores = final_scores_demoting(
+            raw,
+            self.flags.as_deref(),
+            &self.rows,
+            Some(vectors),
+            &Marks::default(),
+            SERVED_AGAINST_QUERY_DEMOTION,
+        );
+        let served: HashMap<u32, f32> = self.rows.iter().copied().zip(scores).collect();
+        let floor = served.values().copied().fold(0f32, f32::min) - 1.0;
+        judged
+            .iter()
+            .map(|row| match served.get(row) {
+                Some(&s) => s,
+                None => {
+                    let rank = self.hybrid_rank.get(row).copied().unwrap_or(usize::MAX / 2);
+                    floor - 1e-4 * rank as f32
+                }
+            })
+            .collect()
+    }
+}
+
 /// Out-of-fold scores of each variant: every held-out entry's judged clauses, in rating order,
 /// scored by a ranker (memory, classifiers, trees) fitted on the other folds' queries only.
 fn out_of_fold(
@@ -379,7 +463,9 @@ fn out_of_fold(
         .map(|v| {
             let mut columns = match v {
                 Variant::Learned { dropped, .. } => dropped.clone(),
-                Variant::NestedRules { .. } | Variant::Marked { .. } => Vec::new(),
+                Variant::NestedRules { .. } | Variant::Marked { .. } | Variant::Served { .. } => {
+                    Vec::new()
+                }
                 Variant::Feature { .. } => return None,
             };
             columns.extend_from_slice(&without);
@@ -396,6 +482,12 @@ fn out_of_fold(
             column_sets.push(columns.clone());
         }
     }
+    // The columns of the served variant, if one is asked for: its trees are the full model's.
+    let served_columns: Option<Vec<usize>> = variants
+        .iter()
+        .zip(&blanked)
+        .find(|(v, _)| matches!(v, Variant::Served { .. }))
+        .and_then(|(_, columns)| columns.clone());
     progress(&format!(
         "{folds} folds in parallel: features, then {} tree fit(s) for {} variant(s) each",
         column_sets.len(),
@@ -462,10 +554,20 @@ fn out_of_fold(
             let blank_group = |g: &Group, columns: &[usize]| -> Group {
                 g.iter().map(|(f, l)| (blank(*f, columns), *l)).collect()
             };
+            // What the pipeline would rank for each held-out entry, when a variant asks.
+            let served_lists: Vec<ServedList> = if served_columns.is_some() {
+                test_idx
+                    .par_iter()
+                    .map(|&i| ServedList::new(&extractor, &rated[i], &embeddings[i], options))
+                    .collect::<Result<_, LearnError>>()?
+            } else {
+                Vec::new()
+            };
             // The tree fits are independent and each runs on one core: fitted in parallel,
             // collected in order, so the result does not depend on scheduling.
-            // Per column set, the trees' raw scores of every held-out group.
-            let raw: Vec<Vec<Vec<f32>>> = column_sets
+            // Per column set, the trees' raw scores of every held-out group (and, for the
+            // served variant's columns, of every held-out entry's served list).
+            let raw: Vec<ColumnSetScores> = column_sets
                 .par_iter()
                 .map(|columns| {
                     let train: Vec<Group> = train_groups
@@ -473,14 +575,24 @@ fn out_of_fold(
                         .map(|g| blank_group(g, columns))
                         .collect();
                     let ranker = Ranker::fit(&train, options)?;
-                    Ok(test_groups
+                    let predict = |features: &[[f32; NUM_FEATURES]]| {
+                        let f: Vec<[f32; NUM_FEATURES]> =
+                            features.iter().map(|f| blank(*f, columns)).collect();
+                        ranker.predict(&f)
+                    };
+                    let judged = test_groups
                         .iter()
                         .map(|g| {
-                            let f: Vec<[f32; NUM_FEATURES]> =
-                                g.iter().map(|(f, _)| blank(*f, columns)).collect();
-                            ranker.predict(&f)
+                            let f: Vec<[f32; NUM_FEATURES]> = g.iter().map(|(f, _)| *f).collect();
+                            predict(&f)
                         })
-                        .collect())
+                        .collect();
+                    let served = if served_columns.as_ref() == Some(columns) {
+                        served_lists.iter().map(|s| predict(&s.features)).collect()
+                    } else {
+                        Vec::new()
+                    };
+                    Ok((judged, served))
                 })
                 .collect::<Result<_, LearnError>>()?;
             let predicted: Vec<Vec<Vec<f32>>> = variants
@@ -507,11 +619,27 @@ fn out_of_fold(
                             (true, fold_rules_off.get(fold).cloned().unwrap_or_default())
                         }
                         Variant::Marked { .. } => (true, Vec::new()),
+                        Variant::Served { .. } => {
+                            let at = columns
+                                .as_ref()
+                                .and_then(|c| column_sets.iter().position(|set| set == c));
+                            let Some((_, served)) = at.and_then(|at| raw.get(at)) else {
+                                return Vec::new();
+                            };
+                            return served_lists
+                                .iter()
+                                .zip(served)
+                                .zip(&test_rows)
+                                .map(|((list, raw), judged)| {
+                                    list.judged_scores(raw, judged, vectors)
+                                })
+                                .collect();
+                        }
                     };
                     let at = columns
                         .as_ref()
                         .and_then(|c| column_sets.iter().position(|set| set == c));
-                    let Some(scores) = at.and_then(|at| raw.get(at)) else {
+                    let Some((scores, _)) = at.and_then(|at| raw.get(at)) else {
                         return Vec::new();
                     };
                     let mut off = rules_off;

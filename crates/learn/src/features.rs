@@ -223,6 +223,16 @@ pub(crate) type Group = Vec<([f32; NUM_FEATURES], i32)>;
 /// nobody judged for the query, at label 0 ([`TrainOptions::served_negatives`]).
 ///
 /// [`TrainOptions::served_negatives`]: crate::TrainOptions::served_negatives
+/// A rated query as the extractor reads it (its id, so that its own ratings stay out of its
+/// features while training).
+pub(crate) fn query_input(query: &RatedQuery, embedding: &[f32]) -> QueryInput {
+    QueryInput {
+        id: Some(query.id.clone()),
+        text: query.text.clone(),
+        embedding: embedding.to_vec(),
+    }
+}
+
 pub(crate) fn labelled_group(
     extractor: &FeatureExtractor,
     query: &RatedQuery,
@@ -231,11 +241,7 @@ pub(crate) fn labelled_group(
     served: usize,
 ) -> Result<Group, LearnError> {
     let (mut rows, mut labels): (Vec<u32>, Vec<i32>) = judged.unzip();
-    let input = QueryInput {
-        id: Some(query.id.clone()),
-        text: query.text.clone(),
-        embedding: embedding.to_vec(),
-    };
+    let input = query_input(query, embedding);
     if served > 0 {
         let judged: HashSet<u32> = rows.iter().copied().collect();
         for row in extractor.served_rows(&input, served)? {

@@ -89,6 +89,10 @@ impl Reranker for LearnedReranker {
     }
 }
 
+/// How many of hybrid's first candidates the learned stage reorders by default (`search
+/// --learned-top`): the CV's served variant ranks the same number.
+pub const LEARNED_TOP: usize = 500;
+
 /// The learned pipeline: the hybrid retriever's top `top` candidates reordered by the learned
 /// ranker (candidates below `top` keep their hybrid order underneath). `clause_types` reads
 /// clauses' CUAD types for queries that name one ([`crate::clause_types`]; typically a
