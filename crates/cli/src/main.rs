@@ -240,7 +240,7 @@ struct StageArgs {
     #[arg(long)]
     model_dir: Option<PathBuf>,
     /// How many hybrid candidates the learned ranker reorders.
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = precedent_learn::LEARNED_TOP)]
     learned_top: usize,
     #[command(flatten)]
     judge: judge::JudgeArgs,

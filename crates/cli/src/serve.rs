@@ -33,7 +33,7 @@ pub struct ServeArgs {
     #[arg(long = "model-dir")]
     ranker_dir: Option<PathBuf>,
     /// How many hybrid candidates the learned ranker reorders.
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = precedent_learn::LEARNED_TOP)]
     learned_top: usize,
     /// Seconds between checks for a new generation of the served libraries (what `ingest` or
     /// `index --add` commits is served without a restart); 0: never check.

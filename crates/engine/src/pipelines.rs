@@ -69,7 +69,7 @@ impl PipelineContext {
             embedder: None,
             ranker: None,
             clause_types: None,
-            learned_top: 500,
+            learned_top: precedent_learn::LEARNED_TOP,
             fusion_weights: None,
             cross_encoder: None,
             rerank_top: 50,

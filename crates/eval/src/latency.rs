@@ -163,7 +163,7 @@ mod tests {
             rerank: RerankChoice::default(),
             learned: LearnedChoice {
                 model_dir: None,
-                learned_top: 500,
+                learned_top: precedent_learn::LEARNED_TOP,
             },
             judge: &judge,
         };

@@ -549,7 +549,7 @@ pub fn cross_validate_on_library(
             target.clone(),
             embedder.clone(),
             Arc::new(model),
-            500,
+            precedent_learn::LEARNED_TOP,
             None,
             clause_types.clone(),
         )?;

@@ -47,7 +47,7 @@ pub use model::{
     RankObjective, Ranker, TrainOptions, TrainingData, MIN_LIBRARY_FIT, MODEL_FORMAT,
     MODEL_FORMAT_VERSION, SHIPPED_CONTRACTS_MODEL_DIR, SHIPPED_MODEL_DIR,
 };
-pub use reranker::{learned_pipeline, LearnedReranker};
+pub use reranker::{learned_pipeline, LearnedReranker, LEARNED_TOP};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LearnError {
