@@ -22,10 +22,10 @@ use serde::Serialize;
 
 use crate::features::{
     check_rule_names, combine_rule_flags, labelled_group, library_vectors, query_input,
-    FeatureExtractor, Group, FEATURE_NAMES, NUM_FEATURES, QUERY_RULES,
+    FeatureExtractor, Group, AGAINST_QUERY_DEMOTION, FEATURE_NAMES, NUM_FEATURES, QUERY_RULES,
     SERVED_AGAINST_QUERY_DEMOTION,
 };
-use crate::feedback::{final_scores, final_scores_demoting, Marks};
+use crate::feedback::{final_scores, Marks};
 use crate::memory::{RatedQuery, RatingMemory};
 use crate::model::{blank, Ranker, TrainOptions, TrainingData};
 use crate::reranker::LEARNED_TOP;
@@ -399,13 +399,13 @@ impl ServedList {
         judged: &[u32],
         vectors: &dyn precedent_vectors::VectorIndex,
     ) -> Vec<f32> {
-        let scores = final_scores_demoting(
+        let scores = final_scores(
             raw,
             self.flags.as_deref(),
+            SERVED_AGAINST_QUERY_DEMOTION,
             &self.rows,
             Some(vectors),
             &Marks::default(),
-            SERVED_AGAINST_QUERY_DEMOTION,
         );
         let served: HashMap<u32, f32> = self.rows.iter().copied().zip(scores).collect();
         let floor = served.values().copied().fold(0f32, f32::min) - 1.0;
@@ -575,20 +575,18 @@ fn out_of_fold(
                         .map(|g| blank_group(g, columns))
                         .collect();
                     let ranker = Ranker::fit(&train, options)?;
-                    let predict = |features: &[[f32; NUM_FEATURES]]| {
-                        let f: Vec<[f32; NUM_FEATURES]> =
-                            features.iter().map(|f| blank(*f, columns)).collect();
-                        ranker.predict(&f)
-                    };
+                    let predict = |features: Vec<[f32; NUM_FEATURES]>| ranker.predict(&features);
                     let judged = test_groups
                         .iter()
-                        .map(|g| {
-                            let f: Vec<[f32; NUM_FEATURES]> = g.iter().map(|(f, _)| *f).collect();
-                            predict(&f)
-                        })
+                        .map(|g| predict(g.iter().map(|(f, _)| blank(*f, columns)).collect()))
                         .collect();
                     let served = if served_columns.as_ref() == Some(columns) {
-                        served_lists.iter().map(|s| predict(&s.features)).collect()
+                        served_lists
+                            .iter()
+                            .map(|s| {
+                                predict(s.features.iter().map(|f| blank(*f, columns)).collect())
+                            })
+                            .collect()
                     } else {
                         Vec::new()
                     };
@@ -599,6 +597,11 @@ fn out_of_fold(
                 .par_iter()
                 .zip(&blanked)
                 .map(|(variant, columns)| -> Vec<Vec<f32>> {
+                    // The raw scores of the trees fitted on this variant's columns.
+                    let fitted = columns
+                        .as_ref()
+                        .and_then(|c| column_sets.iter().position(|set| set == c))
+                        .and_then(|at| raw.get(at));
                     let policy = match variant {
                         Variant::Marked { policy, .. } => Some(*policy),
                         _ => None,
@@ -620,10 +623,7 @@ fn out_of_fold(
                         }
                         Variant::Marked { .. } => (true, Vec::new()),
                         Variant::Served { .. } => {
-                            let at = columns
-                                .as_ref()
-                                .and_then(|c| column_sets.iter().position(|set| set == c));
-                            let Some((_, served)) = at.and_then(|at| raw.get(at)) else {
+                            let Some((_, served)) = fitted else {
                                 return Vec::new();
                             };
                             return served_lists
@@ -636,10 +636,7 @@ fn out_of_fold(
                                 .collect();
                         }
                     };
-                    let at = columns
-                        .as_ref()
-                        .and_then(|c| column_sets.iter().position(|set| set == c));
-                    let Some((scores, _)) = at.and_then(|at| raw.get(at)) else {
+                    let Some((scores, _)) = fitted else {
                         return Vec::new();
                     };
                     let mut off = rules_off;
@@ -654,6 +651,7 @@ fn out_of_fold(
                             let ranked = final_scores(
                                 raw,
                                 excluded.as_deref(),
+                                AGAINST_QUERY_DEMOTION,
                                 rows,
                                 feedback.then_some(vectors),
                                 &Marks::default(),
@@ -670,6 +668,7 @@ fn out_of_fold(
                                 final_scores(
                                     raw,
                                     excluded.as_deref(),
+                                    AGAINST_QUERY_DEMOTION,
                                     rows,
                                     feedback.then_some(vectors),
                                     &marks,

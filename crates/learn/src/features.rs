@@ -217,12 +217,6 @@ pub(crate) fn library_vectors<'a>(
 /// One query's training list: each judged clause's features and its label.
 pub(crate) type Group = Vec<([f32; NUM_FEATURES], i32)>;
 
-/// `query`'s training list over `extractor`'s library: the features of each judged `(row,
-/// label)` clause (rows of that library), with its label; with `served` > 0, also the first
-/// `served` clauses of the hybrid list that serving would hand the learned stage and that
-/// nobody judged for the query, at label 0 ([`TrainOptions::served_negatives`]).
-///
-/// [`TrainOptions::served_negatives`]: crate::TrainOptions::served_negatives
 /// A rated query as the extractor reads it (its id, so that its own ratings stay out of its
 /// features while training).
 pub(crate) fn query_input(query: &RatedQuery, embedding: &[f32]) -> QueryInput {
@@ -233,6 +227,12 @@ pub(crate) fn query_input(query: &RatedQuery, embedding: &[f32]) -> QueryInput {
     }
 }
 
+/// `query`'s training list over `extractor`'s library: the features of each judged `(row,
+/// label)` clause (rows of that library), with its label; with `served` > 0, also the first
+/// `served` clauses of the hybrid list that serving would hand the learned stage and that
+/// nobody judged for the query, at label 0 ([`TrainOptions::served_negatives`]).
+///
+/// [`TrainOptions::served_negatives`]: crate::TrainOptions::served_negatives
 pub(crate) fn labelled_group(
     extractor: &FeatureExtractor,
     query: &RatedQuery,

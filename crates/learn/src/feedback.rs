@@ -29,7 +29,7 @@
 
 use precedent_vectors::VectorIndex;
 
-use crate::features::{demote_against_query, AGAINST_QUERY_DEMOTION};
+use crate::features::demote_against_query;
 use crate::memory::{dot, normalize};
 
 /// How many of the ranker's best clauses make the exemplar.
@@ -84,7 +84,11 @@ fn unit_mean(rows: &[u32], vectors: &dyn VectorIndex) -> Option<Vec<f32>> {
 }
 
 /// The final scores of `rows` (a query's candidates) from the trees' scores `raw`: the demotion
-/// of clauses that go against the query (`flagged`, when the query constrains its answers), and
+/// of clauses that go against the query (`flagged`, when the query constrains its answers, each
+/// moved past `places` unflagged candidates of this list:
+/// [`crate::features::AGAINST_QUERY_DEMOTION`] over a
+/// query's judged clauses, [`crate::features::SERVED_AGAINST_QUERY_DEMOTION`] over served
+/// candidates), and
 /// with clause `vectors`, the feedback of the ranking's own top clauses and of a lawyer's
 /// `marks` (Rocchio: plus [`LIKED_WEIGHT`] times the cosine to the liked clauses' mean, minus
 /// [`UNLIKED_WEIGHT`] times the cosine to the unliked ones'), then the demotion again, so that
@@ -93,21 +97,10 @@ fn unit_mean(rows: &[u32], vectors: &dyn VectorIndex) -> Option<Vec<f32>> {
 pub fn final_scores(
     raw: &[f32],
     flagged: Option<&[bool]>,
-    rows: &[u32],
-    vectors: Option<&dyn VectorIndex>,
-    marks: &Marks,
-) -> Vec<f32> {
-    final_scores_demoting(raw, flagged, rows, vectors, marks, AGAINST_QUERY_DEMOTION)
-}
-
-/// [`final_scores`] with the demotion counted in `places` unflagged candidates of this list.
-pub fn final_scores_demoting(
-    raw: &[f32],
-    flagged: Option<&[bool]>,
-    rows: &[u32],
-    vectors: Option<&dyn VectorIndex>,
-    marks: &Marks,
     places: usize,
+    rows: &[u32],
+    vectors: Option<&dyn VectorIndex>,
+    marks: &Marks,
 ) -> Vec<f32> {
     let demoted = |mut scores: Vec<f32>| {
         if let Some(flagged) = flagged {
@@ -146,6 +139,7 @@ pub fn final_scores_demoting(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::AGAINST_QUERY_DEMOTION;
     use precedent_vectors::FlatIndex;
 
     fn index(vectors: &[[f32; 2]]) -> FlatIndex {
@@ -161,6 +155,7 @@ mod tests {
         let scores = final_scores(
             &raw,
             None,
+            AGAINST_QUERY_DEMOTION,
             &[0, 1, 2, 3, 4],
             Some(&vectors),
             &Marks::default(),
@@ -180,6 +175,7 @@ mod tests {
         let scores = final_scores(
             &raw,
             Some(&flagged),
+            AGAINST_QUERY_DEMOTION,
             &[0, 1, 2, 3, 4],
             Some(&vectors),
             &Marks::default(),
@@ -209,17 +205,38 @@ mod tests {
             liked: vec![5],
             unliked: Vec::new(),
         };
-        let scores = final_scores(&raw, None, &rows, Some(&vectors), &liked);
+        let scores = final_scores(
+            &raw,
+            None,
+            AGAINST_QUERY_DEMOTION,
+            &rows,
+            Some(&vectors),
+            &liked,
+        );
         assert!(scores[3] - scores[4] > LIKED_WEIGHT * 0.9, "{scores:?}");
         let unliked = Marks {
             liked: Vec::new(),
             unliked: vec![5],
         };
-        let scores = final_scores(&raw, None, &rows, Some(&vectors), &unliked);
+        let scores = final_scores(
+            &raw,
+            None,
+            AGAINST_QUERY_DEMOTION,
+            &rows,
+            Some(&vectors),
+            &unliked,
+        );
         assert!(scores[4] > scores[3], "{scores:?}");
         // A clause flagged against the query stays below the unflagged ones however liked.
         let flagged = [false, false, false, true, false];
-        let scores = final_scores(&raw, Some(&flagged), &rows, Some(&vectors), &liked);
+        let scores = final_scores(
+            &raw,
+            Some(&flagged),
+            AGAINST_QUERY_DEMOTION,
+            &rows,
+            Some(&vectors),
+            &liked,
+        );
         assert!(scores[3] < scores[4], "{scores:?}");
     }
 
@@ -233,8 +250,7 @@ mod tests {
         let mut flagged = vec![false; 100];
         flagged[0] = true;
         let rank_of_first = |places: usize| {
-            let scores =
-                final_scores_demoting(&raw, Some(&flagged), &rows, None, &Marks::default(), places);
+            let scores = final_scores(&raw, Some(&flagged), places, &rows, None, &Marks::default());
             scores.iter().filter(|&&s| s > scores[0]).count() + 1
         };
         assert_eq!(rank_of_first(AGAINST_QUERY_DEMOTION), 11);

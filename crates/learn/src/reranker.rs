@@ -9,7 +9,7 @@ use precedent_rank::{rescore, Hit, RankError, Reranker};
 use crate::features::{
     library_vectors, FeatureExtractor, QueryInput, SERVED_AGAINST_QUERY_DEMOTION,
 };
-use crate::feedback::{final_scores_demoting, Marks};
+use crate::feedback::{final_scores, Marks};
 use crate::model::LearnedModel;
 use crate::ClauseTypeReader;
 
@@ -77,13 +77,13 @@ impl Reranker for LearnedReranker {
             .map_err(|e| stage(e.to_string()))?;
         let vectors = library_vectors(self.extractor.library(), "the learned ranker needs them")
             .map_err(|e| stage(e.to_string()))?;
-        let scores = final_scores_demoting(
+        let scores = final_scores(
             &raw,
             flagged.as_deref(),
+            SERVED_AGAINST_QUERY_DEMOTION,
             &rows,
             Some(vectors),
             &Marks::default(),
-            SERVED_AGAINST_QUERY_DEMOTION,
         );
         Ok(rescore(candidates, scores, "learned"))
     }
