@@ -17,7 +17,7 @@ use precedent_rank::{rescore, Hit, RankError, Reranker};
 
 use rayon::prelude::*;
 
-use crate::features::{demote_against_query, row_slot, AGAINST_QUERY_DEMOTION};
+use crate::features::{demote_against_query, row_slot, SERVED_AGAINST_QUERY_DEMOTION};
 use crate::LearnError;
 
 /// The CUAD clause types of a clause text, as a bit set over [`precedent_cuad::CATEGORIES`];
@@ -208,7 +208,7 @@ impl LibraryClauseTypes {
 
 /// Any pipeline's candidates reordered by the same clause-type rule as the learned ranker applies
 /// after its trees: for a query naming CUAD clause types, clauses read as none of them move down
-/// past the next [`AGAINST_QUERY_DEMOTION`] clauses that are. It needs no ratings, so it serves
+/// past the next [`SERVED_AGAINST_QUERY_DEMOTION`] clauses that are. It needs no ratings, so it serves
 /// libraries the learned ranker does not fit (contracts a firm ingested).
 pub struct ClauseTypeStage {
     types: LibraryClauseTypes,
@@ -260,7 +260,7 @@ impl Reranker for ClauseTypeStage {
                 message: e.to_string(),
             })?;
         let mut scores: Vec<f32> = candidates.iter().map(|h| h.score).collect();
-        demote_against_query(&mut scores, &flagged, AGAINST_QUERY_DEMOTION);
+        demote_against_query(&mut scores, &flagged, SERVED_AGAINST_QUERY_DEMOTION);
         Ok(rescore(candidates, scores, "clause-types"))
     }
 }
