@@ -350,6 +350,7 @@ pub fn cv_variants(plan: &CvPlan, without: &[String]) -> Vec<Variant> {
         ];
         if plan.rule_ablation {
             variants.extend(Variant::rule_ablation());
+            variants.extend(Variant::served_rule_ablation());
         }
         variants
     };

@@ -208,8 +208,11 @@ impl LibraryClauseTypes {
 
 /// Any pipeline's candidates reordered by the same clause-type rule as the learned ranker applies
 /// after its trees: for a query naming CUAD clause types, clauses read as none of them move down
-/// past the next [`SERVED_AGAINST_QUERY_DEMOTION`] clauses that are. It needs no ratings, so it serves
-/// libraries the learned ranker does not fit (contracts a firm ingested).
+/// past the next [`SERVED_AGAINST_QUERY_DEMOTION`] clauses that are. The count is the learned
+/// stage's served one because this stage, too, only ever ranks a served list, where few
+/// candidates are the kind a rating would judge (docs/experiments/ranking.md, "The clause-type
+/// rule of `hybrid+types`"). It needs no ratings, so it serves libraries the learned ranker does
+/// not fit (contracts a firm ingested).
 pub struct ClauseTypeStage {
     types: LibraryClauseTypes,
 }

@@ -92,8 +92,12 @@ pub enum Variant {
     /// the library, not over the judged clauses alone, with the served demotion; judged clauses
     /// past them follow in hybrid's order. Then condensed to the judged clauses as any variant.
     /// The feedback exemplar and the demotion depend on the list they are given, so the other
-    /// variants measure a list the product never ranks.
-    Served { name: String },
+    /// variants measure a list the product never ranks. `rules_off` switches query rules off
+    /// ([`QUERY_RULES`]) besides the options' `without_rules`: the rule ablation as served.
+    Served {
+        name: String,
+        rules_off: Vec<String>,
+    },
 }
 
 /// How many clauses the simulated lawyer reads before marking: the first page a search shows
@@ -143,7 +147,7 @@ impl Variant {
             | Variant::Feature { name, .. }
             | Variant::NestedRules { name }
             | Variant::Marked { name, .. }
-            | Variant::Served { name } => name,
+            | Variant::Served { name, .. } => name,
         }
     }
 
@@ -231,7 +235,25 @@ impl Variant {
     pub fn served() -> Variant {
         Variant::Served {
             name: format!("learned as served (hybrid's first {LEARNED_TOP})"),
+            rules_off: Vec::new(),
         }
+    }
+
+    /// The rule ablation of [`Variant::rule_ablation`] on the served line: the rules act on the
+    /// list the pipeline ranks, where their demotion is counted in served places, so a rule's
+    /// worth there need not be its worth among judged clauses.
+    pub fn served_rule_ablation() -> Vec<Variant> {
+        let mut v = vec![Variant::Served {
+            name: "as served without any query rule".into(),
+            rules_off: QUERY_RULES.iter().map(|r| r.to_string()).collect(),
+        }];
+        for rule in QUERY_RULES {
+            v.push(Variant::Served {
+                name: format!("as served without rule {rule}"),
+                rules_off: vec![rule.to_string()],
+            });
+        }
+        v
     }
 
     pub fn full() -> Variant {
@@ -359,13 +381,13 @@ type FoldOutput = (FoldScores, Vec<(&'static str, usize)>);
 type ColumnSetScores = (Vec<Vec<f32>>, Vec<Vec<f32>>);
 
 /// What the pipeline ranks for one held-out entry: hybrid's first [`LEARNED_TOP`] clauses of
-/// the library with their features and the query rules' flags, and the hybrid rank of every
+/// the library with their features and each query rule's flags, and the hybrid rank of every
 /// clause (those past the first [`LEARNED_TOP`] keep hybrid's order beneath them, as the
 /// pipeline leaves them).
 struct ServedList {
     rows: Vec<u32>,
     features: Vec<[f32; NUM_FEATURES]>,
-    flags: Option<Vec<bool>>,
+    flags: Vec<(&'static str, Vec<bool>)>,
     hybrid_rank: HashMap<u32, usize>,
 }
 
@@ -374,14 +396,13 @@ impl ServedList {
         extractor: &FeatureExtractor,
         query: &RatedQuery,
         embedding: &[f32],
-        options: &TrainOptions,
     ) -> Result<ServedList, LearnError> {
         let input = query_input(query, embedding);
         let order = extractor.served_rows(&input, extractor.library().len())?;
         let hybrid_rank = order.iter().enumerate().map(|(i, &r)| (r, i)).collect();
         let rows: Vec<u32> = order.into_iter().take(LEARNED_TOP).collect();
         let features = extractor.extract(&input, &rows)?;
-        let flags = extractor.against_query(&query.text, &rows, &options.without_rules)?;
+        let flags = extractor.rule_flags(&query.text, &rows)?;
         Ok(ServedList {
             rows,
             features,
@@ -391,17 +412,20 @@ impl ServedList {
     }
 
     /// Scores of the `judged` rows (in their order) that rank them as the pipeline does: the
-    /// served rows by the learned stage's final scores (feedback and the served demotion
-    /// included), every other judged row below them in hybrid's order.
+    /// served rows by the learned stage's final scores (feedback and the served demotion by
+    /// the rules not in `rules_off` included), every other judged row below them in hybrid's
+    /// order.
     fn judged_scores(
         &self,
         raw: &[f32],
         judged: &[u32],
+        rules_off: &[String],
         vectors: &dyn precedent_vectors::VectorIndex,
     ) -> Vec<f32> {
+        let flagged = combine_rule_flags(&self.flags, rules_off, self.rows.len());
         let scores = final_scores(
             raw,
-            self.flags.as_deref(),
+            flagged.as_deref(),
             SERVED_AGAINST_QUERY_DEMOTION,
             &self.rows,
             Some(vectors),
@@ -558,7 +582,7 @@ fn out_of_fold(
             let served_lists: Vec<ServedList> = if served_columns.is_some() {
                 test_idx
                     .par_iter()
-                    .map(|&i| ServedList::new(&extractor, &rated[i], &embeddings[i], options))
+                    .map(|&i| ServedList::new(&extractor, &rated[i], &embeddings[i]))
                     .collect::<Result<_, LearnError>>()?
             } else {
                 Vec::new()
@@ -622,16 +646,18 @@ fn out_of_fold(
                             (true, fold_rules_off.get(fold).cloned().unwrap_or_default())
                         }
                         Variant::Marked { .. } => (true, Vec::new()),
-                        Variant::Served { .. } => {
+                        Variant::Served { rules_off, .. } => {
                             let Some((_, served)) = fitted else {
                                 return Vec::new();
                             };
+                            let mut off = rules_off.clone();
+                            off.extend_from_slice(&options.without_rules);
                             return served_lists
                                 .iter()
                                 .zip(served)
                                 .zip(&test_rows)
                                 .map(|((list, raw), judged)| {
-                                    list.judged_scores(raw, judged, vectors)
+                                    list.judged_scores(raw, judged, &off, vectors)
                                 })
                                 .collect();
                         }
