@@ -80,6 +80,7 @@ fn train_cross_validate_eval_search_and_refusals() {
     // wordings (with it, the learned ranker falls under hybrid on the long wording).
     args.extend(["--without-rule", "inclusion"]);
     args.extend(["--qrels", s(&train), "--cv", "3", "--trees", "60"]);
+    args.push("--rule-ablation");
     args.extend(["--out", s(&model)]);
     args.extend(cuad_args);
     let out = precedent(&args, cwd);
@@ -104,6 +105,16 @@ fn train_cross_validate_eval_search_and_refusals() {
         served >= hybrid + 5.0,
         "served {served} vs hybrid {hybrid}\n{stdout}"
     );
+    // The query rules' ablation is read on the served line too: without any rule the served
+    // ranking is worse (the rules' demotion is counted in served places there).
+    let served_without_rules = cv_ndcg5(&stdout, "as served without any query rule");
+    assert!(
+        served_without_rules < served,
+        "served without rules {served_without_rules} vs served {served}\n{stdout}"
+    );
+    for rule in ["exclusion", "stance", "clause-types"] {
+        cv_ndcg5(&stdout, &format!("as served without rule {rule}"));
+    }
     // Per wording (the columns after the five mean figures), the learned ranker wins too, and
     // the mean is the mean of the wordings.
     let per_wording = |variant: &str| -> Vec<f64> {
