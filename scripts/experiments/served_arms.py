@@ -1,14 +1,16 @@
-"""The 4- and 5-star clauses of the queries a request votes for, as served candidates
-(docs/experiments/ranking.md): two-seed NDCG@5 of the CV's served line ("learned as served"),
-shipped against memory, over ACORD's three wordings and the writers in the runs.
+"""Two arms of served_arms.sh read on the CV's served line ("learned as served"): two-seed
+NDCG@5 of `shipped` and ARM over ACORD's three wordings and the writers in the runs, the
+change, and how many held-out texts per wording the clause-type rule read a type in (seed 42).
 
-    python3 scripts/experiments/memory_candidates/score.py RUNS_DIR
-    (RUNS_DIR holds {shipped,memory}_seed{42,1}.json (or .json.gz) and .txt, as run.sh
-    writes them; the documented runs are in runs/dev)
+    python3 scripts/experiments/served_arms.py RUNS_DIR ARM
+    (RUNS_DIR holds {shipped,ARM}_seed{42,1}.json (or .json.gz) and .txt; e.g.
+    scripts/experiments/inherited_types/runs/dev inherited,
+    scripts/experiments/memory_candidates/runs/dev memory)
 """
 import gzip
 import json
 import os
+import re
 import sys
 
 ACORD = ["short", "medium", "long"]
@@ -22,8 +24,14 @@ def load(runs, arm, seed):
     return {w: 100 * r["mean"]["ndcg@5"] for w, r in served["by_wording"].items()}
 
 
-def main(runs):
-    arms = {arm: [load(runs, arm, s) for s in (42, 1)] for arm in ("shipped", "memory")}
+def firings(runs, arm):
+    text = open(f"{runs}/{arm}_seed42.txt").read()
+    line = re.search(r"^\s+clause-types\s+(.*)$", text, re.M)
+    return line.group(1) if line else "(none)"
+
+
+def main(runs, other):
+    arms = {arm: [load(runs, arm, s) for s in (42, 1)] for arm in ("shipped", other)}
     wordings = list(arms["shipped"][0])
     writers = [w for w in wordings if w not in ACORD]
     two_seed = {arm: {w: sum(r[w] for r in rs) / len(rs) for w in wordings} for arm, rs in arms.items()}
@@ -37,11 +45,13 @@ def main(runs):
             r = arms[arm][i]
             print(f"{'':10} seed {seed}: ACORD {sum(r[w] for w in ACORD) / 3:.2f} "
                   f"writers {sum(r[w] for w in writers) / len(writers):.2f}")
-    d = {w: two_seed["memory"][w] - two_seed["shipped"][w] for w in wordings}
+    d = {w: two_seed[other][w] - two_seed["shipped"][w] for w in wordings}
     print(f"change     ACORD {sum(d[w] for w in ACORD) / 3:+.2f} "
           f"writers {sum(d[w] for w in writers) / len(writers):+.2f} | "
           + " ".join(f"{w} {d[w]:+.2f}" for w in ACORD + writers))
+    for arm in arms:
+        print(f"clause-types reads a type ({arm}, held-out texts per wording): {firings(runs, arm)}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2])
