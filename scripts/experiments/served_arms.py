@@ -5,7 +5,8 @@ change, and how many held-out texts per wording the clause-type rule read a type
     python3 scripts/experiments/served_arms.py RUNS_DIR ARM
     (RUNS_DIR holds {shipped,ARM}_seed{42,1}.json (or .json.gz) and .txt; e.g.
     scripts/experiments/inherited_types/runs/dev inherited,
-    scripts/experiments/memory_candidates/runs/dev memory)
+    scripts/experiments/memory_candidates/runs/dev memory,
+    scripts/experiments/served_demotion_all/runs all)
 """
 import gzip
 import json

@@ -9,7 +9,8 @@
 # Used by "Clause types a request asks for, read from the queries it votes for" (ARM inherited,
 # VAR PRECEDENT_EXPERIMENT_INHERITED_TYPES) and "The 4- and 5-star clauses of the queries a
 # request votes for, as served candidates" (ARM memory, VAR
-# PRECEDENT_EXPERIMENT_MEMORY_CANDIDATES) in docs/experiments/ranking.md.
+# PRECEDENT_EXPERIMENT_MEMORY_CANDIDATES) and "The served demotion as far as the list goes" (ARM
+# all, VAR PRECEDENT_EXPERIMENT_SERVED_DEMOTION_ALL) in docs/experiments/ranking.md.
 set -euo pipefail
 OUT=$1; ARM=$2; VAR=$3; WRITERS=$4
 BIN=${PRECEDENT_BIN:-target/release/precedent}; A=../shared/data/acord; W=scripts/experiments/own_words
