@@ -100,6 +100,22 @@ pub enum Variant {
     },
 }
 
+/// The rule ablation's `(name, rules switched off)` pairs: every rule, then each rule in turn,
+/// named after the line they ablate ("learned without rule cap", "as served without any query
+/// rule").
+fn rules_left_out(line: &'static str) -> impl Iterator<Item = (String, Vec<String>)> {
+    let every = (
+        format!("{line} without any query rule"),
+        QUERY_RULES.iter().map(|r| r.to_string()).collect(),
+    );
+    std::iter::once(every).chain(QUERY_RULES.iter().map(move |rule| {
+        (
+            format!("{line} without rule {rule}"),
+            vec![rule.to_string()],
+        )
+    }))
+}
+
 /// How many clauses the simulated lawyer reads before marking: the first page a search shows
 /// in the web page's compact view, and the depth of the headline metric.
 pub const MARKED_PAGE: usize = 5;
@@ -214,21 +230,14 @@ impl Variant {
 
     /// The full model without any query rule, then without each rule in turn.
     pub fn rule_ablation() -> Vec<Variant> {
-        let mut v = vec![Variant::Learned {
-            name: "learned without any query rule".into(),
-            dropped: Vec::new(),
-            feedback: true,
-            rules_off: QUERY_RULES.iter().map(|r| r.to_string()).collect(),
-        }];
-        for rule in QUERY_RULES {
-            v.push(Variant::Learned {
-                name: format!("learned without rule {rule}"),
+        rules_left_out("learned")
+            .map(|(name, rules_off)| Variant::Learned {
+                name,
                 dropped: Vec::new(),
                 feedback: true,
-                rules_off: vec![rule.to_string()],
-            });
-        }
-        v
+                rules_off,
+            })
+            .collect()
     }
 
     /// The full model ranked as served ([`Variant::Served`]).
@@ -243,17 +252,9 @@ impl Variant {
     /// list the pipeline ranks, where their demotion is counted in served places, so a rule's
     /// worth there need not be its worth among judged clauses.
     pub fn served_rule_ablation() -> Vec<Variant> {
-        let mut v = vec![Variant::Served {
-            name: "as served without any query rule".into(),
-            rules_off: QUERY_RULES.iter().map(|r| r.to_string()).collect(),
-        }];
-        for rule in QUERY_RULES {
-            v.push(Variant::Served {
-                name: format!("as served without rule {rule}"),
-                rules_off: vec![rule.to_string()],
-            });
-        }
-        v
+        rules_left_out("as served")
+            .map(|(name, rules_off)| Variant::Served { name, rules_off })
+            .collect()
     }
 
     pub fn full() -> Variant {
@@ -626,6 +627,14 @@ fn out_of_fold(
                         .as_ref()
                         .and_then(|c| column_sets.iter().position(|set| set == c))
                         .and_then(|at| raw.get(at));
+                    // A variant's rules switched off, with the options' own.
+                    let switched_off = |rules: &[String]| -> Vec<String> {
+                        rules
+                            .iter()
+                            .chain(&options.without_rules)
+                            .cloned()
+                            .collect()
+                    };
                     let policy = match variant {
                         Variant::Marked { policy, .. } => Some(*policy),
                         _ => None,
@@ -650,8 +659,7 @@ fn out_of_fold(
                             let Some((_, served)) = fitted else {
                                 return Vec::new();
                             };
-                            let mut off = rules_off.clone();
-                            off.extend_from_slice(&options.without_rules);
+                            let off = switched_off(rules_off);
                             return served_lists
                                 .iter()
                                 .zip(served)
@@ -665,8 +673,7 @@ fn out_of_fold(
                     let Some((scores, _)) = fitted else {
                         return Vec::new();
                     };
-                    let mut off = rules_off;
-                    off.extend_from_slice(&options.without_rules);
+                    let off = switched_off(&rules_off);
                     scores
                         .iter()
                         .zip(&test_flags)

@@ -201,42 +201,31 @@ mod tests {
         .expect("index");
         let raw = [10.0, 9.0, 8.0, 5.0, 5.0];
         let rows = [0, 1, 2, 3, 4];
+        let scored = |flagged: Option<&[bool]>, marks: &Marks| {
+            final_scores(
+                &raw,
+                flagged,
+                AGAINST_QUERY_DEMOTION,
+                &rows,
+                Some(&vectors),
+                marks,
+            )
+        };
         let liked = Marks {
             liked: vec![5],
             unliked: Vec::new(),
         };
-        let scores = final_scores(
-            &raw,
-            None,
-            AGAINST_QUERY_DEMOTION,
-            &rows,
-            Some(&vectors),
-            &liked,
-        );
+        let scores = scored(None, &liked);
         assert!(scores[3] - scores[4] > LIKED_WEIGHT * 0.9, "{scores:?}");
         let unliked = Marks {
             liked: Vec::new(),
             unliked: vec![5],
         };
-        let scores = final_scores(
-            &raw,
-            None,
-            AGAINST_QUERY_DEMOTION,
-            &rows,
-            Some(&vectors),
-            &unliked,
-        );
+        let scores = scored(None, &unliked);
         assert!(scores[4] > scores[3], "{scores:?}");
         // A clause flagged against the query stays below the unflagged ones however liked.
         let flagged = [false, false, false, true, false];
-        let scores = final_scores(
-            &raw,
-            Some(&flagged),
-            AGAINST_QUERY_DEMOTION,
-            &rows,
-            Some(&vectors),
-            &liked,
-        );
+        let scores = scored(Some(&flagged), &liked);
         assert!(scores[3] < scores[4], "{scores:?}");
     }
 
