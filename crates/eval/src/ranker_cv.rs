@@ -15,7 +15,9 @@ use precedent_engine::library_setup::{self, VectorPlan};
 use precedent_engine::pipeline_choice;
 use precedent_engine::{lazy_clause_type_reader, Report, HYBRID_WITH_TYPES, LEARNED};
 use precedent_formats::{Qrels, Query};
-use precedent_learn::cv::{cross_validate, CvReport, Variant};
+use precedent_learn::cv::{
+    cross_validate, rules_to_switch_off, CvReport, FoldRules, RuleLine, Variant,
+};
 use precedent_learn::{
     ClauseTypeReader, CuadTypeProfiles, LearnedModel, LibraryJudgements, RatedQuery, TrainOptions,
     TrainingData,
@@ -299,10 +301,13 @@ pub struct CvPlan {
 /// A cross-validation's report, and what the rule protocols chose.
 pub struct CvOutcome {
     pub report: CvReport,
-    /// With [`CvPlan::nested_rules`]: the rules each outer fold's inner CV switched off.
-    pub fold_rules_off: Option<Vec<Vec<String>>>,
-    /// With an ablation: the rules the protocol switches off on this report.
-    pub rules_off: Option<Vec<String>>,
+    /// With [`CvPlan::nested_rules`]: the rules each outer fold's inner CV switched off, on
+    /// each line.
+    pub fold_rules_off: Option<FoldRules>,
+    /// With an ablation: the rules the protocol switches off on this report, reading the
+    /// judged line and the served line ([`RuleLine`]); the served one is empty when the report
+    /// has no served ablation (the whole `--ablation` study).
+    pub rules_off: Option<(Vec<String>, Vec<String>)>,
 }
 
 impl CvOutcome {
@@ -311,21 +316,26 @@ impl CvOutcome {
     pub fn text(&self) -> String {
         use std::fmt::Write;
         let mut out = String::new();
-        for (fold, off) in self.fold_rules_off.iter().flatten().enumerate() {
-            let _ = writeln!(
-                out,
-                "outer fold {}: rules switched off by the inner CV: {}",
-                fold + 1,
-                precedent_learn::cv::describe_rules(off)
-            );
+        use precedent_learn::cv::describe_rules;
+        if let Some(chosen) = &self.fold_rules_off {
+            for (fold, off) in chosen.judged.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "outer fold {}: rules switched off by the inner CV: on the judged line {}; as served {}",
+                    fold + 1,
+                    describe_rules(off),
+                    describe_rules(&chosen.of(RuleLine::Served, fold))
+                );
+            }
         }
         out.push_str(&self.report.table());
-        if let Some(off) = &self.rules_off {
+        if let Some((judged, served)) = &self.rules_off {
             let _ = writeln!(
                 out,
-                "rules the protocol switches off (removal does not lower the mean NDCG@5, or raises a wording's by more than {:.1}): {}",
+                "rules the protocol switches off (removal does not lower the mean NDCG@5, or raises a wording's by more than {:.1}): on the judged line {}; as served {}",
                 100.0 * precedent_learn::cv::RULE_WORDING_TOLERANCE,
-                precedent_learn::cv::describe_rules(off)
+                describe_rules(judged),
+                describe_rules(served)
             );
         }
         let _ = writeln!(out, "({:.0} s)", self.report.seconds);
@@ -404,8 +414,12 @@ pub fn cross_validate_ranker(
         })?;
         (cv, None)
     };
-    let rules_off = (plan.rule_ablation || plan.ablation)
-        .then(|| precedent_learn::cv::rules_to_switch_off(&cv));
+    let rules_off = (plan.rule_ablation || plan.ablation).then(|| {
+        (
+            rules_to_switch_off(&cv, RuleLine::Judged),
+            rules_to_switch_off(&cv, RuleLine::Served),
+        )
+    });
     Ok(CvOutcome {
         report: cv,
         fold_rules_off,

@@ -82,8 +82,14 @@ pub enum Variant {
     /// A single feature as the score (a stage alone, e.g. BM25 or RRF).
     Feature { name: String, column: usize },
     /// The full model with the query rules that an inner cross-validation over each outer
-    /// fold's training queries switched off ([`cross_validate_nested`]).
-    NestedRules { name: String },
+    /// fold's training queries switched off ([`cross_validate_nested`]), reading the inner
+    /// report's `chosen_on` line, and ranked as `ranked_as` says (the judged clauses alone, or
+    /// the served list as [`Variant::Served`]).
+    NestedRules {
+        name: String,
+        chosen_on: RuleLine,
+        ranked_as: RuleLine,
+    },
     /// The full model, then one round of a lawyer's marks on its first [`MARKED_PAGE`] clauses,
     /// simulated from the ratings ([`MarkPolicy`]), scored on the clauses the lawyer has not
     /// yet seen (residual collection: the first page leaves the ranking and the judgements).
@@ -100,20 +106,65 @@ pub enum Variant {
     },
 }
 
+/// Which ranking of the held-out queries a rule protocol reads.
+///
+/// Why both: the rules demote a flagged clause by a count of places, and a place among the
+/// judged clauses is not a place in the list the pipeline serves (hybrid's first
+/// [`LEARNED_TOP`], of which only a few are judged), so a rule's worth on one line need not be
+/// its worth on the other. The served line is what `eval` and the held-out test compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleLine {
+    /// The judged clauses of each query ranked alone (the condensed protocol's candidates).
+    Judged,
+    /// The pipeline's served list, condensed to the judged clauses afterwards.
+    Served,
+}
+
+impl RuleLine {
+    /// The first word(s) of the rule ablation's line names on this line.
+    fn prefix(self) -> &'static str {
+        match self {
+            RuleLine::Judged => "learned",
+            RuleLine::Served => "as served",
+        }
+    }
+
+    /// The name of the line with every rule on.
+    pub fn full_name(self) -> String {
+        match self {
+            RuleLine::Judged => Variant::full().name().to_string(),
+            RuleLine::Served => Variant::served().name().to_string(),
+        }
+    }
+
+    /// The name of the line without `rule`.
+    pub fn without_name(self, rule: &str) -> String {
+        format!("{} without rule {rule}", self.prefix())
+    }
+
+    /// "judged" or "served", for reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            RuleLine::Judged => "judged",
+            RuleLine::Served => "served",
+        }
+    }
+}
+
 /// The rule ablation's `(name, rules switched off)` pairs: every rule, then each rule in turn,
 /// named after the line they ablate ("learned without rule cap", "as served without any query
 /// rule").
-fn rules_left_out(line: &'static str) -> impl Iterator<Item = (String, Vec<String>)> {
+fn rules_left_out(line: RuleLine) -> impl Iterator<Item = (String, Vec<String>)> {
     let every = (
-        format!("{line} without any query rule"),
+        format!("{} without any query rule", line.prefix()),
         QUERY_RULES.iter().map(|r| r.to_string()).collect(),
     );
-    std::iter::once(every).chain(QUERY_RULES.iter().map(move |rule| {
-        (
-            format!("{line} without rule {rule}"),
-            vec![rule.to_string()],
-        )
-    }))
+    std::iter::once(every).chain(
+        QUERY_RULES
+            .iter()
+            .map(move |rule| (line.without_name(rule), vec![rule.to_string()])),
+    )
 }
 
 /// How many clauses the simulated lawyer reads before marking: the first page a search shows
@@ -161,7 +212,7 @@ impl Variant {
         match self {
             Variant::Learned { name, .. }
             | Variant::Feature { name, .. }
-            | Variant::NestedRules { name }
+            | Variant::NestedRules { name, .. }
             | Variant::Marked { name, .. }
             | Variant::Served { name, .. } => name,
         }
@@ -230,7 +281,7 @@ impl Variant {
 
     /// The full model without any query rule, then without each rule in turn.
     pub fn rule_ablation() -> Vec<Variant> {
-        rules_left_out("learned")
+        rules_left_out(RuleLine::Judged)
             .map(|(name, rules_off)| Variant::Learned {
                 name,
                 dropped: Vec::new(),
@@ -252,7 +303,7 @@ impl Variant {
     /// list the pipeline ranks, where their demotion is counted in served places, so a rule's
     /// worth there need not be its worth among judged clauses.
     pub fn served_rule_ablation() -> Vec<Variant> {
-        rules_left_out("as served")
+        rules_left_out(RuleLine::Served)
             .map(|(name, rules_off)| Variant::Served { name, rules_off })
             .collect()
     }
@@ -447,6 +498,27 @@ impl ServedList {
     }
 }
 
+/// The query rules each outer fold's inner cross-validation switched off
+/// ([`cross_validate_nested`]), by the line the protocol read there.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FoldRules {
+    /// Per outer fold, read on the judged line ([`RuleLine::Judged`]).
+    pub judged: Vec<Vec<String>>,
+    /// Per outer fold, read on the served line ([`RuleLine::Served`]).
+    pub served: Vec<Vec<String>>,
+}
+
+impl FoldRules {
+    /// The rules outer fold `fold` switched off reading `line` (none for a fold not chosen).
+    pub fn of(&self, line: RuleLine, fold: usize) -> Vec<String> {
+        let per_fold = match line {
+            RuleLine::Judged => &self.judged,
+            RuleLine::Served => &self.served,
+        };
+        per_fold.get(fold).cloned().unwrap_or_default()
+    }
+}
+
 /// Out-of-fold scores of each variant: every held-out entry's judged clauses, in rating order,
 /// scored by a ranker (memory, classifiers, trees) fitted on the other folds' queries only.
 fn out_of_fold(
@@ -455,7 +527,7 @@ fn out_of_fold(
     folds: usize,
     options: &TrainOptions,
     variants: &[Variant],
-    fold_rules_off: &[Vec<String>],
+    fold_rules: &FoldRules,
     progress: &mut dyn FnMut(&str),
 ) -> Result<OutOfFold, LearnError> {
     let (rated, embeddings, cuad_types) = (data.rated, data.embeddings, data.cuad_types);
@@ -507,11 +579,20 @@ fn out_of_fold(
             column_sets.push(columns.clone());
         }
     }
-    // The columns of the served variant, if one is asked for: its trees are the full model's.
+    // The columns of the served variants, if one is asked for: their trees are the full model's.
     let served_columns: Option<Vec<usize>> = variants
         .iter()
         .zip(&blanked)
-        .find(|(v, _)| matches!(v, Variant::Served { .. }))
+        .find(|(v, _)| {
+            matches!(
+                v,
+                Variant::Served { .. }
+                    | Variant::NestedRules {
+                        ranked_as: RuleLine::Served,
+                        ..
+                    }
+            )
+        })
         .and_then(|(_, columns)| columns.clone());
     progress(&format!(
         "{folds} folds in parallel: features, then {} tree fit(s) for {} variant(s) each",
@@ -639,7 +720,7 @@ fn out_of_fold(
                         Variant::Marked { policy, .. } => Some(*policy),
                         _ => None,
                     };
-                    let (feedback, rules_off) = match variant {
+                    let (feedback, rules_off, line) = match variant {
                         Variant::Feature { column, .. } => {
                             return test_groups
                                 .iter()
@@ -650,26 +731,31 @@ fn out_of_fold(
                             feedback,
                             rules_off,
                             ..
-                        } => (*feedback, rules_off.clone()),
-                        Variant::NestedRules { .. } => {
-                            (true, fold_rules_off.get(fold).cloned().unwrap_or_default())
-                        }
-                        Variant::Marked { .. } => (true, Vec::new()),
+                        } => (*feedback, rules_off.clone(), RuleLine::Judged),
+                        Variant::NestedRules {
+                            chosen_on,
+                            ranked_as,
+                            ..
+                        } => (true, fold_rules.of(*chosen_on, fold), *ranked_as),
+                        Variant::Marked { .. } => (true, Vec::new(), RuleLine::Judged),
                         Variant::Served { rules_off, .. } => {
-                            let Some((_, served)) = fitted else {
-                                return Vec::new();
-                            };
-                            let off = switched_off(rules_off);
-                            return served_lists
-                                .iter()
-                                .zip(served)
-                                .zip(&test_rows)
-                                .map(|((list, raw), judged)| {
-                                    list.judged_scores(raw, judged, &off, vectors)
-                                })
-                                .collect();
+                            (true, rules_off.clone(), RuleLine::Served)
                         }
                     };
+                    if line == RuleLine::Served {
+                        let Some((_, served)) = fitted else {
+                            return Vec::new();
+                        };
+                        let off = switched_off(&rules_off);
+                        return served_lists
+                            .iter()
+                            .zip(served)
+                            .zip(&test_rows)
+                            .map(|((list, raw), judged)| {
+                                list.judged_scores(raw, judged, &off, vectors)
+                            })
+                            .collect();
+                    }
                     let Some((scores, _)) = fitted else {
                         return Vec::new();
                     };
@@ -769,7 +855,7 @@ pub fn out_of_fold_scores(
         folds,
         options,
         &[Variant::full()],
-        &[],
+        &FoldRules::default(),
         &mut progress,
     )?
     .scores
@@ -819,30 +905,42 @@ pub fn cross_validate(
     mut progress: impl FnMut(&str),
 ) -> Result<CvReport, LearnError> {
     let started = std::time::Instant::now();
-    let out = out_of_fold(library, data, folds, options, variants, &[], &mut progress)?;
+    let out = out_of_fold(
+        library,
+        data,
+        folds,
+        options,
+        variants,
+        &FoldRules::default(),
+        &mut progress,
+    )?;
     Ok(report(data.rated, folds, options, variants, out, started))
 }
 
 /// Cross-validation with the query rules chosen inside each outer fold: an inner K-fold
 /// cross-validation over the fold's training queries scores the full model without each rule,
-/// and [`rules_to_switch_off`] decides from it which rules that fold ranks without. The outer held-out queries then measure that whole procedure (the
-/// `nested` variant), next to the model with every rule (the `full` variant). Returns the report
-/// and, per outer fold, the rules it switched off.
+/// on the judged line and on the served line ([`RuleLine`]), and [`rules_to_switch_off`]
+/// decides from each which rules that fold ranks without. The outer held-out queries then
+/// measure that whole procedure: the full model with every rule and with each line's choice,
+/// ranked among the judged clauses and as served. Returns the report and, per outer fold, the
+/// rules each line switched off.
 pub fn cross_validate_nested(
     library: &Arc<Library>,
     data: &TrainingData,
     folds: usize,
     options: &TrainOptions,
     mut progress: impl FnMut(&str),
-) -> Result<(CvReport, Vec<Vec<String>>), LearnError> {
+) -> Result<(CvReport, FoldRules), LearnError> {
     let started = std::time::Instant::now();
     let rated = data.rated;
     let ids = distinct_ids(rated);
     let fold_of = assign_folds(&ids, folds, options.seed);
-    let inner_variants: Vec<Variant> = std::iter::once(Variant::full())
+    let inner_variants: Vec<Variant> = [Variant::full(), Variant::served()]
+        .into_iter()
         .chain(Variant::rule_ablation())
+        .chain(Variant::served_rule_ablation())
         .collect();
-    let mut fold_rules_off = Vec::with_capacity(folds);
+    let mut chosen = FoldRules::default();
     for fold in 0..folds {
         progress(&format!(
             "outer fold {}/{folds}: inner cross-validation",
@@ -867,7 +965,7 @@ pub fn cross_validate_nested(
             folds,
             options,
             &inner_variants,
-            &[],
+            &FoldRules::default(),
             &mut |_| {},
         )?;
         let inner = report(
@@ -878,14 +976,36 @@ pub fn cross_validate_nested(
             inner,
             started,
         );
-        let off = rules_to_switch_off(&inner);
-        fold_rules_off.push(off);
+        chosen
+            .judged
+            .push(rules_to_switch_off(&inner, RuleLine::Judged));
+        chosen
+            .served
+            .push(rules_to_switch_off(&inner, RuleLine::Served));
     }
+    let nested = |name: &str, chosen_on: RuleLine, ranked_as: RuleLine| Variant::NestedRules {
+        name: name.into(),
+        chosen_on,
+        ranked_as,
+    };
     let variants = vec![
         Variant::full(),
-        Variant::NestedRules {
-            name: "learned, rules chosen by inner CV (nested)".into(),
-        },
+        nested(
+            "learned, rules chosen by inner CV (nested)",
+            RuleLine::Judged,
+            RuleLine::Judged,
+        ),
+        Variant::served(),
+        nested(
+            "as served, rules chosen by inner CV on the judged line (nested)",
+            RuleLine::Judged,
+            RuleLine::Served,
+        ),
+        nested(
+            "as served, rules chosen by inner CV as served (nested)",
+            RuleLine::Served,
+            RuleLine::Served,
+        ),
     ];
     let out = out_of_fold(
         library,
@@ -893,12 +1013,12 @@ pub fn cross_validate_nested(
         folds,
         options,
         &variants,
-        &fold_rules_off,
+        &chosen,
         &mut progress,
     )?;
     Ok((
         report(rated, folds, options, &variants, out, started),
-        fold_rules_off,
+        chosen,
     ))
 }
 
@@ -907,22 +1027,20 @@ pub fn cross_validate_nested(
 /// not buy its gain there with a loss in another.
 pub const RULE_WORDING_TOLERANCE: f64 = 0.005;
 
-/// The query rules a rule ablation ([`Variant::rule_ablation`], next to [`Variant::full`]) says
+/// The query rules a rule ablation on `line` ([`Variant::rule_ablation`] next to
+/// [`Variant::full`], or [`Variant::served_rule_ablation`] next to [`Variant::served`]) says
 /// to switch off, by a protocol fixed before measuring: a rule goes when leaving it out does
 /// not lower the mean NDCG@5 over wordings, or raises some wording's NDCG@5 by more than
 /// [`RULE_WORDING_TOLERANCE`]. Rules the report has no ablation line for stay.
-pub fn rules_to_switch_off(report: &CvReport) -> Vec<String> {
-    let Some(full) = report
-        .variants
-        .iter()
-        .find(|v| v.name == Variant::full().name())
-    else {
+pub fn rules_to_switch_off(report: &CvReport, line: RuleLine) -> Vec<String> {
+    let full_name = line.full_name();
+    let Some(full) = report.variants.iter().find(|v| v.name == full_name) else {
         return Vec::new();
     };
     QUERY_RULES
         .iter()
         .filter(|rule| {
-            let name = format!("learned without rule {rule}");
+            let name = line.without_name(rule);
             report
                 .variants
                 .iter()
@@ -1190,8 +1308,13 @@ mod tests {
         );
     }
 
-    /// A report with one full model and one line per rule left out, NDCG@5 per wording given.
-    fn rule_report(full: &[(&str, f64)], without: &[(&str, &[(&str, f64)])]) -> CvReport {
+    /// A report with one full model and one line per rule left out on `line`, NDCG@5 per
+    /// wording given.
+    fn rule_report(
+        line: RuleLine,
+        full: &[(&str, f64)],
+        without: &[(&str, &[(&str, f64)])],
+    ) -> CvReport {
         let result = |name: String, figures: &[(&str, f64)]| {
             let by_wording: BTreeMap<String, WordingResult> = figures
                 .iter()
@@ -1214,9 +1337,9 @@ mod tests {
                 by_wording,
             }
         };
-        let mut variants = vec![result(Variant::full().name().to_owned(), full)];
+        let mut variants = vec![result(line.full_name(), full)];
         for (rule, figures) in without {
-            variants.push(result(format!("learned without rule {rule}"), figures));
+            variants.push(result(line.without_name(rule), figures));
         }
         CvReport {
             folds: 5,
@@ -1237,6 +1360,7 @@ mod tests {
     fn the_protocol_drops_rules_that_do_not_help_the_mean_or_hurt_a_wording() {
         let full = [("short", 0.80), ("medium", 0.73), ("long", 0.66)];
         let report = rule_report(
+            RuleLine::Judged,
             &full,
             &[
                 // Helps every wording: kept.
@@ -1259,11 +1383,49 @@ mod tests {
                 ),
             ],
         );
-        assert_eq!(rules_to_switch_off(&report), vec!["inclusion", "renewal"]);
+        assert_eq!(
+            rules_to_switch_off(&report, RuleLine::Judged),
+            vec!["inclusion", "renewal"]
+        );
+        // The served line has no lines in this report: nothing is decided on it.
+        assert!(rules_to_switch_off(&report, RuleLine::Served).is_empty());
         // Without a full-model line nothing is decided.
         let mut headless = report.clone();
         headless.variants.remove(0);
-        assert!(rules_to_switch_off(&headless).is_empty());
+        assert!(rules_to_switch_off(&headless, RuleLine::Judged).is_empty());
+    }
+
+    #[test]
+    fn the_protocol_reads_the_line_it_is_asked_for() {
+        let full = [("short", 0.80), ("medium", 0.74), ("long", 0.75)];
+        let helps = [("short", 0.78), ("medium", 0.72), ("long", 0.74)];
+        let useless = [("short", 0.80), ("medium", 0.74), ("long", 0.75)];
+        // Judged line: cap helps, renewal does nothing; served line: the other way round.
+        let mut report = rule_report(
+            RuleLine::Judged,
+            &full,
+            &[("cap", &helps), ("renewal", &useless)],
+        );
+        let served = rule_report(
+            RuleLine::Served,
+            &full,
+            &[("cap", &useless), ("renewal", &helps)],
+        );
+        report.variants.extend(served.variants);
+        assert_eq!(rules_to_switch_off(&report, RuleLine::Judged), vec!["renewal"]);
+        assert_eq!(rules_to_switch_off(&report, RuleLine::Served), vec!["cap"]);
+        // The names are the ones the ablations print.
+        let printed: Vec<String> = Variant::served_rule_ablation()
+            .iter()
+            .map(|v| v.name().to_string())
+            .collect();
+        assert!(printed.contains(&RuleLine::Served.without_name("cap")));
+        assert_eq!(RuleLine::Served.full_name(), Variant::served().name());
+        let judged: Vec<String> = Variant::rule_ablation()
+            .iter()
+            .map(|v| v.name().to_string())
+            .collect();
+        assert!(judged.contains(&RuleLine::Judged.without_name("cap")));
     }
 
     #[test]
