@@ -26,6 +26,12 @@
 //! from the ranking's own top three"). Both constants were set at one seed (top 3 of 3 / 5 / 10;
 //! the weight is half the median ratio of the spread of tree scores to the spread of cosines in
 //! a query's list, 13.5) and then checked at two more.
+//!
+//! Why the served list keeps the same weight: over hybrid's first 500 the trees' scores spread
+//! about 1.4 times as much as over the judged clauses while the cosines spread the same, so the
+//! same weight counts for less there; carrying the judged list's balance over (10 instead of 7)
+//! ranked worse as served, on ACORD and on writers' rewordings (docs/experiments/ranking.md,
+//! "The feedback weight, derived on the list it is applied to").
 
 use precedent_vectors::VectorIndex;
 
