@@ -1412,7 +1412,10 @@ mod tests {
             &[("cap", &useless), ("renewal", &helps)],
         );
         report.variants.extend(served.variants);
-        assert_eq!(rules_to_switch_off(&report, RuleLine::Judged), vec!["renewal"]);
+        assert_eq!(
+            rules_to_switch_off(&report, RuleLine::Judged),
+            vec!["renewal"]
+        );
         assert_eq!(rules_to_switch_off(&report, RuleLine::Served), vec!["cap"]);
         // The names are the ones the ablations print.
         let printed: Vec<String> = Variant::served_rule_ablation()
