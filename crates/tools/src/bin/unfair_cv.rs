@@ -1,7 +1,7 @@
 //! Cross-validates classifier configurations on the UNFAIR-ToS training rows by contiguous
 //! blocks, to choose the shipped options on the training rows alone:
 //!
-//! `cargo run --release -p precedent-tools --bin unfair_cv -- DATA_DIR [C] [POSITIVE_WEIGHT] [words|chars] [--vectors W1,W2,..] [--model SPEC] [--validation]`
+//! `cargo run --release -p precedent-tools --bin unfair_cv -- DATA_DIR [C] [POSITIVE_WEIGHT] [words|chars] [--vectors W1,W2,..] [--model SPEC] [--word-max-n N] [--validation]`
 //!
 //! `--vectors` scores each sentence-vector weight (0 = TF-IDF alone; the sentences are embedded
 //! once with the default embedder, all-MiniLM-L6-v2, or with `--model`: a model folder or
@@ -74,18 +74,24 @@ fn main() -> Result<()> {
             None => vec![0.0],
         };
     let model_spec = take_option(&mut args, "--model", "a model folder or name")?;
+    let word_max_n: Option<usize> = take_option(&mut args, "--word-max-n", "a number of words")?
+        .map(|n| n.parse().with_context(|| format!("--word-max-n {n:?}")))
+        .transpose()?;
     let dir = PathBuf::from(args.first().context(
-        "usage: unfair_cv DATA_DIR [C] [W] [words|chars] [--vectors W,..] [--model SPEC] [--validation]",
+        "usage: unfair_cv DATA_DIR [C] [W] [words|chars] [--vectors W,..] [--model SPEC] [--word-max-n N] [--validation]",
     )?);
     let c: f32 = args.get(1).map_or(Ok(1.0), |s| s.parse())?;
     let w: f32 = args.get(2).map_or(Ok(1.0), |s| s.parse())?;
-    let features = match args.get(3).map(String::as_str) {
+    let mut features = match args.get(3).map(String::as_str) {
         Some("words") => FeatureOptions {
             char_range: None,
             ..FeatureOptions::default()
         },
         _ => FeatureOptions::default(),
     };
+    if let Some(n) = word_max_n {
+        features.word_max_n = n;
+    }
     let rows = training_rows(&dir, TrainSplit::Train)?;
     let held = if validation {
         read_csv(&dir.join(VALIDATION_FILE))?
@@ -118,7 +124,8 @@ fn main() -> Result<()> {
         let started = Instant::now();
         let report = cross_validate(&rows, vectors.as_deref(), &options)?;
         println!(
-            "C={c} w={w} {:?} sentence vectors {weight} ({:.0} s)",
+            "C={c} w={w} words 1-{} chars {:?} sentence vectors {weight} ({:.0} s)",
+            options.features.word_max_n,
             options.features.char_range,
             started.elapsed().as_secs_f64()
         );
