@@ -112,8 +112,7 @@ pub enum Variant {
 /// judged clauses is not a place in the list the pipeline serves (hybrid's first
 /// [`LEARNED_TOP`], of which only a few are judged), so a rule's worth on one line need not be
 /// its worth on the other. The served line is what `eval` and the held-out test compute.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleLine {
     /// The judged clauses of each query ranked alone (the condensed protocol's candidates).
     Judged,
@@ -141,14 +140,6 @@ impl RuleLine {
     /// The name of the line without `rule`.
     pub fn without_name(self, rule: &str) -> String {
         format!("{} without rule {rule}", self.prefix())
-    }
-
-    /// "judged" or "served", for reports.
-    pub fn label(self) -> &'static str {
-        match self {
-            RuleLine::Judged => "judged",
-            RuleLine::Served => "served",
-        }
     }
 }
 
