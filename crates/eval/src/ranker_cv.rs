@@ -15,9 +15,7 @@ use precedent_engine::library_setup::{self, VectorPlan};
 use precedent_engine::pipeline_choice;
 use precedent_engine::{lazy_clause_type_reader, Report, HYBRID_WITH_TYPES, LEARNED};
 use precedent_formats::{Qrels, Query};
-use precedent_learn::cv::{
-    cross_validate, rules_to_switch_off, CvReport, FoldRules, RuleLine, Variant,
-};
+use precedent_learn::cv::{cross_validate, rule_choices, ByLine, CvReport, FoldRules, Variant};
 use precedent_learn::{
     ClauseTypeReader, CuadTypeProfiles, LearnedModel, LibraryJudgements, RatedQuery, TrainOptions,
     TrainingData,
@@ -307,7 +305,7 @@ pub struct CvOutcome {
     /// With an ablation: the rules the protocol switches off on this report, reading the
     /// judged line and the served line ([`RuleLine`]); the served one is empty when the report
     /// has no served ablation (the whole `--ablation` study).
-    pub rules_off: Option<(Vec<String>, Vec<String>)>,
+    pub rules_off: Option<ByLine<Vec<String>>>,
 }
 
 impl CvOutcome {
@@ -318,18 +316,18 @@ impl CvOutcome {
         let mut out = String::new();
         use precedent_learn::cv::describe_rules;
         if let Some(chosen) = &self.fold_rules_off {
-            for (fold, off) in chosen.judged.iter().enumerate() {
+            for (fold, (judged, served)) in chosen.judged.iter().zip(&chosen.served).enumerate() {
                 let _ = writeln!(
                     out,
                     "outer fold {}: rules switched off by the inner CV: on the judged line {}; as served {}",
                     fold + 1,
-                    describe_rules(off),
-                    describe_rules(&chosen.of(RuleLine::Served, fold))
+                    describe_rules(judged),
+                    describe_rules(served)
                 );
             }
         }
         out.push_str(&self.report.table());
-        if let Some((judged, served)) = &self.rules_off {
+        if let Some(ByLine { judged, served }) = &self.rules_off {
             let _ = writeln!(
                 out,
                 "rules the protocol switches off (removal does not lower the mean NDCG@5, or raises a wording's by more than {:.1}): on the judged line {}; as served {}",
@@ -414,12 +412,7 @@ pub fn cross_validate_ranker(
         })?;
         (cv, None)
     };
-    let rules_off = (plan.rule_ablation || plan.ablation).then(|| {
-        (
-            rules_to_switch_off(&cv, RuleLine::Judged),
-            rules_to_switch_off(&cv, RuleLine::Served),
-        )
-    });
+    let rules_off = (plan.rule_ablation || plan.ablation).then(|| rule_choices(&cv));
     Ok(CvOutcome {
         report: cv,
         fold_rules_off,

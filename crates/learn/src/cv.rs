@@ -299,6 +299,17 @@ impl Variant {
             .collect()
     }
 
+    /// Which list the variant ranks: the judged clauses alone, or the served list (`None` for
+    /// a single feature, which ranks the judged clauses by its own column).
+    pub fn ranked_as(&self) -> Option<RuleLine> {
+        match self {
+            Variant::Feature { .. } => None,
+            Variant::Learned { .. } | Variant::Marked { .. } => Some(RuleLine::Judged),
+            Variant::Served { .. } => Some(RuleLine::Served),
+            Variant::NestedRules { ranked_as, .. } => Some(*ranked_as),
+        }
+    }
+
     pub fn full() -> Variant {
         Variant::Learned {
             name: "learned (all features)".into(),
@@ -489,24 +500,30 @@ impl ServedList {
     }
 }
 
-/// The query rules each outer fold's inner cross-validation switched off
-/// ([`cross_validate_nested`]), by the line the protocol read there.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct FoldRules {
-    /// Per outer fold, read on the judged line ([`RuleLine::Judged`]).
-    pub judged: Vec<Vec<String>>,
-    /// Per outer fold, read on the served line ([`RuleLine::Served`]).
-    pub served: Vec<Vec<String>>,
+/// One thing per [`RuleLine`]: what the rule protocol chose reading each line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ByLine<T> {
+    pub judged: T,
+    pub served: T,
 }
+
+impl<T> ByLine<T> {
+    pub fn get(&self, line: RuleLine) -> &T {
+        match line {
+            RuleLine::Judged => &self.judged,
+            RuleLine::Served => &self.served,
+        }
+    }
+}
+
+/// The query rules each outer fold's inner cross-validation switched off
+/// ([`cross_validate_nested`]), per outer fold, by the line the protocol read there.
+pub type FoldRules = ByLine<Vec<Vec<String>>>;
 
 impl FoldRules {
     /// The rules outer fold `fold` switched off reading `line` (none for a fold not chosen).
     pub fn of(&self, line: RuleLine, fold: usize) -> Vec<String> {
-        let per_fold = match line {
-            RuleLine::Judged => &self.judged,
-            RuleLine::Served => &self.served,
-        };
-        per_fold.get(fold).cloned().unwrap_or_default()
+        self.get(line).get(fold).cloned().unwrap_or_default()
     }
 }
 
@@ -574,16 +591,7 @@ fn out_of_fold(
     let served_columns: Option<Vec<usize>> = variants
         .iter()
         .zip(&blanked)
-        .find(|(v, _)| {
-            matches!(
-                v,
-                Variant::Served { .. }
-                    | Variant::NestedRules {
-                        ranked_as: RuleLine::Served,
-                        ..
-                    }
-            )
-        })
+        .find(|(v, _)| v.ranked_as() == Some(RuleLine::Served))
         .and_then(|(_, columns)| columns.clone());
     progress(&format!(
         "{folds} folds in parallel: features, then {} tree fit(s) for {} variant(s) each",
@@ -711,7 +719,7 @@ fn out_of_fold(
                         Variant::Marked { policy, .. } => Some(*policy),
                         _ => None,
                     };
-                    let (feedback, rules_off, line) = match variant {
+                    let (feedback, rules_off) = match variant {
                         Variant::Feature { column, .. } => {
                             return test_groups
                                 .iter()
@@ -722,18 +730,14 @@ fn out_of_fold(
                             feedback,
                             rules_off,
                             ..
-                        } => (*feedback, rules_off.clone(), RuleLine::Judged),
-                        Variant::NestedRules {
-                            chosen_on,
-                            ranked_as,
-                            ..
-                        } => (true, fold_rules.of(*chosen_on, fold), *ranked_as),
-                        Variant::Marked { .. } => (true, Vec::new(), RuleLine::Judged),
-                        Variant::Served { rules_off, .. } => {
-                            (true, rules_off.clone(), RuleLine::Served)
+                        } => (*feedback, rules_off.clone()),
+                        Variant::NestedRules { chosen_on, .. } => {
+                            (true, fold_rules.of(*chosen_on, fold))
                         }
+                        Variant::Marked { .. } => (true, Vec::new()),
+                        Variant::Served { rules_off, .. } => (true, rules_off.clone()),
                     };
-                    if line == RuleLine::Served {
+                    if variant.ranked_as() == Some(RuleLine::Served) {
                         let Some((_, served)) = fitted else {
                             return Vec::new();
                         };
@@ -967,12 +971,9 @@ pub fn cross_validate_nested(
             inner,
             started,
         );
-        chosen
-            .judged
-            .push(rules_to_switch_off(&inner, RuleLine::Judged));
-        chosen
-            .served
-            .push(rules_to_switch_off(&inner, RuleLine::Served));
+        let choice = rule_choices(&inner);
+        chosen.judged.push(choice.judged);
+        chosen.served.push(choice.served);
     }
     let nested = |name: &str, chosen_on: RuleLine, ranked_as: RuleLine| Variant::NestedRules {
         name: name.into(),
@@ -1017,6 +1018,14 @@ pub fn cross_validate_nested(
 /// more than this) and still be kept for helping the mean: a rule fitted to one phrasing must
 /// not buy its gain there with a loss in another.
 pub const RULE_WORDING_TOLERANCE: f64 = 0.005;
+
+/// What the rule protocol ([`rules_to_switch_off`]) switches off reading each line of `report`.
+pub fn rule_choices(report: &CvReport) -> ByLine<Vec<String>> {
+    ByLine {
+        judged: rules_to_switch_off(report, RuleLine::Judged),
+        served: rules_to_switch_off(report, RuleLine::Served),
+    }
+}
 
 /// The query rules a rule ablation on `line` ([`Variant::rule_ablation`] next to
 /// [`Variant::full`], or [`Variant::served_rule_ablation`] next to [`Variant::served`]) says
